@@ -1,0 +1,51 @@
+/**
+ * `npm run demo -- "<goal>"`: runs one planning workflow end to end and prints its result and Web UI link.
+ * Without TEMPORAL_ADDRESS it starts (or reuses) a local dev server and runs a worker in this process.
+ */
+import { Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { PlannerClient } from '../client';
+import { ensureLocalDevServer } from '../dev/temporal-server';
+import { ensureSearchAttributes, loadTemporalTarget } from '../temporal-connection';
+import { createPlannerWorker } from '../worker';
+
+async function main(): Promise<void> {
+  const goal = process.argv.slice(2).join(' ').trim();
+  if (!goal) {
+    console.error('Usage: npm run demo -- "<goal>"\nExample: npm run demo -- "Get contaminated shipments from last week"');
+    process.exit(2);
+  }
+
+  // The SDK's INFO lines (bundle sizes, worker states) drown the result; warnings and errors still show.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const usingLocalServer = !process.env.TEMPORAL_ADDRESS;
+  const local = usingLocalServer ? await ensureLocalDevServer((line) => console.log(line)) : undefined;
+  const target = loadTemporalTarget(local ? { address: local.address } : {});
+  if (local) target.webUiUrl = local.uiUrl;
+
+  const admin = await Connection.connect(target.connectionOptions);
+  await ensureSearchAttributes(admin, target.namespace);
+  await admin.close();
+
+  const workerConnection = await NativeConnection.connect(target.connectionOptions);
+  const worker = await createPlannerWorker({ connection: workerConnection, namespace: target.namespace });
+  const planner = await PlannerClient.connect(target);
+  try {
+    const handle = await planner.start({ goal });
+    console.log(`Started ${handle.workflowId} on ${target.address}`);
+    const result = await worker.runUntil(handle.result());
+    console.log(JSON.stringify(result, null, 2));
+    console.log(`Web UI: ${planner.uiUrl(handle.workflowId, handle.firstExecutionRunId) ?? '(no Web UI known; set TEMPORAL_UI_URL)'}`);
+    if (local?.started) {
+      console.log(`The dev server keeps running (pid ${local.pid}) so the link works; stop it with: npm run dev:stop`);
+    }
+  } finally {
+    await planner.close();
+    await workerConnection.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(`demo failed: ${(err as Error).message}`);
+  process.exit(1);
+});

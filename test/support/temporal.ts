@@ -1,0 +1,106 @@
+/** Shared plumbing for tests on the real dev server that test/setup/global-setup.ts started. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { createPlannerWorker } from '../../src/worker';
+import { probeActivities } from '../fixtures/probe-activities';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+let runtimeInstalled = false;
+function quietRuntime() {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}
+
+export function testAddress(): string {
+  const address = process.env.TEMPORAL_TEST_ADDRESS;
+  if (!address) throw new Error('TEMPORAL_TEST_ADDRESS unset: run these tests through jest (global setup).');
+  return address;
+}
+
+export function workflowBundle(): { code: string } {
+  return { code: readFileSync(process.env.PLANNER_TEST_BUNDLE!, 'utf8') };
+}
+
+/** A task queue of its own per test, so tests sharing the server never steal each other's tasks. */
+export function uniqueTaskQueue(prefix: string): string {
+  return `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export async function connectClient(address = testAddress()): Promise<Client> {
+  return new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
+}
+
+export interface TestWorker {
+  worker: Worker;
+  connection: NativeConnection;
+  /** Runs the worker in the background; resolves when it has stopped. */
+  running: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestWorker(
+  taskQueue: string,
+  options: { address?: string; activities?: WorkerOptions['activities'] } = {},
+): Promise<TestWorker> {
+  quietRuntime();
+  const connection = await NativeConnection.connect({ address: options.address ?? testAddress() });
+  const worker = await createPlannerWorker({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    activities: options.activities ?? { ...createActivities(), ...probeActivities },
+  });
+  const running = worker.run();
+  return {
+    worker,
+    connection,
+    running,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+/** A worker in a child process (test/fixtures/probe-worker.ts), resolved once it polls. */
+export async function spawnWorkerProcess(taskQueue: string, address = testAddress()): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'test/fixtures/probe-worker.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: address, PLANNER_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker process exited (${code}) before ready: ${stderr}`)));
+  });
+  return child;
+}
+
+export function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition') {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
