@@ -205,7 +205,16 @@ export async function stopLocalDevServer(): Promise<number | undefined> {
   } catch {
     return undefined; // already gone
   }
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && (await isPortOpen(HOST, LOCAL_DEV_PORT))) await new Promise((r) => setTimeout(r, 200));
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) process.kill(pid, 'SIGKILL');
   return pid;
 }
