@@ -1,0 +1,102 @@
+/**
+ * The planning activities the workflow calls: analyzeRequirements → generatePlan → validatePlan → critiquePlan →
+ * gatekeeper. Each parses its input with zod (it crosses the workflow/worker boundary) and reports the LLM calls it
+ * made, so the workflow can charge the budget.
+ */
+import { z } from 'zod';
+import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
+import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
+import { InvalidInputError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../domain/errors';
+import { PlanSchema, type Plan } from '../domain/plan';
+import { PlanningRequestSchema, type PlanningRequest } from '../domain/request';
+import { RequirementsSchema } from '../domain/requirements';
+import { validatePlan as checkPlan } from '../domain/validation';
+import { runCritics, type Critic, type CriticResult } from '../planning/critics';
+import type { PlanGenerationResult, Planner, RequirementsAnalysisResult, RequirementsAnalyzer } from '../planning/planner';
+import type { ToolCatalogs } from '../tools/registry';
+import { withPlannerFailures } from './failures';
+
+export interface PlanningDependencies {
+  catalogs: ToolCatalogs;
+  /** The deterministic pair is always there; the LLM pair only when an LLM is configured. */
+  rules: { analyzer: RequirementsAnalyzer; planner: Planner };
+  llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[] };
+  critics: readonly Critic[];
+}
+
+const GenerateInputSchema = z.object({
+  request: PlanningRequestSchema,
+  requirements: RequirementsSchema,
+  stamp: z.object({ id: z.uuid(), version: z.number().int().min(1), created_at: z.iso.datetime({ offset: true }) }),
+  refinement: z.object({ previous: PlanSchema, feedback: z.array(z.string()) }).optional(),
+});
+export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
+
+const PlanCheckInputSchema = z.object({
+  plan: PlanSchema,
+  request: PlanningRequestSchema,
+  budget: ToolBudgetSchema.optional(),
+});
+export type PlanCheckInput = z.input<typeof PlanCheckInputSchema>;
+
+const GatekeeperInputSchema = z.object({
+  critiques: z.array(CritiqueSchema),
+  strict: z.boolean().default(false),
+  max_refinements: z.number().int().min(0),
+  refinements_done: z.number().int().min(0),
+});
+export type GatekeeperInput = z.input<typeof GatekeeperInputSchema>;
+
+function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new InvalidInputError(`${activity}: invalid input`, 'The workflow sent input this worker does not understand; check that workflow and worker versions match.', {
+    issues: formatZodIssues(parsed.error),
+  });
+}
+
+export function createPlanningActivities(deps: PlanningDependencies) {
+  const pick = (request: PlanningRequest) => {
+    if (request.planner === 'llm' && !deps.llm) {
+      throw new InvalidInputError('the LLM planner was requested but no LLM is configured', 'Set OPENAI_API_KEY (and OPENAI_BASE_URL / PLANNER_MODEL), or use the ranking planner.');
+    }
+    return request.planner === 'ranking' || !deps.llm ? deps.rules : deps.llm;
+  };
+  const critics = (request: PlanningRequest) => [...deps.critics, ...(pick(request) === deps.llm ? deps.llm!.critics : [])];
+  const budgetOf = (request: PlanningRequest, state?: ToolBudget): ToolBudget => state ?? createBudget(request.budget);
+
+  return {
+    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<RequirementsAnalysisResult> => {
+      const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
+      return await pick(request).analyzer.analyze({ request, catalog: deps.catalogs.get(request.tool_catalog) });
+    }),
+
+    /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
+    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<PlanGenerationResult> => {
+      const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const catalog = deps.catalogs.get(request.tool_catalog);
+      const result = await pick(request).planner.generate({ request, requirements, catalog, stamp, refinement });
+      const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
+      if (issues.length > 0) throw new PlanValidationError(issues);
+      return result;
+    }),
+
+    validatePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<ValidationIssue[]> => {
+      const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'validatePlan');
+      return checkPlan(plan, { catalog: deps.catalogs.get(request.tool_catalog), constraints: request.constraints, budget: budgetOf(request, budget) });
+    }),
+
+    critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<CriticResult> => {
+      const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
+      const catalog = deps.catalogs.get(request.tool_catalog);
+      return await runCritics(critics(request), plan as Plan, { request, catalog, budget: budgetOf(request, budget) });
+    }),
+
+    gatekeeper: withPlannerFailures(async (input: GatekeeperInput): Promise<GatekeeperDecision> => {
+      const { critiques, ...policy } = parseInput(GatekeeperInputSchema, input, 'gatekeeper');
+      return decide(critiques, policy);
+    }),
+  };
+}
+
+export type PlanningActivities = ReturnType<typeof createPlanningActivities>;

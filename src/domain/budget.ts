@@ -1,0 +1,122 @@
+/**
+ * ToolBudget: ceilings and spend for cost, tokens and calls. Values are immutable (frozen); every update returns a
+ * new budget, so a workflow can keep the history of its budget and replays stay deterministic.
+ *
+ * What counts as a call: every LLM call and every tool call counts 1 (see callUsage); nothing else does.
+ * Policy "block" refuses work that does not fit (requireAffordable throws); "warn" lets it run and reports it.
+ */
+import { z } from 'zod';
+import { BudgetExceededError, InvalidInputError, formatZodIssues, type BudgetDimension, type Shortfall } from './errors';
+import type { ActionType } from './plan';
+import type { ToolSpec } from './tool-spec';
+
+export const UsageSchema = z.object({
+  cost_usd: z.number().nonnegative().finite(),
+  tokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+});
+export type Usage = z.output<typeof UsageSchema>;
+
+export const BudgetPolicySchema = z.enum(['warn', 'block']);
+export type BudgetPolicy = z.output<typeof BudgetPolicySchema>;
+
+/** Budget ceilings as a request carries them. */
+export const BudgetLimitsSchema = UsageSchema.extend({ policy: BudgetPolicySchema.default('block') });
+export type BudgetLimits = z.output<typeof BudgetLimitsSchema>;
+
+/** A ToolBudget as it crosses a boundary (workflow → activity, query results). */
+export const ToolBudgetSchema = z.object({ limit: UsageSchema, spent: UsageSchema, policy: BudgetPolicySchema });
+
+export interface ToolBudget {
+  readonly limit: Readonly<Usage>;
+  readonly spent: Readonly<Usage>;
+  readonly policy: BudgetPolicy;
+}
+
+const DIMENSIONS: readonly BudgetDimension[] = ['cost_usd', 'tokens', 'calls'];
+
+export const ZERO_USAGE: Readonly<Usage> = Object.freeze({ cost_usd: 0, tokens: 0, calls: 0 });
+
+/** Sums of dollar amounts are kept to nano-dollars so 0.1 + 0.2 fits a 0.3 ceiling. */
+function usd(x: number): number {
+  return Math.round(x * 1e9) / 1e9;
+}
+
+function checkedUsage(usage: Usage, what: string): Usage {
+  const parsed = UsageSchema.safeParse(usage);
+  if (!parsed.success) {
+    throw new InvalidInputError(`invalid ${what}: ${formatZodIssues(parsed.error).join('; ')}`, 'Amounts must be finite and >= 0; tokens and calls are integers.');
+  }
+  return parsed.data;
+}
+
+function freezeBudget(limit: Usage, spent: Usage, policy: BudgetPolicy): ToolBudget {
+  return Object.freeze({ limit: Object.freeze({ ...limit }), spent: Object.freeze({ ...spent }), policy });
+}
+
+export function createBudget(limits: { cost_usd: number; tokens: number; calls: number; policy?: BudgetPolicy }): ToolBudget {
+  const { policy = 'block', ...limit } = limits;
+  return freezeBudget(checkedUsage(limit, 'budget limit'), ZERO_USAGE, policy);
+}
+
+/** Usage of one LLM or tool call: the only place that says a call counts 1. */
+export function callUsage(cost_usd: number, tokens: number): Usage {
+  return { cost_usd, tokens, calls: 1 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return { cost_usd: usd(a.cost_usd + b.cost_usd), tokens: a.tokens + b.tokens, calls: a.calls + b.calls };
+}
+
+/** Records spend that happened; never refuses (the work is done), so it may leave the budget over its limits. */
+export function charge(budget: ToolBudget, usage: Usage): ToolBudget {
+  return freezeBudget(budget.limit, addUsage(budget.spent, checkedUsage(usage, 'usage')), budget.policy);
+}
+
+export function remaining(budget: ToolBudget): Usage {
+  const { limit, spent } = budget;
+  return {
+    cost_usd: Math.max(0, usd(limit.cost_usd - spent.cost_usd)),
+    tokens: Math.max(0, limit.tokens - spent.tokens),
+    calls: Math.max(0, limit.calls - spent.calls),
+  };
+}
+
+export function withinLimits(budget: ToolBudget): boolean {
+  return DIMENSIONS.every((d) => budget.spent[d] <= budget.limit[d]);
+}
+
+/** The dimensions in which `estimate` does not fit what is left, with required vs available amounts. */
+export function shortfalls(budget: ToolBudget, estimate: Usage): Shortfall[] {
+  const left = remaining(budget);
+  const need = checkedUsage(estimate, 'estimate');
+  return DIMENSIONS.filter((d) => need[d] > left[d]).map((d) => ({ dimension: d, required: need[d], available: left[d] }));
+}
+
+export function canAfford(budget: ToolBudget, estimate: Usage): boolean {
+  return shortfalls(budget, estimate).length === 0;
+}
+
+/** Under "block" throws BudgetExceededError when `estimate` does not fit; under "warn" returns the shortfalls to report. */
+export function requireAffordable(budget: ToolBudget, estimate: Usage): Shortfall[] {
+  const missing = shortfalls(budget, estimate);
+  if (missing.length > 0 && budget.policy === 'block') throw new BudgetExceededError(missing);
+  return missing;
+}
+
+/**
+ * Usage a list of steps will need: each tool_call step costs its tool's per-call estimate, each llm step costs
+ * `llmStep`, human and noop steps are free. Unknown tools count as one free call (validation reports them).
+ */
+export function estimateStepsUsage(
+  steps: readonly { action: ActionType; tool: string | null }[],
+  tools: ReadonlyMap<string, ToolSpec>,
+  llmStep: Usage = callUsage(0, 0),
+): Usage {
+  return steps.reduce<Usage>((total, step) => {
+    if (step.action === 'llm') return addUsage(total, llmStep);
+    if (step.action !== 'tool_call') return total;
+    const tool = step.tool === null ? undefined : tools.get(step.tool);
+    return addUsage(total, callUsage(tool?.cost_per_call_usd ?? 0, tool?.tokens_per_call ?? 0));
+  }, ZERO_USAGE);
+}

@@ -1,0 +1,54 @@
+/**
+ * Relative date phrases → calendar date ranges, against a `now` passed in (planning must be deterministic).
+ *
+ * Conventions: UTC; weeks start on Monday; `start` and `end` are ISO dates (YYYY-MM-DD) and BOTH are inclusive,
+ * matching tool params such as date_from / date_to. Ranges of the current period end today (no future days).
+ */
+import { z } from 'zod';
+import { InvalidInputError } from './errors';
+
+export const TemporalReferenceSchema = z.object({
+  phrase: z.string(),
+  start: z.iso.date(),
+  end: z.iso.date(),
+});
+export type TemporalReference = z.output<typeof TemporalReferenceSchema>;
+
+const DAY_MS = 86_400_000;
+const PHRASES = /\b(today|yesterday|(?:this|last)\s+(?:week|month))\b/gi;
+
+function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Ranges for every phrase in `text`, in order of first appearance, one per distinct phrase. */
+export function resolveTemporalReferences(text: string, nowIso: string): TemporalReference[] {
+  const nowMs = z.iso.datetime({ offset: true }).safeParse(nowIso).success ? Date.parse(nowIso) : NaN;
+  if (Number.isNaN(nowMs)) {
+    throw new InvalidInputError(`now must be an ISO 8601 date-time, got "${nowIso}"`, 'Pass now like 2026-11-23T10:00:00Z.');
+  }
+  const now = new Date(nowMs);
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const monday = today - ((now.getUTCDay() + 6) % 7) * DAY_MS; // getUTCDay: Sunday = 0
+  const firstOfMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+
+  const ranges: Record<string, [number, number]> = {
+    today: [today, today],
+    yesterday: [today - DAY_MS, today - DAY_MS],
+    'this week': [monday, today],
+    'last week': [monday - 7 * DAY_MS, monday - DAY_MS],
+    'this month': [firstOfMonth, today],
+    'last month': [Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1), firstOfMonth - DAY_MS],
+  };
+
+  const seen = new Set<string>();
+  const out: TemporalReference[] = [];
+  for (const m of text.matchAll(PHRASES)) {
+    const phrase = m[1]!.toLowerCase().replace(/\s+/g, ' ');
+    if (seen.has(phrase)) continue;
+    seen.add(phrase);
+    const [start, end] = ranges[phrase]!;
+    out.push({ phrase, start: isoDate(start), end: isoDate(end) });
+  }
+  return out;
+}

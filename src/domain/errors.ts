@@ -1,0 +1,220 @@
+/**
+ * The single error hierarchy of the planner. Every failure the domain reports is a `PlannerError` with a stable
+ * `code`, a remediation `hint` and a `retryable` flag, so activities can turn it into a Temporal ApplicationFailure
+ * (type = `name`, nonRetryable = !retryable, details = [toFailureDetails()]) without inspecting messages.
+ *
+ * `retryable` means "running the same operation again with the same input may succeed" (transient faults such as a
+ * provider outage or a timeout). Bad LLM output is not retryable at this level: the planning loop re-prompts with
+ * the errors and gives up with PLAN-009 after its own attempt limit.
+ */
+import type { z } from 'zod';
+import { formatPath } from './walk';
+
+export type PlannerErrorCode =
+  | 'PLAN-001'
+  | 'PLAN-002'
+  | 'PLAN-003'
+  | 'PLAN-004'
+  | 'PLAN-005'
+  | 'PLAN-006'
+  | 'PLAN-007'
+  | 'PLAN-008'
+  | 'PLAN-009';
+
+/** Plain-JSON form of an error, safe to put in workflow history. */
+export interface FailureDetails {
+  code: PlannerErrorCode;
+  message: string;
+  hint: string;
+  details: Record<string, unknown>;
+}
+
+interface ErrorOptions {
+  hint: string;
+  details?: Record<string, unknown>;
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+export abstract class PlannerError extends Error {
+  abstract readonly code: PlannerErrorCode;
+  readonly hint: string;
+  readonly details: Record<string, unknown>;
+  readonly retryable: boolean;
+
+  protected constructor(message: string, options: ErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.hint = options.hint;
+    this.details = options.details ?? {};
+    this.retryable = options.retryable ?? false;
+  }
+
+  toFailureDetails(): FailureDetails {
+    return { code: this.code, message: this.message, hint: this.hint, details: this.details };
+  }
+}
+
+/** PLAN-001: the text is not JSON (after stripping Markdown fences). */
+export class PlanParseError extends PlannerError {
+  override readonly name = 'PlanParseError';
+  readonly code = 'PLAN-001';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'Return a single JSON object, optionally inside one ```json fence, with no other text.', details });
+  }
+}
+
+/** PLAN-002: the JSON does not match a schema; `issues` are readable "path: message" lines. */
+export class PlanSchemaError extends PlannerError {
+  override readonly name = 'PlanSchemaError';
+  readonly code = 'PLAN-002';
+  readonly issues: readonly string[];
+  constructor(what: string, issues: readonly string[]) {
+    super(`${what} does not match its schema:\n${issues.join('\n')}`, {
+      hint: 'Fix the fields listed (path: message) and return the whole object again.',
+      details: { issues },
+    });
+    this.issues = issues;
+  }
+}
+
+/** One problem found by validatePlan; `code` is a fine-grained issue code, not a PLAN-xxx code. */
+export interface ValidationIssue {
+  code: ValidationIssueCode;
+  message: string;
+  step_index?: number;
+  hint: string;
+}
+
+export type ValidationIssueCode =
+  | 'SCHEMA'
+  | 'TOO_MANY_STEPS'
+  | 'DUPLICATE_STEP_ID'
+  | 'UNKNOWN_TOOL'
+  | 'TOOL_NOT_ALLOWED'
+  | 'MISSING_PARAM'
+  | 'INVALID_PARAM'
+  | 'DEPENDENCY_OUT_OF_RANGE'
+  | 'CYCLE'
+  | 'MALFORMED_TEMPLATE'
+  | 'TEMPLATE_OUT_OF_RANGE'
+  | 'TEMPLATE_NOT_DEPENDENCY'
+  | 'SECRET_IN_PARAMS'
+  | 'PATH_OUTSIDE_WORKSPACE'
+  | 'BUDGET_INSUFFICIENT';
+
+/** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
+export class PlanValidationError extends PlannerError {
+  override readonly name = 'PlanValidationError';
+  readonly code = 'PLAN-003';
+  readonly issues: readonly ValidationIssue[];
+  constructor(issues: readonly ValidationIssue[]) {
+    super(`plan failed validation with ${issues.length} issue(s):\n${issues.map((i) => `[${i.code}] ${i.message}`).join('\n')}`, {
+      hint: 'Fix each issue listed (see the hint of each) and produce the plan again.',
+      details: { issues },
+    });
+    this.issues = issues;
+  }
+}
+
+export type BudgetDimension = 'cost_usd' | 'tokens' | 'calls';
+
+export interface Shortfall {
+  dimension: BudgetDimension;
+  required: number;
+  available: number;
+}
+
+/** PLAN-004: an estimate or a charge does not fit in what is left of the budget. */
+export class BudgetExceededError extends PlannerError {
+  override readonly name = 'BudgetExceededError';
+  readonly code = 'PLAN-004';
+  readonly shortfalls: readonly Shortfall[];
+  constructor(shortfalls: readonly Shortfall[]) {
+    super(
+      `budget exceeded: ${shortfalls.map((s) => `${s.dimension} required ${s.required}, available ${s.available}`).join('; ')}`,
+      { hint: 'Raise the budget ceiling, or ask for a cheaper plan (fewer steps or cheaper tools).', details: { shortfalls } },
+    );
+    this.shortfalls = shortfalls;
+  }
+}
+
+/** PLAN-005: the LLM provider failed (network, rate limit, 5xx are retryable; auth or bad request are not). */
+export class LlmCallError extends PlannerError {
+  override readonly name = 'LlmCallError';
+  readonly code = 'PLAN-005';
+  constructor(message: string, options: { retryable: boolean; details?: Record<string, unknown>; cause?: unknown }) {
+    super(message, { hint: 'Check the provider status, the API key and the model name.', ...options });
+  }
+}
+
+/** PLAN-006: a request, signal, update or CLI argument is invalid. */
+export class InvalidInputError extends PlannerError {
+  override readonly name: string = 'InvalidInputError';
+  readonly code = 'PLAN-006';
+  constructor(message: string, hint: string, details?: Record<string, unknown>) {
+    super(message, { hint, details });
+  }
+}
+
+/** PLAN-006: a stage change the stage machine does not allow (for example approving a plan that is executing). */
+export class InvalidTransitionError extends InvalidInputError {
+  override readonly name = 'InvalidTransitionError';
+  constructor(from: string, to: string, reason: string) {
+    super(`invalid stage transition ${from} → ${to}: ${reason}`, 'Query the current stage and send only the moves it allows.', { from, to });
+  }
+}
+
+/** PLAN-007: an operation ran out of time. */
+export class PlanningTimeoutError extends PlannerError {
+  override readonly name = 'PlanningTimeoutError';
+  readonly code = 'PLAN-007';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'Retry, or raise the timeout for this stage.', details, retryable: true });
+  }
+}
+
+/** PLAN-008: a plan step (tool call) failed. */
+export class StepFailedError extends PlannerError {
+  override readonly name: string = 'StepFailedError';
+  readonly code = 'PLAN-008';
+  constructor(message: string, options: { retryable: boolean; hint?: string; details?: Record<string, unknown>; cause?: unknown }) {
+    super(message, { ...options, hint: options.hint ?? 'Inspect the step result; the planner may re-plan around the failure.' });
+  }
+}
+
+export type TemplateFailure = 'missing_result' | 'unresolved_path';
+
+/** PLAN-008: a step cannot run because a `${step[N]...}` template in its params cannot be resolved. */
+export class TemplateResolutionError extends StepFailedError {
+  override readonly name = 'TemplateResolutionError';
+  readonly failure: TemplateFailure;
+  constructor(failure: TemplateFailure, message: string, details: Record<string, unknown>) {
+    super(message, {
+      retryable: false,
+      hint:
+        failure === 'missing_result'
+          ? 'Declare the referenced step in depends_on so it runs first.'
+          : 'Check the referenced step output shape; the template path must exist in it.',
+      details: { failure, ...details },
+    });
+    this.failure = failure;
+  }
+}
+
+/** PLAN-009: planning gave up after its attempt limit; `details.last_error` holds the final attempt's failure. */
+export class PlanningExhaustedError extends PlannerError {
+  override readonly name = 'PlanningExhaustedError';
+  readonly code = 'PLAN-009';
+  constructor(attempts: number, lastError: PlannerError) {
+    super(`planning failed after ${attempts} attempt(s): ${lastError.message}`, {
+      hint: 'Rephrase the goal more concretely, or check that the tool catalog can serve it.',
+      details: { attempts, last_error: lastError.toFailureDetails() },
+      cause: lastError,
+    });
+  }
+}
+
+/** zod issues as "path: message" lines, the form PLAN-002 and PLAN-006 errors carry. */
+export function formatZodIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${formatPath(issue.path) || '(root)'}: ${issue.message}`);
+}

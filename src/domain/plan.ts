@@ -1,0 +1,133 @@
+/**
+ * The plan as JSON (snake_case, because the LLM writes and reads it): tasks group steps; steps are addressed by
+ * their 0-based index in the plan flattened across tasks in order. `depends_on` and `${step[N]...}` templates both
+ * use that index.
+ */
+import { z } from 'zod';
+import { PlanParseError, PlanSchemaError, formatZodIssues } from './errors';
+import { UsageSchema } from './budget';
+import { depthExceeds } from './walk';
+
+export const ACTION_TYPES = ['tool_call', 'llm', 'human', 'noop'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+export const FIBONACCI = [1, 2, 3, 5, 8, 13, 21] as const;
+export type Complexity = (typeof FIBONACCI)[number];
+
+export const PLAN_STATUSES = ['FEASIBLE', 'PARTIAL', 'IMPOSSIBLE'] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+/** Deeper params are rejected so every later walk over them is bounded. */
+export const MAX_PARAM_DEPTH = 16;
+
+export const StepSchema = z
+  .object({
+    /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
+    id: z.string().min(1).max(64),
+    title: z.string().min(1),
+    description: z.string().default(''),
+    action: z.enum(ACTION_TYPES).default('tool_call'),
+    /** Catalog tool name; required for tool_call steps. */
+    tool: z.string().min(1).nullable().default(null),
+    params: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .refine((p) => !depthExceeds(p, MAX_PARAM_DEPTH), `must not nest deeper than ${MAX_PARAM_DEPTH} levels`),
+    depends_on: z.array(z.number().int().nonnegative()).default([]),
+    /** May run at the same time as other steps; a step with false runs alone. */
+    parallel: z.boolean().default(false),
+    expected_output: z.string().default(''),
+    /** Criteria a verifier checks on the step result. */
+    verification: z.array(z.string()).default([]),
+  })
+  .refine((s) => s.action !== 'tool_call' || s.tool !== null, { path: ['tool'], message: 'a tool_call step needs a tool' });
+export type Step = z.output<typeof StepSchema>;
+
+export const TaskSchema = z.object({
+  id: z.string().min(1).max(64),
+  title: z.string().min(1),
+  description: z.string().default(''),
+  steps: z.array(StepSchema).min(1),
+});
+export type Task = z.output<typeof TaskSchema>;
+
+export const PlanEstimateSchema = UsageSchema.extend({ duration_ms: z.number().int().nonnegative() });
+export type PlanEstimate = z.output<typeof PlanEstimateSchema>;
+
+export const PlanMetadataSchema = z.object({
+  planner: z.enum(['llm', 'ranking']),
+  model: z.string().nullable().default(null),
+  temperature: z.number().min(0).max(2).nullable().default(null),
+  created_at: z.iso.datetime({ offset: true }),
+});
+export type PlanMetadata = z.output<typeof PlanMetadataSchema>;
+
+export const PlanSchema = z
+  .object({
+    id: z.uuid(),
+    version: z.number().int().min(1),
+    goal: z.string().min(1),
+    status: z.enum(PLAN_STATUSES),
+    missing_capabilities: z.array(z.string()).default([]),
+    tasks: z.array(TaskSchema),
+    assumptions: z.array(z.string()).default([]),
+    complexity: z.literal(FIBONACCI),
+    estimate: PlanEstimateSchema,
+    metadata: PlanMetadataSchema,
+  })
+  .superRefine((plan, ctx) => {
+    if (plan.status !== 'IMPOSSIBLE' && plan.tasks.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['tasks'], message: `a ${plan.status} plan needs at least one task` });
+    }
+    if (plan.status !== 'FEASIBLE' && plan.missing_capabilities.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: `a ${plan.status} plan must name what is missing` });
+    }
+    if (plan.status === 'FEASIBLE' && plan.missing_capabilities.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: 'a FEASIBLE plan cannot miss capabilities' });
+    }
+  });
+export type Plan = z.output<typeof PlanSchema>;
+/** What a plan looks like before defaults are applied (what an LLM may write). */
+export type PlanInput = z.input<typeof PlanSchema>;
+
+/** Fields the caller owns; they override whatever the JSON says (an LLM must not pick ids or versions). */
+export type PlanStamp = Partial<Pick<PlanInput, 'id' | 'version' | 'goal' | 'metadata'>>;
+
+/** Steps of all tasks in order; position i is step index i. */
+export function flattenSteps(plan: Pick<Plan, 'tasks'>): Step[] {
+  return plan.tasks.flatMap((t) => t.steps);
+}
+
+const FENCED = /```(?:json|JSON)?[ \t]*\r?\n?([\s\S]*?)```/;
+
+/** The JSON text inside the first Markdown code fence, or the whole text when there is none. */
+function stripFences(text: string): string {
+  const m = FENCED.exec(text);
+  return (m ? m[1]! : text).trim();
+}
+
+/** Parses JSON text (optionally fenced) and checks it against `schema`; throws only PlanParseError / PlanSchemaError. */
+export function parseJsonWith<S extends z.ZodType>(schema: S, text: unknown, what: string, stamp: object = {}): z.output<S> {
+  if (typeof text !== 'string') throw new PlanParseError(`${what} must be text, got ${text === null ? 'null' : typeof text}`);
+  const body = stripFences(text);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (e) {
+    throw new PlanParseError(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, {
+      excerpt: body.slice(0, 200),
+    });
+  }
+  const withStamp = Object.keys(stamp).length > 0 && json !== null && typeof json === 'object' && !Array.isArray(json) ? { ...json, ...stamp } : json;
+  const parsed = schema.safeParse(withStamp);
+  if (!parsed.success) throw new PlanSchemaError(what, formatZodIssues(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * Plan JSON text (as an LLM returns it, ```json fences tolerated) → Plan. `stamp` fills or overrides id, version,
+ * goal and metadata. Throws PlanParseError (PLAN-001) or PlanSchemaError (PLAN-002), never anything else.
+ */
+export function parsePlanJson(text: string, stamp: PlanStamp = {}): Plan {
+  return parseJsonWith(PlanSchema, text, 'plan', stamp);
+}

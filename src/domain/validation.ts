@@ -1,0 +1,155 @@
+/**
+ * validatePlan: every check a plan must pass before it may run, collected (not first-failure) so one re-prompt can
+ * fix them all. Templates must reference a DIRECT dependency: a transitive one has also finished, but naming the
+ * data source in depends_on keeps each step's inputs explicit and re-planning safe.
+ */
+import { estimateStepsUsage, shortfalls, type ToolBudget, type Usage } from './budget';
+import { findCycle, formatCycle } from './dag';
+import { formatZodIssues, type ValidationIssue } from './errors';
+import { checkJsonSchema } from './json-schema';
+import { isInsideWorkspace, isPathParam } from './paths';
+import { PlanSchema, flattenSteps, type Plan, type Step } from './plan';
+import type { Constraints } from './request';
+import { findSecret } from './secrets';
+import { containsTemplate, scanTemplates } from './templates';
+import { indexCatalog, type ToolSpec } from './tool-spec';
+import { forEachString, formatPath, lastKey } from './walk';
+
+export interface ValidationContext {
+  catalog: readonly ToolSpec[];
+  constraints?: Partial<Constraints>;
+  /** When given with policy "block", the plan's estimate must fit what is left ("warn" budgets never block). */
+  budget?: ToolBudget;
+  /** Usage of one llm step for the budget check; defaults to one call of no cost. */
+  llm_step_usage?: Usage;
+}
+
+/** All issues of `plan` (any JSON value) against `context`; an empty list means the plan may run. Never throws. */
+export function validatePlan(plan: unknown, context: ValidationContext): ValidationIssue[] {
+  const parsed = PlanSchema.safeParse(plan);
+  if (!parsed.success) {
+    return formatZodIssues(parsed.error).map((line) => ({
+      code: 'SCHEMA',
+      message: line,
+      hint: 'Make the plan match the plan schema; the path says where.',
+    }));
+  }
+  const steps = flattenSteps(parsed.data);
+  const tools = indexCatalog(context.catalog);
+  const constraints = context.constraints ?? {};
+  const issues: ValidationIssue[] = [];
+
+  if (constraints.max_steps !== undefined && steps.length > constraints.max_steps) {
+    issues.push({
+      code: 'TOO_MANY_STEPS',
+      message: `plan has ${steps.length} steps, the limit is ${constraints.max_steps}`,
+      hint: 'Merge or drop steps, or split the goal into phases.',
+    });
+  }
+  const firstIndexOfId = new Map<string, number>();
+  steps.forEach((step, i) => {
+    const first = firstIndexOfId.get(step.id);
+    if (first === undefined) firstIndexOfId.set(step.id, i);
+    else {
+      issues.push({
+        code: 'DUPLICATE_STEP_ID',
+        message: `step ${i} reuses id "${step.id}" of step ${first}`,
+        step_index: i,
+        hint: 'Give every step a unique id such as "2.3" (task 2, step 3).',
+      });
+    }
+  });
+  steps.forEach((step, i) => issues.push(...checkStep(step, i, steps.length, tools, constraints)));
+
+  const cycle = findCycle(steps);
+  if (cycle) {
+    issues.push({
+      code: 'CYCLE',
+      message: `dependency cycle ${formatCycle(cycle)}`,
+      step_index: cycle[0],
+      hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
+    });
+  }
+  if (context.budget?.policy === 'block') issues.push(...checkBudget(parsed.data, steps, tools, context.budget, context.llm_step_usage));
+  return issues;
+}
+
+function checkStep(
+  step: Step,
+  i: number,
+  stepCount: number,
+  tools: ReadonlyMap<string, ToolSpec>,
+  constraints: Partial<Constraints>,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const name = `step ${i} ("${step.id}")`;
+  const add = (code: ValidationIssue['code'], message: string, hint: string) => issues.push({ code, message: `${name}: ${message}`, step_index: i, hint });
+
+  if (step.action === 'tool_call' && step.tool !== null) {
+    const tool = tools.get(step.tool);
+    if (!tool) {
+      const names = constraints.allowed_tools ?? [...tools.keys()];
+      add('UNKNOWN_TOOL', `unknown tool "${step.tool}"`, `Use one of the catalog tools: ${names.slice(0, 30).join(', ') || '(none)'}.`);
+    } else {
+      if (constraints.allowed_tools && !constraints.allowed_tools.includes(tool.name)) {
+        add('TOOL_NOT_ALLOWED', `tool "${tool.name}" is not allowed for this request`, `Use only: ${constraints.allowed_tools.join(', ')}.`);
+      }
+      for (const v of checkJsonSchema(step.params, tool.parameters)) {
+        const missing = v.keyword === 'required';
+        add(
+          missing ? 'MISSING_PARAM' : 'INVALID_PARAM',
+          `tool "${tool.name}" ${missing ? v.message : `param ${v.path || '(params)'}: ${v.message}`}`,
+          missing ? `Add the param; "${tool.name}" requires: ${tool.required.join(', ')}.` : `Match the parameter schema of "${tool.name}".`,
+        );
+      }
+    }
+  }
+
+  for (const d of step.depends_on) {
+    if (d >= stepCount) add('DEPENDENCY_OUT_OF_RANGE', `depends_on ${d}, but the plan has ${stepCount} steps (0-based)`, 'depends_on holds 0-based indices of steps in the flattened plan.');
+  }
+
+  const scan = scanTemplates(step.params);
+  for (const m of scan.malformed) {
+    add('MALFORMED_TEMPLATE', `param ${m.location} has a malformed template "${m.text}"`, 'Write templates as ${step[N].data[0].id} or ${step[N].data.*.id}.');
+  }
+  const reported = new Set<number>();
+  for (const ref of scan.refs) {
+    if (reported.has(ref.step)) continue;
+    reported.add(ref.step);
+    if (ref.step >= stepCount) {
+      add('TEMPLATE_OUT_OF_RANGE', `param ${ref.location} references step ${ref.step}, but the plan has ${stepCount} steps`, 'Template indices are 0-based indices into the flattened plan.');
+    } else if (!step.depends_on.includes(ref.step)) {
+      add('TEMPLATE_NOT_DEPENDENCY', `param ${ref.location} uses ${ref.raw} but step ${ref.step} is not in depends_on`, `Add ${ref.step} to depends_on.`);
+    }
+  }
+
+  forEachString(step.params, (text, path) => {
+    const key = lastKey(path);
+    const secret = findSecret(key, text);
+    if (secret) {
+      add('SECRET_IN_PARAMS', `param ${formatPath(path)} holds ${secret}`, 'Never put credentials in a plan; the tool worker reads them from its environment.');
+    }
+    const root = constraints.workspace_root;
+    // Paths built from templates are only known at run time; the executor re-checks them with isInsideWorkspace.
+    if (root !== undefined && !containsTemplate(text) && isPathParam(key, text) && !isInsideWorkspace(text, root)) {
+      add('PATH_OUTSIDE_WORKSPACE', `param ${formatPath(path)} points outside the workspace ${root}`, `Use paths inside ${root} (relative paths are resolved against it).`);
+    }
+  });
+  return issues;
+}
+
+function checkBudget(plan: Plan, steps: readonly Step[], tools: ReadonlyMap<string, ToolSpec>, budget: ToolBudget, llmStep?: Usage): ValidationIssue[] {
+  // Trust neither side alone: the declared estimate may be optimistic, the catalog figures may be incomplete.
+  const computed = estimateStepsUsage(steps, tools, llmStep);
+  const estimate: Usage = {
+    cost_usd: Math.max(computed.cost_usd, plan.estimate.cost_usd),
+    tokens: Math.max(computed.tokens, plan.estimate.tokens),
+    calls: Math.max(computed.calls, plan.estimate.calls),
+  };
+  return shortfalls(budget, estimate).map((s) => ({
+    code: 'BUDGET_INSUFFICIENT',
+    message: `plan needs ${s.dimension} ${s.required}, the budget has ${s.available} left`,
+    hint: 'Use fewer or cheaper steps, or ask for a larger budget.',
+  }));
+}

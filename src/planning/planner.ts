@@ -1,0 +1,65 @@
+/**
+ * The one interface both planners implement: the LLM planner (src/llm/llm-planner.ts) and the deterministic
+ * ranking planner (src/planning/ranking-planner.ts). The caller stamps id, version and timestamps so a planner
+ * never chooses them.
+ */
+import type { Plan } from '../domain/plan';
+import type { PlanningRequest } from '../domain/request';
+import type { Requirements } from '../domain/requirements';
+import type { ToolSpec } from '../domain/tool-spec';
+
+/** What one LLM call consumed; deterministic work reports none. Every entry counts as one call. */
+export interface LlmCallUsage {
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Prompt tokens the provider served from its prompt cache (part of prompt_tokens). */
+  cached_tokens: number;
+  cost_usd: number;
+}
+
+export interface PlanStampInput {
+  id: string;
+  version: number;
+  created_at: string;
+}
+
+export interface Refinement {
+  previous: Plan;
+  /** Why a new version is needed: critiques, a human's rejection reason, a failed step's error. */
+  feedback: string[];
+}
+
+export interface PlanGenerationInput {
+  request: PlanningRequest;
+  requirements: Requirements;
+  catalog: ToolSpec[];
+  stamp: PlanStampInput;
+  refinement?: Refinement;
+}
+
+export interface PlanGenerationResult {
+  plan: Plan;
+  llm_calls: LlmCallUsage[];
+}
+
+export interface Planner {
+  readonly kind: 'llm' | 'ranking';
+  generate(input: PlanGenerationInput): Promise<PlanGenerationResult>;
+}
+
+export interface RequirementsAnalysisInput {
+  request: PlanningRequest;
+  catalog: ToolSpec[];
+}
+
+export interface RequirementsAnalysisResult {
+  requirements: Requirements;
+  llm_calls: LlmCallUsage[];
+}
+
+/** Requirements analysis: by rules (src/planning/requirements-analyzer.ts) or by an LLM (src/llm/llm-analyzer.ts). */
+export interface RequirementsAnalyzer {
+  readonly kind: 'llm' | 'rules';
+  analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult>;
+}

@@ -1,0 +1,35 @@
+/** Builders for planning tests: requests over the waste catalog at a fixed `now` (Monday 2026-11-23). */
+import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../../src/domain/request';
+import type { Requirements } from '../../src/domain/requirements';
+import type { Plan } from '../../src/domain/plan';
+import { RankingPlanner } from '../../src/planning/ranking-planner';
+import { analyzeGoalByRules } from '../../src/planning/requirements-analyzer';
+import { WASTE_CATALOG } from '../../src/tools/waste/catalog';
+
+export const NOW = '2026-11-23T10:00:00Z';
+export const STAMP = { id: '019ab000-0000-7000-8000-000000000001', version: 1, created_at: NOW };
+
+export function request(goal: string, overrides: Partial<PlanningRequestInput> = {}): PlanningRequest {
+  return parsePlanningRequest({
+    goal,
+    trace_id: 'trace-1',
+    tool_catalog: 'waste',
+    budget: { cost_usd: 1, tokens: 100_000, calls: 50, policy: 'block' },
+    now: NOW,
+    ...overrides,
+  });
+}
+
+export function analyze(goal: string, overrides: Partial<PlanningRequestInput> = {}): Requirements {
+  return analyzeGoalByRules({ request: request(goal, overrides), catalog: WASTE_CATALOG });
+}
+
+export function rankingPlan(goal: string, overrides: Partial<PlanningRequestInput> = {}): Plan {
+  const req = request(goal, overrides);
+  const requirements = analyzeGoalByRules({ request: req, catalog: WASTE_CATALOG });
+  return new RankingPlanner().plan({ request: req, requirements, catalog: WASTE_CATALOG, stamp: STAMP });
+}
+
+export function stepsOf(plan: Plan) {
+  return plan.tasks.flatMap((t) => t.steps).map((s) => ({ tool: s.tool, params: s.params, depends_on: s.depends_on }));
+}
