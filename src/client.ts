@@ -1,15 +1,29 @@
 /**
- * The typed client for planning runs, used by the CLI and by users' own code.
+ * The typed client for planning runs, used by the CLI and by users' own code. Every method is a thin wrapper over
+ * one Temporal call with the message names of src/domain/messages.ts, so anything here can also be done with the
+ * stock `temporal` CLI or another SDK.
  */
 import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { plannerTaskQueue } from './config';
+import type { ClarificationAnswer } from './domain/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
-import { planningWorkflow, type PlanningInput } from './workflows';
+import {
+  answerClarificationUpdate,
+  approveUpdate,
+  getStateQuery,
+  planningWorkflow,
+  raiseBudgetUpdate,
+  rejectUpdate,
+  type PlanningState,
+  type PlanningWorkflowInput,
+} from './workflows';
 
 export interface StartOptions {
   workflowId?: string;
   taskQueue?: string;
 }
+
+export type PlanningHandle = WorkflowHandle<typeof planningWorkflow>;
 
 export class PlannerClient {
   private constructor(
@@ -22,16 +36,46 @@ export class PlannerClient {
     return new PlannerClient(new Client({ connection, namespace: target.namespace }), target);
   }
 
-  async start(input: PlanningInput, options: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
+  async start(
+    input: PlanningWorkflowInput,
+    options: StartOptions = {},
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
     return await this.client.workflow.start(planningWorkflow, {
       args: [input],
       taskQueue: options.taskQueue ?? plannerTaskQueue(),
       workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      memo: { goal: input.request.goal },
+      staticSummary: `Plan: ${input.request.goal}`.slice(0, 200),
     });
   }
 
-  handle(workflowId: string): WorkflowHandle<typeof planningWorkflow> {
+  handle(workflowId: string): PlanningHandle {
     return this.client.workflow.getHandle<typeof planningWorkflow>(workflowId);
+  }
+
+  async state(workflowId: string): Promise<PlanningState> {
+    return await this.handle(workflowId).query(getStateQuery);
+  }
+
+  /** `answer` is `{ option: n }` (1-based, as shown) or `{ text }`; rejected with a clear message if invalid. */
+  async answer(workflowId: string, answer: ClarificationAnswer): Promise<string> {
+    return await this.handle(workflowId).executeUpdate(answerClarificationUpdate, { args: [answer] });
+  }
+
+  async approve(workflowId: string, comment?: string): Promise<string> {
+    return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [comment ? { comment } : {}] });
+  }
+
+  async reject(workflowId: string, reason: string): Promise<string> {
+    return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [{ reason }] });
+  }
+
+  async raiseBudget(workflowId: string, raise: { cost_usd?: number; tokens?: number; calls?: number }) {
+    return await this.handle(workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
+  }
+
+  async cancel(workflowId: string): Promise<void> {
+    await this.handle(workflowId).cancel();
   }
 
   uiUrl(workflowId: string, runId?: string): string | undefined {

@@ -1,11 +1,21 @@
 /**
- * The planner's worker: `npm run worker` (or `node dist/src/worker.js`) against TEMPORAL_ADDRESS.
- * It stops cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
+ * The planner's workers: `npm run worker` against TEMPORAL_ADDRESS (or, in-process, for the demo and tests).
+ *   - the planner worker: the workflows and the planning activities, on PLANNER_TASK_QUEUE;
+ *   - one tool worker per task queue of the tool packs it serves, each running `executeStep`.
+ * Production can run them as separate pools; routing sends each step to its tool's queue either way.
+ * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from './activities';
+import { createActivities, createPlanningDependencies } from './activities';
+import type { PlanningDependencies } from './activities/planning';
+import { createToolActivities } from './activities/tools';
 import { plannerTaskQueue } from './config';
+import { LocalContentStore, type ContentStore } from './store/content-store';
+import { defaultStoreDir } from './store/dirs';
 import { loadTemporalTarget } from './temporal-connection';
+import { ToolCatalogs } from './tools/registry';
+import { specsOf, type ToolPack } from './tools/tool';
+import { createWastePack } from './tools/waste';
 
 export interface PlannerWorkerOptions {
   connection: NativeConnection;
@@ -28,14 +38,94 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
   });
 }
 
+/** The catalogs a set of packs makes available to the planner. */
+export function catalogsOf(packs: readonly ToolPack[]): ToolCatalogs {
+  const catalogs = new ToolCatalogs();
+  for (const pack of packs) catalogs.register(pack.catalog, specsOf(pack.tools));
+  return catalogs;
+}
+
+/** One worker per task queue the packs' tools name, each serving `executeStep` for the tools of that queue. */
+export async function createToolWorkers(options: {
+  connection: NativeConnection;
+  namespace: string;
+  packs: readonly ToolPack[];
+  store: ContentStore;
+}): Promise<Worker[]> {
+  const tools = options.packs.flatMap((p) => p.tools);
+  const queues = [...new Set(tools.map((t) => t.spec.task_queue))].sort();
+  return await Promise.all(
+    queues.map((taskQueue) =>
+      Worker.create({
+        connection: options.connection,
+        namespace: options.namespace,
+        taskQueue,
+        activities: createToolActivities({ tools: tools.filter((t) => t.spec.task_queue === taskQueue), store: options.store }),
+      }),
+    ),
+  );
+}
+
+export interface LocalWorkers {
+  workers: Worker[];
+  /** Runs every worker until `until` settles (or until shutdown), then stops them all. */
+  runUntil<R>(until: Promise<R>): Promise<R>;
+  run(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The planner worker and the tool workers of `packs` in this process, sharing one connection. */
+export async function createLocalWorkers(options: {
+  connection: NativeConnection;
+  namespace: string;
+  packs: ToolPack[];
+  taskQueue?: string;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  planning?: PlanningDependencies;
+  store?: ContentStore;
+}): Promise<LocalWorkers> {
+  const store = options.store ?? new LocalContentStore(defaultStoreDir());
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs) });
+  const workers = [
+    await createPlannerWorker({ ...options, activities: createActivities(planning) }),
+    ...(await createToolWorkers({ ...options, store })),
+  ];
+  const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
+  return {
+    workers,
+    async runUntil<R>(until: Promise<R>): Promise<R> {
+      const runs = workers.map((w) => w.run());
+      try {
+        return await until;
+      } finally {
+        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+        await Promise.allSettled(runs);
+      }
+    },
+    async run() {
+      await Promise.all(workers.map((w) => w.run()));
+    },
+    close: closePacks,
+  };
+}
+
+/** The tool packs this worker serves by default: the waste-management demo pack over PGlite or DATABASE_URL. */
+export async function defaultToolPacks(): Promise<ToolPack[]> {
+  return [await createWastePack({ today: new Date(), databaseUrl: process.env.DATABASE_URL })];
+}
+
 async function main(): Promise<void> {
   const target = loadTemporalTarget();
   const connection = await NativeConnection.connect(target.connectionOptions);
+  const packs = await defaultToolPacks();
+  const local = await createLocalWorkers({ connection, namespace: target.namespace, packs });
   try {
-    const worker = await createPlannerWorker({ connection, namespace: target.namespace });
-    console.log(`Worker polling task queue ${plannerTaskQueue()} on ${target.address} (namespace ${target.namespace})`);
-    await worker.run();
+    console.log(
+      `Workers polling ${local.workers.map((w) => w.options.taskQueue).join(', ')} on ${target.address} (namespace ${target.namespace})`,
+    );
+    await local.run();
   } finally {
+    await local.close();
     await connection.close();
   }
 }

@@ -1,26 +1,40 @@
 /**
- * Activities: every piece of I/O the planning workflow does. `createActivities` binds them to their dependencies,
- * the way Temporal's samples do, so tests and the worker can hand in their own.
+ * The planner worker's activities and their dependencies. `createActivities` binds them, the way Temporal's
+ * samples do, so tests and the worker can hand in their own: the deterministic analyzer and ranking planner are
+ * always there; the LLM ones join when OPENAI_API_KEY / OPENAI_BASE_URL configure an LLM.
  */
-import { log } from '@temporalio/activity';
+import { LlmClient } from '../llm/chat';
+import { loadLlmConfig } from '../llm/config';
+import { LlmAnalyzer } from '../llm/llm-analyzer';
+import { LlmPlanner } from '../llm/llm-planner';
+import { PremortemCritic } from '../llm/premortem-critic';
+import { priceOf } from '../llm/prices';
+import { RULE_CRITICS } from '../planning/critics';
+import { RankingPlanner } from '../planning/ranking-planner';
+import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
+import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
+import { createPlanningActivities, type PlanningDependencies } from './planning';
 
-export interface DraftPlan {
-  goal: string;
-  steps: string[];
+export function createPlanningDependencies(
+  options: { env?: NodeJS.ProcessEnv; catalogs?: ToolCatalogs } = {},
+): PlanningDependencies {
+  const config = loadLlmConfig(options.env ?? process.env);
+  let llm: PlanningDependencies['llm'];
+  if (config) {
+    const client = new LlmClient(config);
+    llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)] };
+    if (!priceOf(config.model)) console.warn(`no price known for model ${config.model}; its calls are charged $0`);
+  }
+  return {
+    catalogs: options.catalogs ?? builtInCatalogs(),
+    rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
+    llm,
+    critics: RULE_CRITICS,
+  };
 }
 
-export function createActivities() {
-  return {
-    /** Splits a goal into ordered steps; replaced by the planning brain. */
-    async draftPlan(goal: string): Promise<DraftPlan> {
-      const steps = goal
-        .split(/\b(?:and then|then|and)\b|[,;]/i)
-        .map((part) => part.trim())
-        .filter(Boolean);
-      log.info('drafted plan', { steps: steps.length });
-      return { goal, steps };
-    },
-  };
+export function createActivities(deps: PlanningDependencies = createPlanningDependencies()) {
+  return createPlanningActivities(deps);
 }
 
 export type PlannerActivities = ReturnType<typeof createActivities>;

@@ -10,6 +10,7 @@ import { InvalidInputError, PlanValidationError, formatZodIssues, type Validatio
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
+import type { ToolRoute } from '../domain/routing';
 import { validatePlan as checkPlan } from '../domain/validation';
 import { runCritics, type Critic, type CriticResult } from '../planning/critics';
 import type { PlanGenerationResult, Planner, RequirementsAnalysisResult, RequirementsAnalyzer } from '../planning/planner';
@@ -90,6 +91,12 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       return await runCritics(critics(request), plan as Plan, { request, catalog, budget: budgetOf(request, budget) });
+    }),
+
+    /** Where each tool runs and what a call costs: the facts routing and budget checks need. */
+    lookupTools: withPlannerFailures(async (input: { tool_catalog: string; tools: string[] }): Promise<Record<string, ToolRoute>> => {
+      const { tool_catalog, tools } = parseInput(z.object({ tool_catalog: z.string().min(1), tools: z.array(z.string()) }), input, 'lookupTools');
+      return deps.catalogs.routes(tool_catalog, tools);
     }),
 
     gatekeeper: withPlannerFailures(async (input: GatekeeperInput): Promise<GatekeeperDecision> => {

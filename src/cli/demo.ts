@@ -7,7 +7,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { PlannerClient } from '../client';
 import { ensureLocalDevServer } from '../dev/temporal-server';
 import { ensureSearchAttributes, loadTemporalTarget } from '../temporal-connection';
-import { createPlannerWorker } from '../worker';
+import { createLocalWorkers, defaultToolPacks } from '../worker';
 
 async function main(): Promise<void> {
   const goal = process.argv.slice(2).join(' ').trim();
@@ -28,18 +28,19 @@ async function main(): Promise<void> {
   await admin.close();
 
   const workerConnection = await NativeConnection.connect(target.connectionOptions);
-  const worker = await createPlannerWorker({ connection: workerConnection, namespace: target.namespace });
+  const workers = await createLocalWorkers({ connection: workerConnection, namespace: target.namespace, packs: await defaultToolPacks() });
   const planner = await PlannerClient.connect(target);
   try {
-    const handle = await planner.start({ goal });
+    const handle = await planner.start({ request: { goal } });
     console.log(`Started ${handle.workflowId} on ${target.address}`);
-    const result = await worker.runUntil(handle.result());
+    const result = await workers.runUntil(handle.result());
     console.log(JSON.stringify(result, null, 2));
     console.log(`Web UI: ${planner.uiUrl(handle.workflowId, handle.firstExecutionRunId) ?? '(no Web UI known; set TEMPORAL_UI_URL)'}`);
     if (local?.started) {
       console.log(`The dev server keeps running (pid ${local.pid}) so the link works; stop it with: npm run dev:stop`);
     }
   } finally {
+    await workers.close();
     await planner.close();
     await workerConnection.close();
   }

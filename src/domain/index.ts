@@ -17,3 +17,7 @@ export * from './paths';
 export * from './validation';
 export * from './diff';
 export * from './stages';
+export * from './step-execution';
+export * from './messages';
+export * from './routing';
+export * from './canonical-json';

@@ -3,6 +3,7 @@
  * add theirs at worker start.
  */
 import { InvalidInputError } from '../domain/errors';
+import type { ToolRoute } from '../domain/routing';
 import type { ToolSpec } from '../domain/tool-spec';
 import { WASTE_CATALOG } from './waste/catalog';
 
@@ -10,10 +11,34 @@ export const DEFAULT_CATALOG = 'waste';
 
 export class ToolCatalogs {
   private readonly catalogs = new Map<string, ToolSpec[]>();
+  /** Extra pools (task queues) serving a tool besides the one its spec names. */
+  private readonly replicas = new Map<string, string[]>();
 
   register(name: string, tools: ToolSpec[]): this {
     this.catalogs.set(name, tools);
     return this;
+  }
+
+  /** Declares another worker pool for `tool`; routing round-robins among the pools. */
+  addReplica(tool: string, taskQueue: string): this {
+    this.replicas.set(tool, [...(this.replicas.get(tool) ?? []), taskQueue]);
+    return this;
+  }
+
+  /** Routing facts for the named tools of a catalog; unknown names are left out (validation reports them). */
+  routes(catalog: string, tools: readonly string[]): Record<string, ToolRoute> {
+    const specs = this.get(catalog).filter((t) => tools.includes(t.name));
+    return Object.fromEntries(
+      specs.map((t) => [
+        t.name,
+        {
+          queues: [t.task_queue, ...(this.replicas.get(t.name) ?? [])],
+          cost_per_call_usd: t.cost_per_call_usd,
+          tokens_per_call: t.tokens_per_call,
+          idempotent: t.idempotent,
+        },
+      ]),
+    );
   }
 
   names(): string[] {

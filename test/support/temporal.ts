@@ -13,7 +13,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 let runtimeInstalled = false;
 function quietRuntime() {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   runtimeInstalled = true;
 }
 

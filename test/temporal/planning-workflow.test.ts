@@ -1,23 +1,201 @@
-import { connectClient, startTestWorker, uniqueTaskQueue } from '../support/temporal';
+/**
+ * planningWorkflow on a real Temporal dev server, with the real planning activities (rules analyzer, ranking
+ * planner, critics, gatekeeper) and the waste pack's tools over embedded PostgreSQL.
+ */
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { StepFailedError } from '../../src/domain/errors';
+import type { ToolImplementation } from '../../src/tools/tool';
+import { createWastePack, type WastePack } from '../../src/tools/waste';
+import {
+  answerClarificationUpdate,
+  approveUpdate,
+  getStateQuery,
+  planningWorkflow,
+  raiseBudgetUpdate,
+  rejectUpdate,
+  type PlanningWorkflowInput,
+} from '../../src/workflows';
+import { recordHistory, startTestPlanner, type TestPlanner } from '../support/planner-workers';
+import { connectClient, waitFor } from '../support/temporal';
 
-describe('planningWorkflow on the real dev server', () => {
-  test('runs a goal through its activity and returns the drafted plan', async () => {
-    const taskQueue = uniqueTaskQueue('planning');
-    const worker = await startTestWorker(taskQueue);
-    const client = await connectClient();
-    try {
-      const result = await client.workflow.execute('planningWorkflow', {
-        taskQueue,
-        workflowId: `planning-${taskQueue}`,
-        args: [{ goal: 'Fetch the shipments and then list their facilities' }],
-      });
-      expect(result).toEqual({
-        goal: 'Fetch the shipments and then list their facilities',
-        steps: ['Fetch the shipments', 'list their facilities'],
-      });
-    } finally {
-      await worker.stop();
-      await client.connection.close();
-    }
+const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
+let pack: WastePack;
+let client: Client;
+
+beforeAll(async () => {
+  pack = await createWastePack({ today: new Date() });
+  client = await connectClient();
+});
+afterAll(async () => {
+  await pack?.close();
+  await client?.connection.close();
+});
+
+async function withPlanner<T>(fn: (planner: TestPlanner) => Promise<T>, wrap?: (tool: ToolImplementation) => ToolImplementation): Promise<T> {
+  const planner = await startTestPlanner(pack, { wrap });
+  try {
+    return await fn(planner);
+  } finally {
+    await planner.stop();
+  }
+}
+
+function start(planner: TestPlanner, id: string, input: PlanningWorkflowInput) {
+  return client.workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}`, args: [input] });
+}
+
+
+describe('planningWorkflow', () => {
+  test('plans and executes the seed scenario: two steps over real data, budget charged per call', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'scenario', { request: { goal: SCENARIO } });
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      expect(outcome.steps.map((s) => [s.tool, s.status])).toEqual([
+        ['shipments', 'COMPLETED'],
+        ['contaminants-detected', 'COMPLETED'],
+      ]);
+      expect(outcome.steps.every((s) => (s.items ?? 0) > 0)).toBe(true);
+      expect(outcome.budget.spent.calls).toBe(2);
+
+      const state = await handle.query(getStateQuery);
+      expect(state.routing.map((r) => r.queue)).toEqual([planner.toolQueue, planner.toolQueue]);
+      expect(state.audit.map((a) => a.kind)).toEqual(expect.arrayContaining(['analysis', 'plan', 'critique', 'gatekeeper', 'routing', 'step']));
+      const { searchAttributes, memo } = await handle.describe();
+      expect(searchAttributes.PlanStage).toEqual(['COMPLETED']);
+      expect(searchAttributes.PlanVersion).toEqual([1]);
+      expect(memo).toEqual({ goal: SCENARIO });
+
+      const history = await handle.fetchHistory();
+      const bytes = Buffer.byteLength(JSON.stringify(history));
+      expect(bytes).toBeLessThan(200_000);
+      recordHistory(handle, 'scenario-completed');
+    });
+  });
+
+  test('an unclear goal waits in AWAITING_CLARIFICATION; a wrong option is refused; the answer completes the plan', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'clarify', { request: { goal: 'Check the reports' } });
+      await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+      const { question } = await handle.query(getStateQuery);
+      expect(question).toMatchObject({ text: 'Which report do you need?', default_option: 1 });
+      expect(question!.options[0]).toBe('Shipments from last week');
+
+      await waitFor(async () => {
+        const runs = client.workflow.list({ query: `PlanStage = "AWAITING_CLARIFICATION" AND WorkflowId = "${handle.workflowId}"` });
+        for await (const _ of runs) return true;
+        return false;
+      }, 30_000, 'the PlanStage search attribute');
+
+      const refused = await handle.executeUpdate(answerClarificationUpdate, { args: [{ option: 9 }] }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(/option 9 does not exist; choose 1–4/);
+
+      expect(await handle.executeUpdate(answerClarificationUpdate, { args: [{ option: 1 }] })).toBe('Shipments from last week');
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      expect(outcome.steps.map((s) => s.tool)).toEqual(['shipments']);
+      const state = await handle.query(getStateQuery);
+      expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' }]);
+      recordHistory(handle, 'clarification-answered');
+    });
+  });
+
+  test('without an answer the default option is taken after the timeout', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'default', { request: { goal: 'Check the reports' }, options: { clarification_timeout_ms: 1_000 } });
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      expect((await handle.query(getStateQuery)).clarifications).toEqual([
+        { question: 'Which report do you need?', answer: 'Shipments from last week', by: 'timeout' },
+      ]);
+    });
+  });
+
+  test('budget block: a step whose call would pass the ceiling pauses in BUDGET_EXHAUSTED; raiseBudget resumes it', async () => {
+    const ran: string[] = [];
+    // shipments reports far more tokens than the catalog estimates, so after it the next step no longer fits.
+    const wrap = (tool: ToolImplementation): ToolImplementation => ({
+      ...tool,
+      async run(params, ctx) {
+        ran.push(tool.spec.name);
+        const out = await tool.run(params, ctx);
+        return tool.spec.name === 'shipments' ? { ...out, usage: { tokens: 10_000 } } : out;
+      },
+    });
+    await withPlanner(async (planner) => {
+      const budget = { cost_usd: 1, tokens: 10_200, calls: 10, policy: 'block' as const };
+      const handle = await start(planner, 'budget', { request: { goal: SCENARIO, budget } });
+      await waitFor(async () => (await handle.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED', 30_000, 'BUDGET_EXHAUSTED');
+      const paused = await handle.query(getStateQuery);
+      expect(paused.stage_before_budget).toBe('EXECUTING');
+      expect(paused.budget.spent).toMatchObject({ calls: 1, tokens: 10_000 });
+      expect(paused.budget_needed).toMatchObject({ calls: 1, tokens: 300 });
+      expect(ran).toEqual(['shipments']);
+      const { searchAttributes } = await handle.describe();
+      expect(searchAttributes.PlanStage).toEqual(['BUDGET_EXHAUSTED']);
+
+      await handle.executeUpdate(raiseBudgetUpdate, { args: [{ tokens: 1_000 }] });
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      expect(ran).toEqual(['shipments', 'contaminants-detected']);
+      expect(outcome.budget.limit.tokens).toBe(11_200);
+      expect(outcome.budget.spent).toMatchObject({ calls: 2, tokens: 10_300 });
+      recordHistory(handle, 'budget-raised');
+    }, wrap);
+  });
+
+  test('a failing step triggers re-plan v2; the completed step is not executed again', async () => {
+    const executed: string[] = [];
+    let failNext = true;
+    const wrap = (tool: ToolImplementation): ToolImplementation => ({
+      ...tool,
+      async run(params, ctx) {
+        executed.push(tool.spec.name);
+        if (tool.spec.name === 'contaminants-detected' && failNext) {
+          failNext = false;
+          throw new StepFailedError('lab database offline', { retryable: false });
+        }
+        return await tool.run(params, ctx);
+      },
+    });
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'replan', { request: { goal: SCENARIO } });
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      expect(outcome.plan_version).toBe(2);
+      expect(executed).toEqual(['shipments', 'contaminants-detected', 'contaminants-detected']);
+      const state = await handle.query(getStateQuery);
+      expect(state.versions.map((v) => [v.version, v.reason])).toEqual([[1, 'initial'], [2, 'replan_after_failure']]);
+      expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
+      expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
+      expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
+      recordHistory(handle, 'replan-after-failure');
+    }, wrap);
+  });
+
+  test('human approval: a rejection refines the plan with the reason, an approval runs it', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'approval', { request: { goal: SCENARIO }, options: { require_approval: true } });
+      await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
+      await handle.executeUpdate(rejectUpdate, { args: [{ reason: 'only last week please' }] });
+      await waitFor(async () => (await handle.query(getStateQuery)).versions.length === 2 && (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'v2');
+      await handle.executeUpdate(approveUpdate, { args: [{}] });
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      const state = await handle.query(getStateQuery);
+      expect(state.versions[1]).toMatchObject({ reason: 'human_rejection', explanation: 'rejected by a person: only last week please' });
+    });
+  });
+
+  test('Temporal cancel ends the run in CANCELLED', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'cancel', { request: { goal: SCENARIO }, options: { require_approval: true } });
+      await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow();
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      expect((await handle.query(getStateQuery)).stage).toBe('CANCELLED');
+    });
   });
 });

@@ -1,0 +1,171 @@
+/**
+ * The `executeStep` activity: runs one plan step on the worker pool that serves its tool (the workflow proxies it on
+ * the tool's task queue). Contract: StepExecutionInputSchema in, StepResultSchema out (src/domain/step-execution.ts).
+ *
+ *   parse input → find the tool → load the results the params' templates reference (inline data or the content
+ *   store) → resolve templates → parse params with the tool's zod schema → keep file params inside workspace_root
+ *   → idempotency key → run (heartbeats, cancellation; once-only for non-idempotent tools) → check the result
+ *   against the tool's result schema → store the data → StepResult (data inlined when small).
+ *
+ * Planner errors leave as non-retryable ApplicationFailures (withPlannerFailures); any other error a tool throws is
+ * passed through, so Temporal retries it per the step's retry policy. A tool reports a permanent failure by throwing
+ * a StepFailedError with retryable = false.
+ */
+import { Context, log } from '@temporalio/activity';
+import { z } from 'zod';
+import { callUsage, type Usage } from '../domain/budget';
+import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { isInsideWorkspace, isPathParam } from '../domain/paths';
+import { INLINE_RESULT_BYTES, StepExecutionInputSchema, type StepExecutionInput, type StepResult } from '../domain/step-execution';
+import { referencedSteps, resolveTemplates } from '../domain/templates';
+import { forEachString, formatPath, lastKey } from '../domain/walk';
+import { canonicalJson, sha256Hex } from '../store/canonical';
+import { LocalContentStore, type ContentStore } from '../store/content-store';
+import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
+import { FileIdempotencyLedger, once, type IdempotencyLedger } from '../tools/idempotency';
+import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
+import { withPlannerFailures } from './failures';
+import * as path from 'node:path';
+
+export interface ToolActivityDependencies {
+  tools: readonly ToolImplementation[];
+  store: ContentStore;
+  /** Where non-idempotent tools record their results; default: `<store dir>/ledger` for a LocalContentStore. */
+  ledger?: IdempotencyLedger;
+}
+
+export const PREVIEW_CHARS = 300;
+
+/** `${scope}:${sha256(tool + canonical params)}`: the same for every attempt of a step, different when params differ. */
+export function idempotencyKey(scope: string, tool: string, params: unknown): string {
+  return `${scope}:${sha256Hex(`${tool}\n${canonicalJson(params)}`)}`;
+}
+
+/** At most PREVIEW_CHARS characters of the data's JSON, with an ellipsis when cut. */
+export function previewOf(text: string): string {
+  return text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS - 1)}…`;
+}
+
+function strictParams(schema: z.ZodType): z.ZodType {
+  // A plain z.object strips unknown keys, which would hide a planner mistake; the catalog (toolSpecFromZod) already
+  // declares additionalProperties: false, so reject them here too unless the schema chose catchall/passthrough.
+  if (schema instanceof z.ZodObject && schema._zod.def.catchall === undefined) return schema.strict();
+  return schema;
+}
+
+function checkPaths(tool: string, params: unknown, root: string | undefined): void {
+  if (root === undefined) return;
+  forEachString(params, (value, at) => {
+    if (isPathParam(lastKey(at), value) && !isInsideWorkspace(value, root)) {
+      throw new PathOutsideWorkspaceError(tool, formatPath(at), value, root);
+    }
+  });
+}
+
+function usageOf(tool: ToolImplementation, reported: Partial<Usage> | undefined): Usage {
+  return {
+    ...callUsage(reported?.cost_usd ?? tool.spec.cost_per_call_usd, reported?.tokens ?? tool.spec.tokens_per_call),
+    calls: 1,
+  };
+}
+
+export function createToolActivities(deps: ToolActivityDependencies) {
+  const byName = new Map(deps.tools.map((t) => [t.spec.name, { tool: t, params: strictParams(t.paramsSchema) }]));
+  const served = [...byName.keys()].sort();
+  const queues = [...new Set(deps.tools.map((t) => t.spec.task_queue))].sort();
+  const ledger =
+    deps.ledger ?? new FileIdempotencyLedger(deps.store instanceof LocalContentStore ? path.join(deps.store.dir, 'ledger') : undefined);
+
+  async function loadResults(input: z.output<typeof StepExecutionInputSchema>): Promise<Record<number, { data: unknown }>> {
+    const results: Record<number, { data: unknown }> = {};
+    for (const step of referencedSteps(input.params)) {
+      const given = input.inputs[String(step)];
+      if (!given) continue; // resolveTemplates reports the missing result with its template and param
+      results[step] = { data: given.data !== undefined ? given.data : await deps.store.get(given.ref) };
+    }
+    return results;
+  }
+
+  async function runTool(tool: ToolImplementation, params: unknown, ctx: ToolContext): Promise<{ output: ToolOutput; replayed: boolean }> {
+    const activity = Context.current();
+    const every = activity.info.heartbeatTimeoutMs ? Math.max(200, Math.floor(activity.info.heartbeatTimeoutMs / 3)) : 0;
+    const timer = every > 0 ? setInterval(() => activity.heartbeat(), every) : undefined;
+    try {
+      const call = async (): Promise<ToolOutput> => {
+        const out = await Promise.race([tool.run(params, ctx), activity.cancelled]);
+        return { data: out.data === undefined ? null : out.data, ...(out.usage ? { usage: out.usage } : {}) };
+      };
+      if (tool.spec.idempotent) return { output: await call(), replayed: false };
+      const { value, replayed } = await once(ledger, ctx.idempotencyKey, call);
+      return { output: value, replayed };
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  }
+
+  async function executeStep(raw: StepExecutionInput): Promise<StepResult> {
+    const started = Date.now();
+    const parsed = StepExecutionInputSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new InvalidInputError('executeStep: invalid input', 'The workflow sent input this worker does not understand; check that workflow and worker versions match.', {
+        issues: formatZodIssues(parsed.error),
+      });
+    }
+    const input = parsed.data;
+    const entry = byName.get(input.tool);
+    if (!entry) throw new UnknownToolError(input.tool, served, queues);
+    const { tool } = entry;
+
+    const resolved = resolveTemplates(input.params, await loadResults(input));
+    const checked = entry.params.safeParse(resolved);
+    if (!checked.success) throw new StepParamsError(tool.spec.name, formatZodIssues(checked.error));
+    const params: unknown = checked.data;
+    checkPaths(tool.spec.name, params, input.workspace_root);
+
+    const key = idempotencyKey(input.idempotency_scope, tool.spec.name, params);
+    const activity = Context.current();
+    const ctx: ToolContext = {
+      idempotencyKey: key,
+      heartbeat: () => activity.heartbeat(),
+      signal: activity.cancellationSignal,
+      ...(input.workspace_root !== undefined ? { workspaceRoot: input.workspace_root } : {}),
+    };
+    const { output, replayed } = await runTool(tool, params, ctx);
+
+    let data = output.data;
+    if (tool.resultSchema) {
+      const valid = tool.resultSchema.safeParse(data);
+      if (!valid.success) throw new ToolResultError(tool.spec.name, formatZodIssues(valid.error));
+      data = valid.data;
+    }
+    const text = canonicalJson(data);
+    data = JSON.parse(text) as unknown; // the inline copy is exactly what the store holds
+    const { ref, bytes } = await deps.store.put(data);
+    const result: StepResult = {
+      ref,
+      bytes,
+      items: Array.isArray(data) ? data.length : null,
+      preview: previewOf(text),
+      ...(bytes <= INLINE_RESULT_BYTES ? { data } : {}),
+      usage: usageOf(tool, output.usage),
+      idempotency_key: key,
+      replayed,
+    };
+    log.info(`step ${input.step_index} ${tool.spec.name}: ${result.items ?? 'no'} items, ${bytes} bytes${replayed ? ', replayed' : ''}`, {
+      workflow_id: input.workflow_id,
+      plan_version: input.plan_version,
+      step_id: input.step_id,
+      tool: tool.spec.name,
+      items: result.items,
+      bytes,
+      ref,
+      replayed,
+      duration_ms: Date.now() - started,
+    });
+    return result;
+  }
+
+  return { executeStep: withPlannerFailures(executeStep) };
+}
+
+export type ToolActivities = ReturnType<typeof createToolActivities>;

@@ -1,0 +1,46 @@
+/**
+ * The contract between the workflow's DAG scheduler and the tool workers: what `executeStep` receives and returns.
+ * Params travel unresolved; the worker loads the dependencies' results from the content store by reference and
+ * resolves `${step[N]...}` templates itself, so large results never pass through workflow history.
+ */
+import { z } from 'zod';
+import { UsageSchema } from './budget';
+
+/** A stored result: the full `data` lives in the content-addressed store under `ref`; small data is also inlined. */
+export const StepResultSchema = z.object({
+  /** Content address of the full result data, e.g. "sha256:ab12…". */
+  ref: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  /** Row count when the data is an array. */
+  items: z.number().int().nonnegative().nullable(),
+  /** At most a few hundred characters of the data as JSON, for state queries and the Web UI. */
+  preview: z.string(),
+  /** The data itself when it is small (see INLINE_RESULT_BYTES); otherwise read it from the store by `ref`. */
+  data: z.unknown().optional(),
+  usage: UsageSchema,
+  /** The key the tool saw; the same across retries of this step, so side effects happen once. */
+  idempotency_key: z.string(),
+  /** True when the tool had already done this (same key) and returned its earlier result. */
+  replayed: z.boolean(),
+});
+export type StepResult = z.output<typeof StepResultSchema>;
+
+export const INLINE_RESULT_BYTES = 2_048;
+
+export const StepExecutionInputSchema = z.object({
+  workflow_id: z.string().min(1),
+  plan_id: z.string().min(1),
+  plan_version: z.number().int().min(1),
+  step_index: z.number().int().nonnegative(),
+  step_id: z.string().min(1),
+  tool: z.string().min(1),
+  tool_catalog: z.string().min(1),
+  /** Params as planned, templates unresolved. */
+  params: z.record(z.string(), z.unknown()),
+  /** Results of the steps this one depends on, by step index. */
+  inputs: z.record(z.string(), StepResultSchema.pick({ ref: true, data: true })),
+  /** workflow id + step id: stable across attempts; the worker adds a digest of the resolved params. */
+  idempotency_scope: z.string().min(1),
+  workspace_root: z.string().optional(),
+});
+export type StepExecutionInput = z.input<typeof StepExecutionInputSchema>;

@@ -1,0 +1,129 @@
+/**
+ * LlmClient: one chat-completions call through the official `openai` client, with usage and cost recorded.
+ * The SDK's own retries are off: a failed call surfaces at once as LlmCallError (PLAN-005) and Temporal's activity
+ * retry policy decides whether to try again, guided by `retryable`.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { LlmCallError } from '../domain/errors';
+import type { LlmCallUsage } from '../planning/planner';
+import type { LlmConfig } from './config';
+import { costOf } from './prices';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface CompleteOptions {
+  temperature: number;
+  /** Ask for a JSON object (response_format json_object); the messages must then mention JSON. */
+  json?: boolean;
+}
+
+export interface Completion {
+  content: string;
+  usage: LlmCallUsage;
+}
+
+/** Local servers (Ollama, vLLM) ignore the key, but the SDK refuses to run without one. */
+const NO_KEY = 'no-key';
+
+export class LlmClient {
+  readonly model: string;
+  private readonly openai: OpenAI;
+  private readonly baseURL: string;
+  private readonly timeoutMs: number;
+
+  constructor(config: LlmConfig) {
+    this.model = config.model;
+    this.baseURL = config.baseURL;
+    this.timeoutMs = config.timeoutMs;
+    this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0 });
+  }
+
+  /** One call. Throws LlmCallError when the provider fails; never retries. */
+  async complete(messages: readonly ChatMessage[], options: CompleteOptions): Promise<Completion> {
+    let response: OpenAI.Chat.Completions.ChatCompletion;
+    const started = Date.now();
+    try {
+      response = await this.openai.chat.completions.create({
+        model: this.model,
+        messages: [...messages],
+        temperature: options.temperature,
+        ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
+      });
+    } catch (error) {
+      throw this.toLlmCallError(error, Date.now() - started);
+    }
+    const choice = response.choices[0];
+    if (!choice) {
+      throw new LlmCallError(`LLM provider at ${this.baseURL} returned no choices for model "${this.model}"`, {
+        retryable: true,
+        details: this.where(),
+      });
+    }
+    const prompt_tokens = response.usage?.prompt_tokens ?? 0;
+    const completion_tokens = response.usage?.completion_tokens ?? 0;
+    const cached_tokens = response.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    const usage: LlmCallUsage = {
+      model: this.model,
+      prompt_tokens,
+      completion_tokens,
+      cached_tokens,
+      cost_usd: costOf(this.model, { prompt_tokens, completion_tokens, cached_tokens }),
+    };
+    return { content: choice.message.content ?? '', usage };
+  }
+
+  private where(): Record<string, unknown> {
+    return { model: this.model, base_url: this.baseURL };
+  }
+
+  /** Rate limits, server faults, timeouts and lost connections are retryable; a request the provider refuses is not. */
+  private toLlmCallError(error: unknown, elapsedMs: number): unknown {
+    // Not every fetch lets the SDK tell its own timeout from a lost connection (it then reports a plain connection
+    // error), so a connection error at the deadline counts as the timeout it is.
+    if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= this.timeoutMs)) {
+      return new LlmCallError(`LLM call to ${this.baseURL} timed out after ${this.timeoutMs} ms`, {
+        retryable: true,
+        details: { ...this.where(), timeout_ms: this.timeoutMs },
+        cause: error,
+      });
+    }
+    if (error instanceof APIConnectionError) {
+      return new LlmCallError(`could not reach the LLM provider at ${this.baseURL}: ${error.message}`, {
+        retryable: true,
+        details: this.where(),
+        cause: error,
+      });
+    }
+    if (!(error instanceof APIError)) return error; // not a provider fault: a bug, let it surface as it is
+    const status = error.status;
+    const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+    const details = { ...this.where(), status: status ?? null, provider_message: error.message.slice(0, 500) };
+    return new LlmCallError(`${statusAdvice(status, this.model, this.baseURL)} (provider said: ${error.message.slice(0, 200)})`, {
+      retryable,
+      details,
+      cause: error,
+    });
+  }
+}
+
+function statusAdvice(status: number | undefined, model: string, baseURL: string): string {
+  switch (status) {
+    case 400:
+      return `the LLM provider rejected the request (HTTP 400): check that model "${model}" supports JSON mode`;
+    case 401:
+      return `the LLM provider rejected the API key (HTTP 401): check OPENAI_API_KEY`;
+    case 403:
+      return `the LLM provider denied access (HTTP 403): check that the API key may use model "${model}"`;
+    case 404:
+      return `the LLM provider has no such model or endpoint (HTTP 404): check PLANNER_MODEL ("${model}") and OPENAI_BASE_URL ("${baseURL}", the API root such as .../v1)`;
+    case 429:
+      return `the LLM provider is rate limiting (HTTP 429)`;
+    case undefined:
+      return `the LLM call to ${baseURL} failed without an HTTP status`;
+    default:
+      return status >= 500 ? `the LLM provider failed (HTTP ${status})` : `the LLM provider refused the request (HTTP ${status})`;
+  }
+}

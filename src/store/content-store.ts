@@ -1,0 +1,127 @@
+/**
+ * A content-addressed store of JSON values: `put` returns `sha256:<hex of the canonical JSON>`, `get` reads it back.
+ * Step results, LLM prompts and responses live here so only references travel through workflow history.
+ *
+ * The interface is deliberately two methods, so an S3 or GCS store can replace the local one: keys are immutable,
+ * writes are idempotent, and a reader never sees a half-written value.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { InvalidInputError } from '../domain/errors';
+import { canonicalJson, sha256Hex } from './canonical';
+import { defaultStoreDir } from './dirs';
+
+export interface StoredRef {
+  /** `sha256:<64 hex>` of the value's canonical JSON. */
+  ref: string;
+  /** Size of the canonical JSON in UTF-8 bytes. */
+  bytes: number;
+}
+
+export interface ContentStore {
+  put(value: unknown): Promise<StoredRef>;
+  /** The value stored under `ref`; throws InvalidInputError (PLAN-006) when there is none. */
+  get(ref: string): Promise<unknown>;
+}
+
+const REF = /^sha256:([0-9a-f]{64})$/;
+
+/** The address and the canonical text of a value, without storing it. */
+export function contentAddress(value: unknown): StoredRef & { text: string } {
+  const text = canonicalJson(value);
+  return { ref: `sha256:${sha256Hex(text)}`, bytes: Buffer.byteLength(text, 'utf8'), text };
+}
+
+function hashOf(ref: string): string {
+  const m = REF.exec(ref);
+  if (!m) throw new InvalidInputError(`invalid content ref "${ref}"`, 'A content ref looks like sha256:<64 lowercase hex digits>.', { ref });
+  return m[1]!;
+}
+
+function missing(ref: string, where: string): InvalidInputError {
+  return new InvalidInputError(
+    `no value stored under ${ref} in ${where}`,
+    'Workers, the workflow activities and the CLI must share the same store (PLANNER_STORE_DIR); the ref may come from another machine or a deleted store.',
+    { ref, store: where },
+  );
+}
+
+/** Files under `<dir>/<first 2 hex>/<hash>.json`, written to a temp file and renamed into place. */
+export class LocalContentStore implements ContentStore {
+  readonly dir: string;
+
+  constructor(dir: string = defaultStoreDir()) {
+    this.dir = path.resolve(dir);
+  }
+
+  pathOf(ref: string): string {
+    const hash = hashOf(ref);
+    return path.join(this.dir, hash.slice(0, 2), `${hash}.json`);
+  }
+
+  async put(value: unknown): Promise<StoredRef> {
+    const { ref, bytes, text } = contentAddress(value);
+    const file = this.pathOf(ref);
+    if (await exists(file)) return { ref, bytes };
+    await writeFileAtomic(file, text);
+    return { ref, bytes };
+  }
+
+  async get(ref: string): Promise<unknown> {
+    const file = this.pathOf(ref);
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missing(ref, this.dir);
+      throw err;
+    }
+    if (`sha256:${sha256Hex(text)}` !== ref) throw new Error(`content store file ${file} is corrupt: its content does not hash to ${ref}`);
+    return JSON.parse(text) as unknown;
+  }
+}
+
+/** An in-process store for tests and single-process tools. */
+export class MemoryContentStore implements ContentStore {
+  private readonly values = new Map<string, string>();
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  async put(value: unknown): Promise<StoredRef> {
+    const { ref, bytes, text } = contentAddress(value);
+    this.values.set(ref, text);
+    return { ref, bytes };
+  }
+
+  async get(ref: string): Promise<unknown> {
+    hashOf(ref);
+    const text = this.values.get(ref);
+    if (text === undefined) throw missing(ref, 'memory');
+    return JSON.parse(text) as unknown;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `text` to `file` so readers see either nothing or all of it (temp file in the same folder, then rename). */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await fs.writeFile(tmp, text, { encoding: 'utf8', flush: true });
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Permanent step failures raised by `executeStep` (all PLAN-008 StepFailedErrors with retryable = false, so the
+ * activity fails at once instead of retrying). The class name becomes the ApplicationFailure type.
+ */
+import { StepFailedError } from '../domain/errors';
+
+/** The step names a tool this worker does not serve (it was routed to the wrong task queue, or catalogs drifted). */
+export class UnknownToolError extends StepFailedError {
+  override readonly name = 'UnknownToolError';
+  constructor(tool: string, served: readonly string[], queues: readonly string[]) {
+    super(`tool "${tool}" is not served by this worker (task queue ${queues.join(', ') || '(none)'}; tools: ${served.join(', ') || '(none)'})`, {
+      retryable: false,
+      hint: 'Route the step to the task queue of the tool\'s catalog entry, or start a worker that serves the tool.',
+      details: { tool, served: [...served], task_queues: [...queues] },
+    });
+  }
+}
+
+/** The resolved params do not match the tool's schema. */
+export class StepParamsError extends StepFailedError {
+  override readonly name = 'StepParamsError';
+  readonly issues: readonly string[];
+  constructor(tool: string, issues: readonly string[]) {
+    super(`params of tool "${tool}" are invalid:\n${issues.join('\n')}`, {
+      retryable: false,
+      hint: 'Fix the params listed (path: message); a template may have resolved to a value of the wrong type.',
+      details: { tool, issues: [...issues] },
+    });
+    this.issues = issues;
+  }
+}
+
+/** A file param points outside the workspace root. */
+export class PathOutsideWorkspaceError extends StepFailedError {
+  override readonly name = 'PathOutsideWorkspaceError';
+  constructor(tool: string, param: string, value: string, root: string) {
+    super(`param "${param}" of tool "${tool}" is outside the workspace ${root}: ${value}`, {
+      retryable: false,
+      hint: 'Use paths inside the workspace root.',
+      details: { tool, param, path: value, workspace_root: root },
+    });
+  }
+}
+
+/** The tool returned data that does not match its declared result schema: a bug in the tool, not worth retrying. */
+export class ToolResultError extends StepFailedError {
+  override readonly name = 'ToolResultError';
+  constructor(tool: string, issues: readonly string[]) {
+    super(`tool "${tool}" returned a result that does not match its result schema:\n${issues.slice(0, 20).join('\n')}`, {
+      retryable: false,
+      hint: 'The tool implementation is broken; fix it or re-plan without it.',
+      details: { tool, issues: issues.slice(0, 50) },
+    });
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * A tool implementation: the catalog entry the planner sees (`spec`), the zod schemas its params and result must
+ * match, and `run`. Tools are served by workers on `spec.task_queue` through the `executeStep` activity, which
+ * resolves templates, validates params, handles idempotency and stores the result; `run` only does the work.
+ */
+import type { z } from 'zod';
+import type { Usage } from '../domain/budget';
+import type { ToolSpec } from '../domain/tool-spec';
+
+export interface ToolContext {
+  /** Stable across retries of one step with the same params: side-effecting tools key their effect on it. */
+  idempotencyKey: string;
+  /** Tells Temporal the tool is alive; call it during long work (cheap, throttled by the SDK). */
+  heartbeat(): void;
+  /** Aborted when the step is cancelled (or its activity timed out); pass it to fetch, timers, child processes. */
+  signal: AbortSignal;
+  /** File params must stay inside this folder when it is set (executeStep has already checked them). */
+  workspaceRoot?: string;
+}
+
+export interface ToolOutput {
+  data: unknown;
+  /** What the call actually cost, when the tool knows; the spec's per-call estimates fill the gaps. */
+  usage?: Partial<Usage>;
+}
+
+export interface ToolImplementation<P = any> {
+  spec: ToolSpec;
+  /** Parses the resolved params; its output is what `run` receives. */
+  paramsSchema: z.ZodType<P>;
+  /** When set, the data `run` returns must match it (a mismatch is a permanent step failure). */
+  resultSchema?: z.ZodType;
+  run(params: P, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** The tools of one catalog, as a worker serves them; `close` releases what the pack holds (database, files). */
+export interface ToolPack {
+  catalog: string;
+  tools: ToolImplementation[];
+  close(): Promise<void>;
+}
+
+/** The catalog (what the planner sees) of a set of implementations. */
+export function specsOf(tools: readonly ToolImplementation[]): ToolSpec[] {
+  return tools.map((t) => t.spec);
+}

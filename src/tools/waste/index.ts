@@ -1,0 +1,27 @@
+/** The waste-management tool pack: the catalog's four tools over a seeded PostgreSQL (embedded PGlite by default). */
+import type { ToolPack } from '../tool';
+import { openWasteDatabase, type OpenWasteDatabaseOptions, type OpenedWasteDatabase } from './database';
+import { createWasteTools } from './tools';
+
+export const WASTE_CATALOG_NAME = 'waste';
+
+export interface WastePack extends ToolPack {
+  /** The database the tools query (for tests and diagnostics). */
+  db: OpenedWasteDatabase['db'];
+  data: OpenedWasteDatabase['data'];
+  timings: OpenedWasteDatabase['timings'];
+}
+
+/**
+ * Opens (and seeds, for `today`) the waste database and returns its tools. `databaseUrl` defaults to nothing
+ * (embedded PGlite); pass `process.env.DATABASE_URL` to use a PostgreSQL server. Call `close()` when done.
+ */
+export async function createWastePack(options: OpenWasteDatabaseOptions): Promise<WastePack> {
+  const { db, data, timings } = await openWasteDatabase(options);
+  return { catalog: WASTE_CATALOG_NAME, tools: createWasteTools(db), db, data, timings, close: () => db.close() };
+}
+
+export { WASTE_CATALOG, WASTE_TOOLS_QUEUE } from './catalog';
+export { generateWasteData, type WasteDataSet } from './data';
+export { openWasteDatabase, seedWasteDatabase, WASTE_SCHEMA, type WasteDatabase, type Queryable } from './database';
+export { createWasteTools } from './tools';

@@ -1,0 +1,139 @@
+/**
+ * The planning run's state: everything `getState` shows and continue-as-new carries. Plain JSON, built and changed
+ * only by the workflow (deterministic code: no I/O, workflow clock only).
+ */
+import type { ToolBudget, Usage } from '../domain/budget';
+import { canonicalJson } from '../domain/canonical-json';
+import type { Critique, GatekeeperDecision } from '../domain/critique';
+import type { PlanVersion, PlanVersionReason } from '../domain/diff';
+import type { Plan } from '../domain/plan';
+import type { PlanningRequest } from '../domain/request';
+import type { Requirements } from '../domain/requirements';
+import type { RoutingDecision, ToolRoute } from '../domain/routing';
+import type { Stage } from '../domain/stages';
+import type { StepResult } from '../domain/step-execution';
+
+export type StepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+
+export interface StepRecord {
+  index: number;
+  id: string;
+  title: string;
+  tool: string | null;
+  queue: string;
+  status: StepStatus;
+  /** The plan version whose run produced the result (earlier than the current one when preserved by a re-plan). */
+  completed_in_version?: number;
+  result?: StepResult;
+  error?: { code: string; message: string };
+}
+
+export interface PlanVersionRecord extends PlanVersion {
+  /** Why this version was made, in words: the critiques, rejection reason or step failure that led to it. */
+  explanation: string;
+  created_at: string;
+}
+
+export interface AuditEntry {
+  at: string;
+  kind: 'stage' | 'analysis' | 'clarification' | 'plan' | 'critique' | 'gatekeeper' | 'approval' | 'routing' | 'step' | 'budget' | 'message';
+  message: string;
+}
+
+export interface PendingQuestion {
+  text: string;
+  options: string[];
+  /** 1-based, as shown to people and accepted by answerClarification. */
+  default_option: number;
+  asked_at: string;
+}
+
+export interface PlanningOptions {
+  require_approval: boolean;
+  max_refinements: number;
+  max_replans: number;
+  max_clarifications: number;
+  strict_critique: boolean;
+  clarification_timeout_ms: number;
+  approval_timeout_ms: number;
+  budget_timeout_ms: number;
+  step_start_to_close_ms: number;
+  step_heartbeat_ms: number;
+  /** Continue as new once history has this many events (Temporal's own suggestion also triggers it). */
+  continue_as_new_after_events: number;
+}
+
+export interface PlanningState {
+  workflow_id: string;
+  stage: Stage;
+  /** The stage that ran out of budget, while in BUDGET_EXHAUSTED. */
+  stage_before_budget: Stage | null;
+  request: PlanningRequest;
+  options: PlanningOptions;
+  /** 'llm' or 'rules' once analysis has run; decides whether LLM calls are budgeted ahead. */
+  analyzer_kind: 'llm' | 'rules' | null;
+  requirements: Requirements | null;
+  question: PendingQuestion | null;
+  answer: { text: string; by: 'user' | 'timeout' } | null;
+  clarifications: { question: string; answer: string; by: 'user' | 'timeout' }[];
+  plan_id: string | null;
+  plan: Plan | null;
+  versions: PlanVersionRecord[];
+  next_version_reason: { reason: PlanVersionReason; feedback: string[] };
+  critiques: Critique[];
+  decision: GatekeeperDecision | null;
+  approval: { status: 'pending' | 'approved' | 'rejected'; reason?: string } | null;
+  routes: Record<string, ToolRoute>;
+  route_turns: Record<string, number>;
+  routing: (RoutingDecision & { version: number })[];
+  steps: StepRecord[];
+  /** Results of every completed step of any version, by step key, so a re-plan never runs them again. */
+  completed_steps: Record<string, { version: number; result: StepResult }>;
+  budget: ToolBudget;
+  /** What the call that ran out of budget needs, while in BUDGET_EXHAUSTED. */
+  budget_needed: Usage | null;
+  warnings: string[];
+  refinements: number;
+  replans: number;
+  audit: AuditEntry[];
+  failure: string | null;
+  continued_as_new: number;
+}
+
+/** What the workflow returns: the outcome without the full audit. */
+export interface PlanningOutcome {
+  workflow_id: string;
+  stage: Stage;
+  plan_version: number | null;
+  plan_status: Plan['status'] | null;
+  steps: { id: string; tool: string | null; status: StepStatus; items: number | null; preview: string | null; ref: string | null }[];
+  budget: ToolBudget;
+  warnings: string[];
+  failure: string | null;
+}
+
+export function outcomeOf(state: PlanningState): PlanningOutcome {
+  return {
+    workflow_id: state.workflow_id,
+    stage: state.stage,
+    plan_version: state.plan?.version ?? null,
+    plan_status: state.plan?.status ?? null,
+    steps: state.steps.map((s) => ({
+      id: s.id,
+      tool: s.tool,
+      status: s.status,
+      items: s.result?.items ?? null,
+      preview: s.result?.preview ?? null,
+      ref: s.result?.ref ?? null,
+    })),
+    budget: state.budget,
+    warnings: state.warnings,
+    failure: state.failure,
+  };
+}
+
+/** Identity of a step across plan versions: same id, tool and params means the same work. */
+export function stepKey(step: { id: string; tool: string | null; params: Record<string, unknown> }): string {
+  return `${step.id}|${step.tool ?? ''}|${canonicalJson(step.params)}`;
+}
+

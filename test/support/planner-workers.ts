@@ -1,0 +1,78 @@
+/**
+ * The planner and its tool workers in the test process, on queues of their own so concurrent tests never take each
+ * other's tasks: the waste pack's tools are re-pointed at a unique tool queue.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
+import { createPlanningDependencies } from '../../src/activities';
+import { LocalContentStore } from '../../src/store/content-store';
+import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
+import { catalogsOf, createLocalWorkers, type LocalWorkers } from '../../src/worker';
+import { testAddress, uniqueTaskQueue, workflowBundle } from './temporal';
+
+let runtimeInstalled = false;
+
+/** The same pack with every tool served from `queue` (and optionally wrapped, e.g. to count or fail calls). */
+export function onQueue(pack: ToolPack, queue: string, wrap: (tool: ToolImplementation) => ToolImplementation = (t) => t): ToolPack {
+  return { ...pack, tools: pack.tools.map((t) => wrap({ ...t, spec: { ...t.spec, task_queue: queue } })) };
+}
+
+export interface TestPlanner extends LocalWorkers {
+  taskQueue: string;
+  toolQueue: string;
+  connection: NativeConnection;
+  stop(): Promise<void>;
+}
+
+export async function startTestPlanner(
+  pack: ToolPack,
+  options: { prefix?: string; wrap?: (tool: ToolImplementation) => ToolImplementation; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestPlanner> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    runtimeInstalled = true;
+  }
+  const taskQueue = uniqueTaskQueue(options.prefix ?? 'planner');
+  const toolQueue = `${taskQueue}-tools`;
+  const packs = [onQueue(pack, toolQueue, options.wrap)];
+  const connection = await NativeConnection.connect({ address: testAddress() });
+  const local = await createLocalWorkers({
+    connection,
+    namespace: 'default',
+    packs,
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
+    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), env: options.env ?? {} }),
+  });
+  const runs = local.workers.map((w) => w.run());
+  return {
+    ...local,
+    taskQueue,
+    toolQueue,
+    connection,
+    async stop() {
+      for (const w of local.workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await Promise.allSettled(runs);
+      await connection.close();
+    },
+  };
+}
+
+/**
+ * Saves a finished run's history under test/histories/ for the replay test, when RECORD_HISTORIES=1. The stock CLI
+ * writes it, in the JSON form the Web UI's download and `temporal workflow show --output json` use.
+ */
+export function recordHistory(handle: WorkflowHandle, name: string): void {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const dir = path.resolve(__dirname, '..', 'histories');
+  mkdirSync(dir, { recursive: true });
+  const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, [
+    'workflow', 'show', '--workflow-id', handle.workflowId, '--address', testAddress(), '--output', 'json',
+  ]);
+  writeFileSync(path.join(dir, `${name}.json`), json);
+}

@@ -1,0 +1,87 @@
+/** Shared data for the LLM tests: a request, its requirements, plan replies as a model writes them, a client. */
+import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../../src/domain/request';
+import type { Requirements } from '../../src/domain/requirements';
+import { LlmClient } from '../../src/llm/chat';
+import { WASTE_CATALOG } from '../../src/tools/waste/catalog';
+import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedLlmServerOptions } from '../support/scripted-llm-server';
+
+export const catalog = WASTE_CATALOG;
+export const NOW = '2026-11-23T10:00:00Z'; // a Monday: last week is 2026-11-16 .. 2026-11-22
+export const MODEL = 'gpt-4o-mini';
+export const STAMP = { id: '019ab000-0000-7000-8000-0000000000aa', version: 1, created_at: '2026-11-23T10:00:01Z' };
+
+export function request(overrides: Partial<PlanningRequestInput> = {}): PlanningRequest {
+  return parsePlanningRequest({
+    goal: "Get last week's contaminated shipments and the contaminants found in them",
+    trace_id: 'trace-llm-test',
+    tool_catalog: 'waste',
+    budget: { cost_usd: 1, tokens: 100_000, calls: 50 },
+    now: NOW,
+    ...overrides,
+  });
+}
+
+export const requirements: Requirements = {
+  is_clear: true,
+  clarification: null,
+  steps: ['Fetch contaminated shipments of the period', 'Fetch the contaminants detected in those shipments'],
+  required_capabilities: ['shipments', 'contaminants-detected'],
+  complexity_indicators: { estimated_steps: 2, external_services: [], has_conditionals: false, has_iteration: false, has_temporal_filter: true },
+  intent: { type: 'query', confidence: 0.9 },
+  entities: [{ type: 'record', value: 'shipments' }],
+  temporal_references: [{ phrase: 'last week', start: '2026-11-16', end: '2026-11-22' }],
+};
+
+type StepReply = { id: string; title: string; tool: string; params: Record<string, unknown>; depends_on: number[] };
+
+/** The plan as a model writes it: no id, version, goal or metadata. */
+export function planReply(steps: StepReply[] = validSteps()): string {
+  return JSON.stringify({
+    status: 'FEASIBLE',
+    missing_capabilities: [],
+    assumptions: [],
+    complexity: 2,
+    estimate: { cost_usd: 0.0002, tokens: 600, calls: 2, duration_ms: 1500 },
+    tasks: [{ id: '1', title: 'Collect the data', steps: steps.map((s) => ({ action: 'tool_call', parallel: false, ...s })) }],
+  });
+}
+
+export function validSteps(): StepReply[] {
+  return [
+    {
+      id: '1.1',
+      title: 'Fetch contaminated shipments',
+      tool: 'shipments',
+      params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true },
+      depends_on: [],
+    },
+    {
+      id: '1.2',
+      title: 'Fetch their contaminants',
+      tool: 'contaminants-detected',
+      params: { shipment_ids: '${step[0].data.*.id}' },
+      depends_on: [0],
+    },
+  ];
+}
+
+/** Starts a scripted server and a client on it; `close()` goes in afterEach. */
+export class LlmHarness {
+  server!: ScriptedLlmServer;
+  client!: LlmClient;
+
+  async start(options: ScriptedLlmServerOptions, client: { model?: string; timeoutMs?: number } = {}): Promise<this> {
+    this.server = await startScriptedLlmServer(options);
+    this.client = new LlmClient({ baseURL: this.server.baseURL, apiKey: 'test-key', model: client.model ?? MODEL, timeoutMs: client.timeoutMs ?? 10_000 });
+    return this;
+  }
+
+  async close(): Promise<void> {
+    await this.server?.close();
+  }
+
+  /** Messages of request i as sent over the wire. */
+  messages(i: number): { role: string; content: string }[] {
+    return this.server.requests[i]!.body.messages;
+  }
+}
