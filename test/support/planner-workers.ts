@@ -2,12 +2,12 @@
  * The planner and its tool workers in the test process, on queues of their own so concurrent tests never take each
  * other's tasks: the waste pack's tools are re-pointed at a unique tool queue.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
 import { LocalContentStore } from '../../src/store/content-store';
 import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
@@ -64,15 +64,12 @@ export async function startTestPlanner(
 }
 
 /**
- * Saves a finished run's history under test/histories/ for the replay test, when RECORD_HISTORIES=1. The stock CLI
- * writes it, in the JSON form the Web UI's download and `temporal workflow show --output json` use.
+ * Saves a finished run's history under test/histories/ for the replay test, when RECORD_HISTORIES=1. Binary
+ * protobuf, so replay needs no JSON conversion.
  */
-export function recordHistory(handle: WorkflowHandle, name: string): void {
+export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
   const dir = path.resolve(__dirname, '..', 'histories');
   mkdirSync(dir, { recursive: true });
-  const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, [
-    'workflow', 'show', '--workflow-id', handle.workflowId, '--address', testAddress(), '--output', 'json',
-  ]);
-  writeFileSync(path.join(dir, `${name}.json`), json);
+  writeFileSync(path.join(dir, `${name}.binpb`), temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish());
 }

@@ -69,7 +69,7 @@ describe('planningWorkflow', () => {
       const history = await handle.fetchHistory();
       const bytes = Buffer.byteLength(JSON.stringify(history));
       expect(bytes).toBeLessThan(200_000);
-      recordHistory(handle, 'scenario-completed');
+      await recordHistory(handle, 'scenario-completed');
     });
   });
 
@@ -97,7 +97,7 @@ describe('planningWorkflow', () => {
       expect(outcome.steps.map((s) => s.tool)).toEqual(['shipments']);
       const state = await handle.query(getStateQuery);
       expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' }]);
-      recordHistory(handle, 'clarification-answered');
+      await recordHistory(handle, 'clarification-answered');
     });
   });
 
@@ -141,7 +141,7 @@ describe('planningWorkflow', () => {
       expect(ran).toEqual(['shipments', 'contaminants-detected']);
       expect(outcome.budget.limit.tokens).toBe(11_200);
       expect(outcome.budget.spent).toMatchObject({ calls: 2, tokens: 10_300 });
-      recordHistory(handle, 'budget-raised');
+      await recordHistory(handle, 'budget-raised');
     }, wrap);
   });
 
@@ -170,7 +170,7 @@ describe('planningWorkflow', () => {
       expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
-      recordHistory(handle, 'replan-after-failure');
+      await recordHistory(handle, 'replan-after-failure');
     }, wrap);
   });
 
@@ -185,6 +185,19 @@ describe('planningWorkflow', () => {
       expect(outcome.stage).toBe('COMPLETED');
       const state = await handle.query(getStateQuery);
       expect(state.versions[1]).toMatchObject({ reason: 'human_rejection', explanation: 'rejected by a person: only last week please' });
+    });
+  });
+
+  test('continue-as-new past the history threshold carries the whole state into the next run', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'can', { request: { goal: SCENARIO }, options: { continue_as_new_after_events: 12 } });
+      const outcome = await handle.result();
+      expect(outcome.stage).toBe('COMPLETED');
+      const state = await handle.query(getStateQuery);
+      expect(state.continued_as_new).toBeGreaterThanOrEqual(1);
+      expect(state.versions).toHaveLength(1);
+      expect(state.audit[0]!.message).toMatch(/CREATED → ANALYZING/);
+      expect(outcome.budget.spent.calls).toBe(2);
     });
   });
 

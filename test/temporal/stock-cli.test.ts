@@ -1,0 +1,54 @@
+/**
+ * The message interface is plain JSON: the stock `temporal` CLI (the binary this project installs), not our code,
+ * answers a clarification and reads the state of a run.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Client } from '@temporalio/client';
+import { createWastePack, type WastePack } from '../../src/tools/waste';
+import { getStateQuery, planningWorkflow } from '../../src/workflows';
+import { startTestPlanner } from '../support/planner-workers';
+import { connectClient, testAddress, waitFor } from '../support/temporal';
+
+/** Asynchronous on purpose: the worker answering the query runs in this process and must keep running. */
+async function temporal(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.env.TEMPORAL_CLI_PATH!, [...args, '--address', testAddress(), '--namespace', 'default']);
+  return stdout;
+}
+
+let pack: WastePack;
+let client: Client;
+beforeAll(async () => {
+  pack = await createWastePack({ today: new Date() });
+  client = await connectClient();
+});
+afterAll(async () => {
+  await pack?.close();
+  await client?.connection.close();
+});
+
+test('the stock temporal CLI answers a clarification and queries getState', async () => {
+  const planner = await startTestPlanner(pack, { prefix: 'stock-cli' });
+  try {
+    const handle = await client.workflow.start(planningWorkflow, {
+      taskQueue: planner.taskQueue,
+      workflowId: `stock-cli-${planner.taskQueue}`,
+      args: [{ request: { goal: 'Check the reports' } }],
+    });
+    await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+
+    const queried = JSON.parse(await temporal('workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'getState', '--output', 'json'));
+    const state = queried.queryResult?.[0] ?? queried.result?.[0] ?? queried;
+    expect(state.stage).toBe('AWAITING_CLARIFICATION');
+    expect(state.question.options[0]).toBe('Shipments from last week');
+
+    const updated = await temporal(
+      'workflow', 'update', 'execute', '--workflow-id', handle.workflowId, '--name', 'answerClarification', '--input', '{"option":1}',
+    );
+    expect(updated).toContain('Shipments from last week');
+
+    expect((await handle.result()).stage).toBe('COMPLETED');
+  } finally {
+    await planner.stop();
+  }
+});
