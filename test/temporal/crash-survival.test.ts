@@ -1,0 +1,112 @@
+/**
+ * Nothing is lost or paid for twice: the LLM planner (against a chat-completions server on 127.0.0.1 that counts
+ * requests) plans a side-effecting step; the worker is SIGKILLed after the plan exists and while the step runs,
+ * after its effect. A new worker finishes the run: no planning call repeated, the effect applied once, the budget
+ * equal to the sum of completed calls, and the plan still version 1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { getStateQuery, planningWorkflow } from '../../src/workflows';
+import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function llmReply(body: ChatRequestBody): string {
+  const system = body.messages[0]?.content ?? '';
+  if (system.includes('pre-mortem')) return JSON.stringify({ critiques: [] });
+  if (system.includes('You analyse goals')) {
+    return JSON.stringify({
+      is_clear: true,
+      clarification: null,
+      steps: ['Record a note'],
+      required_capabilities: ['record-note'],
+      intent: { type: 'command', confidence: 0.9 },
+    });
+  }
+  return JSON.stringify({
+    status: 'FEASIBLE',
+    tasks: [{ id: '1', title: 'Record the note', steps: [{
+      id: '1.1', title: 'Record the note', action: 'tool_call', tool: 'record-note',
+      params: { text: 'crash-proof note', delay_after_ms: 4000 }, depends_on: [], parallel: true,
+    }] }],
+    complexity: 1,
+    estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
+  });
+}
+
+function spawnWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'test/fixtures/planner-worker-process.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += c));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve(child));
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${stderr}`)));
+  });
+}
+
+let llm: ScriptedLlmServer;
+let client: Client;
+beforeAll(async () => {
+  llm = await startScriptedLlmServer({ reply: (body) => llmReply(body) });
+  client = await connectClient();
+});
+afterAll(async () => {
+  await llm?.close();
+  await client?.connection.close();
+});
+
+test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budget = settled calls, same plan version', async () => {
+  const taskQueue = uniqueTaskQueue('crash');
+  const notesDir = mkdtempSync(path.join(os.tmpdir(), 'notes-'));
+  const env = {
+    TEMPORAL_ADDRESS: testAddress(),
+    PLANNER_TASK_QUEUE: taskQueue,
+    NOTES_DIR: notesDir,
+    PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'store-')),
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: 'test-key',
+    PLANNER_MODEL: 'gpt-4o-mini',
+  };
+  const first = await spawnWorker(env);
+  let second: ChildProcess | undefined;
+  try {
+    const handle = await client.workflow.start(planningWorkflow, {
+      taskQueue,
+      workflowId: `crash-${taskQueue}`,
+      args: [{ request: { goal: 'Record a crash-proof note', tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 1_500 } }],
+    });
+    const notesFile = path.join(notesDir, 'notes.jsonl');
+    await waitFor(() => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0, 60_000, 'the side effect');
+    const before = await handle.query(getStateQuery);
+    expect(before.stage).toBe('EXECUTING');
+    expect(before.steps[0]!.status).toBe('RUNNING');
+    const llmCallsBefore = llm.calls;
+    expect(llmCallsBefore).toBe(3); // analysis, plan, pre-mortem critique
+
+    await killProcess(first, 'SIGKILL');
+    second = await spawnWorker(env);
+    const outcome = await handle.result();
+
+    expect(outcome.stage).toBe('COMPLETED');
+    expect(llm.calls).toBe(llmCallsBefore);
+    expect(readFileSync(notesFile, 'utf8').trim().split('\n')).toHaveLength(1);
+    const state = await handle.query(getStateQuery);
+    expect(state.plan!.version).toBe(1);
+    expect(state.versions).toHaveLength(1);
+    // Every settled call charged exactly once: the three LLM calls the server saw and the one tool call.
+    expect(state.audit.filter((a) => a.kind === 'budget')).toHaveLength(4);
+    expect(state.budget.spent.calls).toBe(llm.calls + 1);
+    expect(state.steps[0]!.result!.replayed).toBe(false); // the tool saw its key in the notes file and did not append
+  } finally {
+    await killProcess(first);
+    if (second) await killProcess(second, 'SIGTERM');
+  }
+});
