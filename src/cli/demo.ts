@@ -16,8 +16,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  // The SDK's INFO lines (bundle sizes, worker states) drown the result; warnings and errors still show.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // The SDK's INFO and WARN lines (bundle sizes, worker states, tool workers without workflows) drown the result.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const usingLocalServer = !process.env.TEMPORAL_ADDRESS;
   const local = usingLocalServer ? await ensureLocalDevServer((line) => console.log(line)) : undefined;
   const target = loadTemporalTarget(local ? { address: local.address } : {});
@@ -33,8 +33,18 @@ async function main(): Promise<void> {
   try {
     const handle = await planner.start({ request: { goal } });
     console.log(`Started ${handle.workflowId} on ${target.address}`);
-    const result = await workers.runUntil(handle.result());
-    console.log(JSON.stringify(result, null, 2));
+    const outcome = await workers.runUntil(handle.result().catch((err: Error) => err));
+    if (outcome instanceof Error) {
+      console.log(`Run failed: ${outcome.cause instanceof Error ? outcome.cause.message : outcome.message}`);
+      process.exitCode = 1;
+    } else {
+      const { spent, limit } = outcome.budget;
+      console.log(`${outcome.stage} · plan v${outcome.plan_version} (${outcome.plan_status}) · ${spent.calls}/${limit.calls} calls, ${spent.tokens} tokens, $${spent.cost_usd.toFixed(4)}`);
+      for (const step of outcome.steps) {
+        console.log(`  ${step.id} ${step.tool} [${step.status}] ${step.items ?? '-'} item(s)  ${(step.preview ?? '').slice(0, 110)}`);
+      }
+      for (const warning of outcome.warnings) console.log(`  warning: ${warning}`);
+    }
     console.log(`Web UI: ${planner.uiUrl(handle.workflowId, handle.firstExecutionRunId) ?? '(no Web UI known; set TEMPORAL_UI_URL)'}`);
     if (local?.started) {
       console.log(`The dev server keeps running (pid ${local.pid}) so the link works; stop it with: npm run dev:stop`);
