@@ -72,17 +72,7 @@ export interface ScriptedLlmServer {
   close(): Promise<void>;
 }
 
-/** mulberry32: a tiny seeded PRNG, so a chaos run is reproducible from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../src/seeded-random';
 
 function tokens(text: string): number {
   return Math.ceil(text.length / 4);

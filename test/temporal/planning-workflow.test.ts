@@ -73,6 +73,35 @@ describe('planningWorkflow', () => {
     });
   });
 
+  test.each([
+    ['Get me shipments from last week', ['shipments']],
+    ['Contaminants detected in Hannover today', ['facilities', 'contaminants-detected']],
+    ['From the inspections accepted this week, did we detect any high-risk contaminants?', ['inspections', 'contaminants-detected']],
+  ])('seed scenario "%s" plans %j and executes to non-empty results', async (goal, tools) => {
+    await withPlanner(async (planner) => {
+      const outcome = await (await start(planner, 'seed', { request: { goal } })).result();
+      expect(outcome.steps.map((s) => [s.tool, s.status])).toEqual(tools.map((t) => [t, 'COMPLETED']));
+      expect(outcome.steps.every((s) => (s.items ?? 0) > 0)).toBe(true);
+    });
+  });
+
+  test('a template that resolves to nothing fails the step with a typed error; re-plans run out and the run fails cleanly', async () => {
+    await withPlanner(async (planner) => {
+      // No facility is in Bielefeld, so `${step[0].data[0].id}` has nothing to resolve to.
+      const handle = await start(planner, 'unresolved', { request: { goal: 'Contaminants detected in Bielefeld today' }, options: { max_replans: 1 } });
+      const failure = await handle.result().catch((e: Error) => e);
+      expect(failure).toBeInstanceOf(Error);
+      const state = await handle.query(getStateQuery);
+      expect(state.stage).toBe('FAILED');
+      expect(state.steps[0]).toMatchObject({ tool: 'facilities', status: 'COMPLETED', completed_in_version: 1 });
+      expect(state.steps[1]!.error).toMatchObject({ code: 'PLAN-008' });
+      expect(state.steps[1]!.error!.message).toMatch(/step\[0\]\.data\[0\]\.id/);
+      expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
+      expect(state.failure).toMatch(/no re-plans left \(1 of 1 used\)/);
+      expect(state.audit.filter((a) => a.kind === 'step' && a.message.includes('facilities') && a.message.includes('completed'))).toHaveLength(1);
+    });
+  });
+
   test('an unclear goal waits in AWAITING_CLARIFICATION; a wrong option is refused; the answer completes the plan', async () => {
     await withPlanner(async (planner) => {
       const handle = await start(planner, 'clarify', { request: { goal: 'Check the reports' } });

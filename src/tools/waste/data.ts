@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import type { ContaminantDetectionRow, FacilityRow, InspectionRow, ShipmentRow } from './catalog';
+import { seededRandom } from '../../seeded-random';
 
 export type Facility = z.output<typeof FacilityRow>;
 export type Shipment = z.output<typeof ShipmentRow>;
@@ -48,17 +49,6 @@ const RISK_WEIGHTS = [0.35, 0.3, 0.25, 0.1];
 const PPM: Record<Risk, [number, number]> = { low: [1, 50], medium: [50, 200], high: [200, 800], critical: [800, 3000] };
 const INSPECTORS = ['A. Becker', 'M. Schulz', 'K. Wagner', 'J. Hoffmann', 'L. Fischer', 'S. Weber'];
 
-/** mulberry32: a tiny, well-mixed 32-bit PRNG; the same seed gives the same sequence everywhere. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
@@ -75,7 +65,7 @@ export function generateWasteData(todayInput: string | Date): WasteDataSet {
   const today = isoDay(todayInput);
   const todayMs = Date.parse(`${today}T00:00:00Z`);
   const dayOf = (offset: number) => new Date(todayMs - offset * DAY_MS).toISOString().slice(0, 10);
-  const rnd = prng(SEED);
+  const rnd = seededRandom(SEED);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
   const between = (lo: number, hi: number) => lo + rnd() * (hi - lo);
   const weighted = <T>(items: readonly T[], weights: readonly number[]): T => {

@@ -1,0 +1,96 @@
+/**
+ * `planner.config.json`: the MCP servers the tool workers connect to, in Claude Desktop's format:
+ *
+ *   { "mcpServers": {
+ *       "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"], "env": {}, "cwd": "/" },
+ *       "search": { "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "Bearer ..." } } } }
+ *
+ * A stdio server is a command the worker spawns; a Streamable HTTP server is a URL. The server name becomes the
+ * catalog name and part of the task queue (`durable-planner-tools-mcp-<name>`).
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { InvalidInputError, formatZodIssues } from '../../domain/errors';
+
+export const CONFIG_FILE = 'planner.config.json';
+const SERVER_NAME = /^[A-Za-z0-9][\w.-]{0,63}$/;
+
+const Common = {
+  /** Timeout of one tool call in milliseconds (default 60 s, the SDK's). */
+  timeout_ms: z.number().int().positive().optional(),
+};
+
+export const StdioServerSchema = z.strictObject({
+  command: z.string().min(1, 'must name the executable to run'),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().min(1).optional(),
+  ...Common,
+});
+
+export const HttpServerSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  headers: z.record(z.string(), z.string()).default({}),
+  ...Common,
+});
+
+export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema], {
+  error: 'must be either { "command", "args", "env", "cwd" } (stdio) or { "url", "headers" } (Streamable HTTP)',
+});
+
+export const PlannerConfigSchema = z.object({
+  mcpServers: z
+    .record(z.string().regex(SERVER_NAME, 'server names: letters, digits, _ . - only (at most 64)'), McpServerConfigSchema)
+    .default({}),
+});
+
+export type StdioServerConfig = z.output<typeof StdioServerSchema>;
+export type HttpServerConfig = z.output<typeof HttpServerSchema>;
+export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
+export type PlannerConfig = z.output<typeof PlannerConfigSchema>;
+
+export function isStdioServer(config: McpServerConfig): config is StdioServerConfig {
+  return 'command' in config;
+}
+
+const HINT =
+  'planner.config.json must look like { "mcpServers": { "<name>": { "command": "...", "args": [], "env": {}, "cwd": "..." } or { "url": "https://...", "headers": {} } } }.';
+
+/** Parses a config object (already JSON-decoded); InvalidInputError lists every problem. */
+export function parsePlannerConfig(value: unknown, source = CONFIG_FILE): PlannerConfig {
+  const parsed = PlannerConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidInputError(`${source} is invalid:\n${formatZodIssues(parsed.error).join('\n')}`, HINT, {
+      source,
+      issues: formatZodIssues(parsed.error),
+    });
+  }
+  return parsed.data;
+}
+
+/** Parses the text of a config file. */
+export function parsePlannerConfigText(text: string, source = CONFIG_FILE): PlannerConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidInputError(`${source} is not valid JSON: ${(err as Error).message}`, HINT, { source });
+  }
+  return parsePlannerConfig(value, source);
+}
+
+/**
+ * Reads the config file. A missing file means "no MCP servers" unless `required` (a path the user named explicitly).
+ */
+export function loadPlannerConfig(file = CONFIG_FILE, options: { required?: boolean } = {}): PlannerConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return { mcpServers: {} };
+    throw new InvalidInputError(`cannot read ${file}: ${(err as Error).message}`, `Create ${file} or point to an existing file. ${HINT}`, {
+      source: file,
+    });
+  }
+  return parsePlannerConfigText(text, file);
+}

@@ -1,0 +1,192 @@
+/**
+ * One client connection to one MCP server, opened lazily: over stdio (the worker spawns the server) or Streamable
+ * HTTP. When the server dies (its process exits, the connection closes), the next call starts it again; a call whose
+ * connection dies mid-flight is retried once on a new connection when the tool is idempotent. A second failure is a
+ * retryable McpServerUnavailableError, so Temporal retries the step on its own schedule.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { StepFailedError } from '../../domain/errors';
+import { isStdioServer, type McpServerConfig } from './config';
+import { McpProtocolError, McpServerUnavailableError } from './errors';
+import { mcpResultData, type McpCallResult } from './result';
+
+const CLIENT_INFO = { name: 'durable-planner', version: '0.1.0' };
+const STDERR_KEEP = 4_000;
+
+/** What listTools reports about a tool (the fields the pack uses). */
+export interface McpToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: { title?: string; readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+}
+
+interface Live {
+  client: Client;
+  transport: Transport;
+  closed: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Safe to send again when the connection died during the call. */
+  idempotent?: boolean;
+  /** Called on progress notifications (keeps the step's heartbeat going during long calls). */
+  heartbeat?: () => void;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class McpConnection {
+  private live?: Live;
+  private opening?: Promise<Live>;
+  private stopped = false;
+  private stderr = '';
+  /** How many times a server was started (1 after the first connect; more after restarts). */
+  starts = 0;
+
+  constructor(
+    readonly server: string,
+    readonly config: McpServerConfig,
+  ) {}
+
+  /** Process id of a running stdio server (for tests and diagnostics). */
+  get pid(): number | null {
+    const t = this.live?.transport;
+    return t instanceof StdioClientTransport && !this.live!.closed ? t.pid : null;
+  }
+
+  private where(): Record<string, unknown> {
+    return isStdioServer(this.config)
+      ? { command: this.config.command, args: this.config.args, ...(this.config.cwd ? { cwd: this.config.cwd } : {}) }
+      : { url: this.config.url };
+  }
+
+  private transport(): Transport {
+    if (isStdioServer(this.config)) {
+      const t = new StdioClientTransport({
+        command: this.config.command,
+        args: this.config.args,
+        env: { ...getDefaultEnvironment(), ...this.config.env },
+        ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
+        stderr: 'pipe',
+      });
+      t.stderr?.on('data', (chunk: Buffer) => {
+        this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_KEEP);
+      });
+      return t;
+    }
+    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers } });
+  }
+
+  private async open(): Promise<Live> {
+    if (this.stopped) throw new McpServerUnavailableError(this.server, 'closed', 'the connection was closed', { retryable: false });
+    this.stderr = '';
+    const transport = this.transport();
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const live: Live = { client, transport, closed: false };
+    client.onclose = () => {
+      live.closed = true;
+    };
+    client.onerror = () => {
+      // transport errors surface as failed requests or as onclose; nothing to do here
+    };
+    try {
+      await client.connect(transport, { timeout: this.config.timeout_ms ?? 30_000 });
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50)); // let the last stderr lines arrive
+      const stderr = this.stderr.trim();
+      throw new McpServerUnavailableError(this.server, 'cannot start', `${messageOf(err)}${stderr ? `\nserver stderr:\n${stderr}` : ''}`, {
+        // A command that does not exist (or may not run) will not start on a retry either.
+        retryable: !['ENOENT', 'EACCES', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code)),
+        details: { ...this.where(), ...(stderr ? { stderr } : {}) },
+        cause: err,
+      });
+    }
+    this.starts++;
+    this.live = live;
+    return live;
+  }
+
+  /** The open connection, or a new one when there is none or it has closed. */
+  private async connection(): Promise<Live> {
+    if (this.live && !this.live.closed) return this.live;
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return await this.opening;
+  }
+
+  private async drop(live: Live): Promise<void> {
+    live.closed = true;
+    if (this.live === live) this.live = undefined;
+    await live.client.close().catch(() => undefined);
+  }
+
+  async listTools(): Promise<McpToolInfo[]> {
+    const live = await this.connection();
+    const tools: McpToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await live.client.listTools(cursor ? { cursor } : undefined, { timeout: this.config.timeout_ms ?? 30_000 });
+      tools.push(...(page.tools as McpToolInfo[]));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  }
+
+  /** Calls a tool and maps its result to step data (src/tools/mcp/result.ts); every failure is a StepFailedError. */
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      let live: Live;
+      try {
+        live = await this.connection();
+      } catch (err) {
+        if (attempt < 2 && !this.stopped) continue;
+        throw err;
+      }
+      try {
+        const result = await live.client.callTool({ name, arguments: args }, undefined, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(this.config.timeout_ms ? { timeout: this.config.timeout_ms } : {}),
+          ...(options.heartbeat ? { onprogress: options.heartbeat, resetTimeoutOnProgress: true } : {}),
+        });
+        return mcpResultData(this.server, name, result as McpCallResult);
+      } catch (err) {
+        if (err instanceof StepFailedError) throw err;
+        if (options.signal?.aborted) throw err;
+        const lost = live.closed || (err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
+        if (lost) {
+          await this.drop(live);
+          if (attempt < 2 && options.idempotent === true) continue;
+          throw new McpServerUnavailableError(this.server, 'connection lost', messageOf(err), {
+            retryable: true,
+            details: { tool: name, ...this.where() },
+            cause: err,
+          });
+        }
+        if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+          throw new McpServerUnavailableError(this.server, 'timeout', messageOf(err), { retryable: true, details: { tool: name }, cause: err });
+        }
+        throw new McpProtocolError(this.server, name, err instanceof McpError ? err.code : undefined, messageOf(err));
+      }
+    }
+  }
+
+  /** Closes the connection (a stdio server process is stopped); later calls fail. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    const live = this.live;
+    this.live = undefined;
+    if (live) await this.drop(live);
+  }
+}

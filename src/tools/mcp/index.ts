@@ -1,0 +1,5 @@
+export * from './config';
+export * from './connection';
+export * from './errors';
+export * from './pack';
+export * from './result';
