@@ -15,6 +15,7 @@ import { defaultStoreDir } from './store/dirs';
 import { loadTemporalTarget } from './temporal-connection';
 import { ToolCatalogs } from './tools/registry';
 import { specsOf, type ToolPack } from './tools/tool';
+import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
 
 export interface PlannerWorkerOptions {
@@ -85,7 +86,7 @@ export async function createLocalWorkers(options: {
   store?: ContentStore;
 }): Promise<LocalWorkers> {
   const store = options.store ?? new LocalContentStore(defaultStoreDir());
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs) });
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store });
   const workers = [
     await createPlannerWorker({ ...options, activities: createActivities(planning) }),
     ...(await createToolWorkers({ ...options, store })),
@@ -109,9 +110,14 @@ export async function createLocalWorkers(options: {
   };
 }
 
-/** The tool packs this worker serves by default: the waste-management demo pack over PGlite or DATABASE_URL. */
+/**
+ * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL) and one
+ * pack per MCP server configured in planner.config.json (PLANNER_CONFIG overrides the path).
+ */
 export async function defaultToolPacks(): Promise<ToolPack[]> {
-  return [await createWastePack({ today: new Date(), databaseUrl: process.env.DATABASE_URL })];
+  const configFile = process.env.PLANNER_CONFIG;
+  const mcp = await createMcpPacks(loadPlannerConfig(configFile, { required: configFile !== undefined }));
+  return [await createWastePack({ today: new Date(), databaseUrl: process.env.DATABASE_URL }), ...mcp];
 }
 
 async function main(): Promise<void> {

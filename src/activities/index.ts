@@ -12,11 +12,13 @@ import { priceOf } from '../llm/prices';
 import { RULE_CRITICS } from '../planning/critics';
 import { RankingPlanner } from '../planning/ranking-planner';
 import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
+import { LocalContentStore, type ContentStore } from '../store/content-store';
+import { defaultStoreDir } from '../store/dirs';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
 export function createPlanningDependencies(
-  options: { env?: NodeJS.ProcessEnv; catalogs?: ToolCatalogs } = {},
+  options: { env?: NodeJS.ProcessEnv; catalogs?: ToolCatalogs; store?: ContentStore } = {},
 ): PlanningDependencies {
   const config = loadLlmConfig(options.env ?? process.env);
   let llm: PlanningDependencies['llm'];
@@ -30,6 +32,7 @@ export function createPlanningDependencies(
     rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
     llm,
     critics: RULE_CRITICS,
+    store: options.store ?? new LocalContentStore(defaultStoreDir()),
   };
 }
 

@@ -13,7 +13,8 @@ import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { validatePlan as checkPlan } from '../domain/validation';
 import { runCritics, type Critic, type CriticResult } from '../planning/critics';
-import type { PlanGenerationResult, Planner, RequirementsAnalysisResult, RequirementsAnalyzer } from '../planning/planner';
+import type { PlanGenerationResult, Planner, RequirementsAnalysisResult, RequirementsAnalyzer, TranscriptMessage } from '../planning/planner';
+import type { ContentStore } from '../store/content-store';
 import type { ToolCatalogs } from '../tools/registry';
 import { withPlannerFailures } from './failures';
 
@@ -23,7 +24,12 @@ export interface PlanningDependencies {
   rules: { analyzer: RequirementsAnalyzer; planner: Planner };
   llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[] };
   critics: readonly Critic[];
+  /** Where LLM conversations go; results carry a `transcript_ref` instead of the text. */
+  store: ContentStore;
 }
+
+/** A result as it enters workflow history: the LLM conversation replaced by its content address. */
+export type WithTranscriptRef<R> = Omit<R, 'transcript'> & { transcript_ref?: string };
 
 const GenerateInputSchema = z.object({
   request: PlanningRequestSchema,
@@ -57,6 +63,13 @@ function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: st
 }
 
 export function createPlanningActivities(deps: PlanningDependencies) {
+  const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(result: R): Promise<WithTranscriptRef<R>> => {
+    const { transcript, ...rest } = result;
+    if (!transcript?.length) return rest;
+    const { ref } = await deps.store.put(transcript);
+    return { ...rest, transcript_ref: ref };
+  };
+
   const pick = (request: PlanningRequest) => {
     if (request.planner === 'llm' && !deps.llm) {
       throw new InvalidInputError('the LLM planner was requested but no LLM is configured', 'Set OPENAI_API_KEY (and OPENAI_BASE_URL / PLANNER_MODEL), or use the ranking planner.');
@@ -67,19 +80,19 @@ export function createPlanningActivities(deps: PlanningDependencies) {
   const budgetOf = (request: PlanningRequest, state?: ToolBudget): ToolBudget => state ?? createBudget(request.budget);
 
   return {
-    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<RequirementsAnalysisResult> => {
+    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult>> => {
       const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
-      return await pick(request).analyzer.analyze({ request, catalog: deps.catalogs.get(request.tool_catalog) });
+      return await keepOutOfHistory(await pick(request).analyzer.analyze({ request, catalog: deps.catalogs.get(request.tool_catalog) }));
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
-    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<PlanGenerationResult> => {
+    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult>> => {
       const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       const result = await pick(request).planner.generate({ request, requirements, catalog, stamp, refinement });
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
       if (issues.length > 0) throw new PlanValidationError(issues);
-      return result;
+      return await keepOutOfHistory(result);
     }),
 
     validatePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<ValidationIssue[]> => {
@@ -87,10 +100,10 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       return checkPlan(plan, { catalog: deps.catalogs.get(request.tool_catalog), constraints: request.constraints, budget: budgetOf(request, budget) });
     }),
 
-    critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<CriticResult> => {
+    critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {
       const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      return await runCritics(critics(request), plan as Plan, { request, catalog, budget: budgetOf(request, budget) });
+      return await keepOutOfHistory(await runCritics(critics(request), plan as Plan, { request, catalog, budget: budgetOf(request, budget) }));
     }),
 
     /** Where each tool runs and what a call costs: the facts routing and budget checks need. */

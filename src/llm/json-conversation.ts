@@ -33,6 +33,8 @@ export interface JsonAnswer<T> {
   value: T;
   /** One entry per call made, failed attempts included. */
   llm_calls: LlmCallUsage[];
+  /** The whole conversation, correction turns and the accepted reply included (kept out of history by reference). */
+  transcript: ChatMessage[];
 }
 
 /**
@@ -51,7 +53,8 @@ export async function askForJson<T>(client: LlmClient, conversation: JsonConvers
     });
     llm_calls.push(reply.usage);
     try {
-      return { value: conversation.parse(reply.content), llm_calls };
+      const value = conversation.parse(reply.content);
+      return { value, llm_calls, transcript: [...messages, { role: 'assistant', content: reply.content }] };
     } catch (error) {
       if (!isOutputError(error)) throw error;
       const lines = errorLines(error);

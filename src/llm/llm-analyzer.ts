@@ -22,7 +22,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
     // The user's answers in the conversation count too: "last week" may come as the answer to a clarification.
     const goal = effectiveGoal(request);
     const resolved = temporalReferencesFor(goal, request.now);
-    const { value: requirements, llm_calls } = await askForJson(this.client, {
+    const { value: requirements, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: analyzerSystemPrompt(catalog) },
         { role: 'user', content: analyzerUserPrompt(request, resolved) },
@@ -35,6 +35,6 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         return { ...answer, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
       },
     });
-    return { requirements, llm_calls };
+    return { requirements, llm_calls, transcript };
   }
 }

@@ -34,7 +34,7 @@ export class LlmPlanner implements Planner {
     const context: ValidationContext = { catalog, constraints: request.constraints };
     const temporal_references = temporalReferencesFor(effectiveGoal(request), request.now, requirements.temporal_references);
 
-    const { value: plan, llm_calls } = await askForJson(this.client, {
+    const { value: plan, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: plannerSystemPrompt(catalog) },
         { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement }) },
@@ -47,6 +47,6 @@ export class LlmPlanner implements Planner {
         return parsed;
       },
     });
-    return { plan, llm_calls };
+    return { plan, llm_calls, transcript };
   }
 }

@@ -27,7 +27,7 @@ export class PremortemCritic implements Critic {
 
   async review(plan: Plan, { request, catalog }: CritiqueContext): Promise<CriticResult> {
     const stepIds = flattenSteps(plan).map((s) => s.id);
-    const { value: critiques, llm_calls } = await askForJson(this.client, {
+    const { value: critiques, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: premortemSystemPrompt(catalog) },
         { role: 'user', content: premortemUserPrompt(request, plan) },
@@ -44,6 +44,6 @@ export class PremortemCritic implements Critic {
         return reply.critiques.map(({ step_id, ...c }) => ({ critic: PREMORTEM_CRITIC_ID, ...c, ...(step_id == null ? {} : { step_id }) }));
       },
     });
-    return { critiques, llm_calls };
+    return { critiques, llm_calls, transcript };
   }
 }

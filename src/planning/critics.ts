@@ -9,7 +9,7 @@ import { flattenSteps, type Plan, type Step } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import { referencedSteps } from '../domain/templates';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
-import type { LlmCallUsage } from './planner';
+import type { LlmCallUsage, TranscriptMessage } from './planner';
 import { contentTokens, identifierStems, stem, tokenize } from './text';
 
 export interface CritiqueContext {
@@ -22,6 +22,7 @@ export interface CritiqueContext {
 export interface CriticResult {
   critiques: Critique[];
   llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
 }
 
 export interface Critic {
@@ -126,5 +127,10 @@ export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCriti
 /** Runs every critic; critiques come back in critic order, so the result is deterministic. */
 export async function runCritics(critics: readonly Critic[], plan: Plan, context: CritiqueContext): Promise<CriticResult> {
   const results = await Promise.all(critics.map((c) => c.review(plan, context)));
-  return { critiques: results.flatMap((r) => r.critiques), llm_calls: results.flatMap((r) => r.llm_calls) };
+  const transcript = results.flatMap((r) => r.transcript ?? []);
+  return {
+    critiques: results.flatMap((r) => r.critiques),
+    llm_calls: results.flatMap((r) => r.llm_calls),
+    ...(transcript.length ? { transcript } : {}),
+  };
 }

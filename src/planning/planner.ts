@@ -18,6 +18,12 @@ export interface LlmCallUsage {
   cost_usd: number;
 }
 
+/** One message of an LLM conversation; stored in the content store, never in workflow history. */
+export interface TranscriptMessage {
+  role: string;
+  content: string;
+}
+
 export interface PlanStampInput {
   id: string;
   version: number;
@@ -41,6 +47,7 @@ export interface PlanGenerationInput {
 export interface PlanGenerationResult {
   plan: Plan;
   llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
 }
 
 export interface Planner {
@@ -56,6 +63,7 @@ export interface RequirementsAnalysisInput {
 export interface RequirementsAnalysisResult {
   requirements: Requirements;
   llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
 }
 
 /** Requirements analysis: by rules (src/planning/requirements-analyzer.ts) or by an LLM (src/llm/llm-analyzer.ts). */

@@ -32,12 +32,16 @@ export interface PlanVersionRecord extends PlanVersion {
   /** Why this version was made, in words: the critiques, rejection reason or step failure that led to it. */
   explanation: string;
   created_at: string;
+  /** Content address of the LLM conversation that produced it (LLM planner only). */
+  transcript_ref?: string;
 }
 
 export interface AuditEntry {
   at: string;
   kind: 'stage' | 'analysis' | 'clarification' | 'plan' | 'critique' | 'gatekeeper' | 'approval' | 'routing' | 'step' | 'budget' | 'message';
   message: string;
+  /** Content address of what backs the entry (an LLM conversation, a step result), for `planner` to fetch. */
+  ref?: string;
 }
 
 export interface PendingQuestion {

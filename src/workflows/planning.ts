@@ -188,7 +188,8 @@ function initialState(input: PlanningWorkflowInput): PlanningState {
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
   const state: PlanningState = input.resume ?? initialState(input);
-  const audit = (kind: AuditEntry['kind'], message: string) => state.audit.push({ at: nowIso(), kind, message });
+  const audit = (kind: AuditEntry['kind'], message: string, ref?: string) =>
+    state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
 
   const publish = () =>
     upsertSearchAttributes([
@@ -323,13 +324,13 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   // ---- phases: each runs one stage and moves to the next ------------------------------------------------------
   async function analyze() {
     if (mayCallLlm() && !affordable(LLM_CALL_ESTIMATE, 'requirements analysis')) return;
-    const { requirements, llm_calls } = await planning(`analyze: ${state.request.goal.slice(0, 80)}`).analyzeRequirements({
+    const { requirements, llm_calls, transcript_ref } = await planning(`analyze: ${state.request.goal.slice(0, 80)}`).analyzeRequirements({
       request: state.request,
     });
     state.analyzer_kind = llm_calls.length > 0 ? 'llm' : state.analyzer_kind ?? (state.request.planner === 'llm' ? 'llm' : 'rules');
     chargeUsage(llmUsage(llm_calls), 'requirements analysis');
     state.requirements = requirements;
-    audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`);
+    audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, transcript_ref);
     if (requirements.is_clear) return enter('PLANNING', 'requirements are clear');
     if (state.clarifications.length >= state.options.max_clarifications) {
       return fail(`the goal is still unclear after ${state.clarifications.length} clarification(s)`);
@@ -373,9 +374,14 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     }
     chargeUsage(llmUsage(generated.llm_calls), `plan v${generated.plan.version}`);
     const version = createPlanVersion(generated.plan, parent, reason);
-    state.versions.push({ ...version, explanation: feedback.join('\n') || 'first plan for the goal', created_at: nowIso() });
+    state.versions.push({
+      ...version,
+      explanation: feedback.join('\n') || 'first plan for the goal',
+      created_at: nowIso(),
+      ...(generated.transcript_ref ? { transcript_ref: generated.transcript_ref } : {}),
+    });
     state.plan = generated.plan;
-    audit('plan', `v${version.version} (${reason}): ${generated.plan.status}, ${flattenSteps(generated.plan).length} step(s)${version.diff ? `; ${version.diff.summary}` : ''}`);
+    audit('plan', `v${version.version} (${reason}): ${generated.plan.status}, ${flattenSteps(generated.plan).length} step(s)${version.diff ? `; ${version.diff.summary}` : ''}`, generated.transcript_ref);
     if (generated.plan.status === 'IMPOSSIBLE') {
       return fail(`IMPOSSIBLE: missing ${generated.plan.missing_capabilities.join('; ')}`);
     }
@@ -395,7 +401,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     });
     chargeUsage(llmUsage(critiqued.llm_calls), 'critique');
     state.critiques = critiqued.critiques;
-    audit('critique', `${critiqued.critiques.length} critique(s): ${critiqued.critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`);
+    audit('critique', `${critiqued.critiques.length} critique(s): ${critiqued.critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`, critiqued.transcript_ref);
     const decision = await planning(`gatekeeper for plan v${state.plan!.version}`).gatekeeper({
       critiques: critiqued.critiques,
       strict: state.options.strict_critique,
@@ -495,7 +501,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
         record.completed_in_version = plan.version;
         state.completed_steps[stepKey(step)] = { version: plan.version, result };
         chargeUsage(result.usage, `step ${step.id}`);
-        audit('step', `step ${step.id} (${step.tool}) completed: ${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`);
+        audit('step', `step ${step.id} (${step.tool}) completed: ${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`, result.ref);
       } catch (err) {
         if (isCancellation(err)) {
           record.status = 'CANCELLED';

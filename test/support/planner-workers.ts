@@ -40,14 +40,15 @@ export async function startTestPlanner(
   const toolQueue = `${taskQueue}-tools`;
   const packs = [onQueue(pack, toolQueue, options.wrap)];
   const connection = await NativeConnection.connect({ address: testAddress() });
+  const store = new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-')));
   const local = await createLocalWorkers({
     connection,
     namespace: 'default',
     packs,
     taskQueue,
     workflowBundle: workflowBundle(),
-    store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
-    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), env: options.env ?? {} }),
+    store,
+    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), env: options.env ?? {}, store }),
   });
   const runs = local.workers.map((w) => w.run());
   return {

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery, planningWorkflow } from '../../src/workflows';
 import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
@@ -101,6 +102,9 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     const state = await handle.query(getStateQuery);
     expect(state.plan!.version).toBe(1);
     expect(state.versions).toHaveLength(1);
+    // The LLM conversation that produced the plan is kept out of history, by reference, and can be read back.
+    const transcript = (await new LocalContentStore(env.PLANNER_STORE_DIR).get(state.versions[0]!.transcript_ref!)) as { role: string }[];
+    expect(transcript.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
     // Every settled call charged exactly once: the three LLM calls the server saw and the one tool call.
     expect(state.audit.filter((a) => a.kind === 'budget')).toHaveLength(4);
     expect(state.budget.spent.calls).toBe(llm.calls + 1);

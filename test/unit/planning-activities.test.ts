@@ -4,6 +4,7 @@ import { createPlanningActivities } from '../../src/activities/planning';
 import { RULE_CRITICS } from '../../src/planning/critics';
 import { RankingPlanner } from '../../src/planning/ranking-planner';
 import { RuleBasedAnalyzer } from '../../src/planning/requirements-analyzer';
+import { MemoryContentStore } from '../../src/store/content-store';
 import { builtInCatalogs } from '../../src/tools/registry';
 import { analyze, NOW, request, STAMP } from '../support/planning';
 
@@ -11,6 +12,7 @@ const activities = createPlanningActivities({
   catalogs: builtInCatalogs(),
   rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
   critics: RULE_CRITICS,
+  store: new MemoryContentStore(),
 });
 const mock = new MockActivityEnvironment();
 const env = { run: <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R> };

@@ -40,7 +40,14 @@ export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchem
 
 export const PlannerConfigSchema = z.object({
   mcpServers: z
-    .record(z.string().regex(SERVER_NAME, 'server names: letters, digits, _ . - only (at most 64)'), McpServerConfigSchema)
+    .record(z.string(), McpServerConfigSchema)
+    .superRefine((servers, ctx) => {
+      for (const name of Object.keys(servers)) {
+        if (!SERVER_NAME.test(name)) {
+          ctx.addIssue({ code: 'custom', path: [name], message: `bad server name "${name}": server names are letters, digits, _ . - only (at most 64)` });
+        }
+      }
+    })
     .default({}),
 });
 

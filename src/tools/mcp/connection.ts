@@ -105,7 +105,7 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       await new Promise((r) => setTimeout(r, 50)); // let the last stderr lines arrive
       const stderr = this.stderr.trim();
-      throw new McpServerUnavailableError(this.server, 'cannot start', `${messageOf(err)}${stderr ? `\nserver stderr:\n${stderr}` : ''}`, {
+      throw new McpServerUnavailableError(this.server, isStdioServer(this.config) ? 'cannot start' : 'cannot connect', `${messageOf(err)}${stderr ? `\nserver stderr:\n${stderr}` : ''}`, {
         // A command that does not exist (or may not run) will not start on a retry either.
         retryable: !['ENOENT', 'EACCES', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code)),
         details: { ...this.where(), ...(stderr ? { stderr } : {}) },
