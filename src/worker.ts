@@ -5,6 +5,7 @@
  * Production can run them as separate pools; routing sends each step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
+import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
@@ -17,6 +18,7 @@ import { ToolCatalogs } from './tools/registry';
 import { specsOf, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
+import { createWorkspacePack } from './tools/workspace';
 
 export interface PlannerWorkerOptions {
   connection: NativeConnection;
@@ -111,13 +113,18 @@ export async function createLocalWorkers(options: {
 }
 
 /**
- * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL) and one
- * pack per MCP server configured in planner.config.json (PLANNER_CONFIG overrides the path).
+ * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL), the
+ * workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one pack per MCP server
+ * configured in planner.config.json (PLANNER_CONFIG overrides the path).
  */
 export async function defaultToolPacks(): Promise<ToolPack[]> {
   const configFile = process.env.PLANNER_CONFIG;
   const mcp = await createMcpPacks(loadPlannerConfig(configFile, { required: configFile !== undefined }));
-  return [await createWastePack({ today: new Date(), databaseUrl: process.env.DATABASE_URL }), ...mcp];
+  return [
+    await createWastePack({ today: new Date(), databaseUrl: process.env.DATABASE_URL }),
+    createWorkspacePack(path.resolve(process.env.PLANNER_WORKSPACE_ROOT ?? process.cwd())),
+    ...mcp,
+  ];
 }
 
 async function main(): Promise<void> {
