@@ -3,7 +3,14 @@
  * one Temporal call with the message names of src/domain/messages.ts, so anything here can also be done with the
  * stock `temporal` CLI or another SDK.
  */
-import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type WorkflowExecutionInfo,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { plannerTaskQueue } from './config';
 import type { ClarificationAnswer } from './domain/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
@@ -76,6 +83,28 @@ export class PlannerClient {
 
   async cancel(workflowId: string): Promise<void> {
     await this.handle(workflowId).cancel();
+  }
+
+  /**
+   * Planning runs from Temporal visibility, newest first: `WorkflowType = 'planningWorkflow'`, optionally only those in
+   * `stage` (the PlanStage search attribute). Visibility is eventually consistent: a run shows up a moment after it
+   * starts or moves.
+   */
+  async list(filter: { stage?: string; limit?: number } = {}): Promise<WorkflowExecutionInfo[]> {
+    const clauses = [`WorkflowType = 'planningWorkflow'`];
+    if (filter.stage) clauses.push(`PlanStage = '${filter.stage.replace(/'/g, "\\'")}'`);
+    const limit = filter.limit ?? 50;
+    const runs: WorkflowExecutionInfo[] = [];
+    for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 1000) })) {
+      runs.push(info);
+      if (runs.length >= limit) break;
+    }
+    return runs.sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+  }
+
+  /** The run's event history (the latest run of `workflowId` unless `runId` is given). */
+  async history(workflowId: string, runId?: string): Promise<temporal.api.history.v1.IHistory> {
+    return await this.client.workflow.getHandle(workflowId, runId).fetchHistory();
   }
 
   uiUrl(workflowId: string, runId?: string): string | undefined {

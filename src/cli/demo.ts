@@ -2,12 +2,8 @@
  * `npm run demo -- "<goal>"`: runs one planning workflow end to end and prints its result and Web UI link.
  * Without TEMPORAL_ADDRESS it starts (or reuses) a local dev server and runs a worker in this process.
  */
-import { Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { PlannerClient } from '../client';
-import { ensureLocalDevServer } from '../dev/temporal-server';
-import { ensureSearchAttributes, loadTemporalTarget } from '../temporal-connection';
-import { createLocalWorkers, defaultToolPacks } from '../worker';
+import { quietSdkLogs, resolveServer, startWorkers } from './local-stack';
 
 async function main(): Promise<void> {
   const goal = process.argv.slice(2).join(' ').trim();
@@ -17,18 +13,11 @@ async function main(): Promise<void> {
   }
 
   // The SDK's INFO and WARN lines (bundle sizes, worker states, tool workers without workflows) drown the result.
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const usingLocalServer = !process.env.TEMPORAL_ADDRESS;
-  const local = usingLocalServer ? await ensureLocalDevServer((line) => console.log(line)) : undefined;
-  const target = loadTemporalTarget(local ? { address: local.address } : {});
-  if (local) target.webUiUrl = local.uiUrl;
-
-  const admin = await Connection.connect(target.connectionOptions);
-  await ensureSearchAttributes(admin, target.namespace);
-  await admin.close();
-
-  const workerConnection = await NativeConnection.connect(target.connectionOptions);
-  const workers = await createLocalWorkers({ connection: workerConnection, namespace: target.namespace, packs: await defaultToolPacks() });
+  quietSdkLogs();
+  // TEMPORAL_ADDRESS set: that server; otherwise the local dev server, started or reused (shared with `planner dev`).
+  const { target, local } = await resolveServer({}, (line) => console.log(line));
+  const running = await startWorkers(target);
+  const workers = running.workers;
   const planner = await PlannerClient.connect(target);
   try {
     const handle = await planner.start({ request: { goal } });
@@ -50,9 +39,8 @@ async function main(): Promise<void> {
       console.log(`The dev server keeps running (pid ${local.pid}) so the link works; stop it with: npm run dev:stop`);
     }
   } finally {
-    await workers.close();
+    await running.close();
     await planner.close();
-    await workerConnection.close();
   }
 }
 

@@ -101,6 +101,18 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
   return { step, capability: step };
 }
 
+/** Too little to plan: empty, or at most two meaningful words naming no tool, place or date ("Add validation"). */
+function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
+  const tokens = tokenize(text);
+  return (
+    text.trim().length === 0 ||
+    (contentTokens(tokens).length <= 2 &&
+      matchTools(tokens, catalog).length === 0 &&
+      findLocations(tokens).length === 0 &&
+      resolveTemporalReferences(text, nowIso).length === 0)
+  );
+}
+
 export function analyzeGoalByRules(input: RequirementsAnalysisInput): Requirements {
   const { request, catalog } = input;
   const goal = effectiveGoal(request);
@@ -108,11 +120,14 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput): Requiremen
   const tools = matchTools(tokens, catalog);
   const locations = findLocations(tokens);
   const temporal = goal ? resolveTemporalReferences(goal, request.now) : [];
-  const vague = goal.length === 0 || (contentTokens(tokens).length <= 2 && tools.length === 0 && locations.length === 0 && temporal.length === 0);
+  const vague = isVague(goal, catalog, request.now);
+  // Once a vague goal has been answered, the answers say what to do; the vague words are no requirement of their own.
+  const answers = effectiveGoal({ goal: '', context: request.context });
+  const requirementText = answers && isVague(request.goal, catalog, request.now) ? answers : goal;
 
   const steps: string[] = [];
   const capabilities: string[] = tools.map((m) => m.tool.name);
-  for (const clause of vague ? [] : splitClauses(goal)) {
+  for (const clause of vague ? [] : splitClauses(requirementText)) {
     const abstract = abstractStep(clause, catalog, request.now);
     if (!abstract || steps.includes(abstract.step)) continue;
     steps.push(abstract.step);

@@ -18,10 +18,14 @@ describe('requirements analysis by rules', () => {
     expect(r.clarification?.options[0]).toMatch(/^Query shipments/);
   });
 
-  test('the answer in the conversation context makes the goal clear', () => {
+  test('the answer in the conversation context makes the goal clear, and the vague words are no requirement of their own', () => {
     const r = analyze('Add validation', { context: [{ role: 'user', content: 'Email format validation' }] });
     expect(r.is_clear).toBe(true);
     expect(r.clarification).toBeNull();
+    expect(r.steps).toEqual(['Email format validation']);
+
+    const answered = analyze('Check the reports', { context: [{ role: 'user', content: 'Shipments from last week' }] });
+    expect(answered.required_capabilities).toEqual(['shipments']);
   });
 
   test('a data goal: intent, entities, date ranges and abstract steps without values', () => {

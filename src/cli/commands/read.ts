@@ -1,0 +1,184 @@
+/** Commands that read runs: show (plan tree, versions, diff), list (visibility), history (decision audit). */
+import type { Command } from 'commander';
+import { temporal } from '@temporalio/proto';
+import { z } from 'zod';
+import { diffPlans } from '../../domain/diff';
+import { STAGES } from '../../domain/stages';
+import type { PlanningState } from '../../workflows';
+import { CliError, EXIT, output, parseArg, withClient } from '../context';
+import { auditEntryView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
+import { renderDiff, renderHistory, renderRuns, renderState } from '../render';
+import { action, onRun } from './runs';
+
+const VersionNumber = z.coerce.number().int().min(1);
+
+function versionOf(state: PlanningState, n: number) {
+  const version = state.versions.find((v) => v.version === n);
+  if (!version) {
+    const known = state.versions.map((v) => v.version);
+    throw new CliError(
+      `run ${state.workflow_id} has no plan version ${n}`,
+      EXIT.notFound,
+      known.length ? `its versions are ${known.map((v) => `v${v}`).join(', ')}` : 'it has no plan yet',
+    );
+  }
+  return version;
+}
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/** The decision-relevant events of a run's history: activities (with their summaries), messages, the ending. */
+function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntryView[] {
+  const entries: HistoryEntryView[] = [];
+  const scheduled = new Map<string, string>();
+  const summaryOf = (e: temporal.api.history.v1.IHistoryEvent): string => {
+    const data = e.userMetadata?.summary?.data;
+    if (!data) return '';
+    try {
+      const text = JSON.parse(Buffer.from(data).toString('utf8')) as unknown;
+      return typeof text === 'string' ? text : '';
+    } catch {
+      return '';
+    }
+  };
+  for (const e of history.events ?? []) {
+    const at = e.eventTime ? new Date(Number(e.eventTime.seconds ?? 0) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString() : '';
+    const id = String(e.eventId ?? '');
+    const push = (kind: string, message: string) => entries.push({ at, source: 'history', kind, message });
+    switch (e.eventType) {
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
+        const a = e.activityTaskScheduledEventAttributes!;
+        const name = `${a.activityType?.name ?? 'activity'}${summaryOf(e) ? ` (${summaryOf(e)})` : ''}`;
+        scheduled.set(id, name);
+        push('activity', `${name} scheduled on ${a.taskQueue?.name ?? '?'}`);
+        break;
+      }
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+        push('activity', `${scheduled.get(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')) ?? 'activity'} completed`);
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
+        push(
+          'activity',
+          `${scheduled.get(String(e.activityTaskFailedEventAttributes?.scheduledEventId ?? '')) ?? 'activity'} failed: ${e.activityTaskFailedEventAttributes?.failure?.message ?? ''}`,
+        );
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+        push('message', `update ${e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? ''} accepted`);
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+        push('message', `signal ${e.workflowExecutionSignaledEventAttributes?.signalName ?? ''} received`);
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
+        push('message', 'cancellation requested');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+        push('workflow', 'started');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+        push('workflow', 'completed');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+        push('workflow', `failed: ${e.workflowExecutionFailedEventAttributes?.failure?.message ?? ''}`);
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+        push('workflow', 'cancelled');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+        push('workflow', 'continued as new');
+        break;
+    }
+  }
+  return entries;
+}
+
+export function registerReadCommands(program: Command): void {
+  program
+    .command('show')
+    .description("a run's plan as a tree, with budget, stage and pending question")
+    .argument('<id>', 'workflow id')
+    .option('--version <n>', 'show plan version n instead of the current one')
+    .option('--diff <versions...>', 'what changed between two versions, and why (e.g. --diff 1 2)')
+    .option('--task <n>', 'only task n (1-based)')
+    .action(
+      action(async (opts, id: string) => {
+        const out = output(opts);
+        const flags = parseArg(
+          z.object({
+            version: VersionNumber.optional(),
+            diff: z.array(VersionNumber).length(2, 'give two versions, e.g. --diff 1 2').optional(),
+            task: z.coerce.number().int().min(1).optional(),
+          }),
+          { version: opts.version, diff: opts.diff, task: opts.task },
+          'option',
+          'see `planner show --help`',
+        );
+        const state = await onRun(opts, id, (client, wid) => client.state(wid));
+        if (flags.diff) {
+          const [a, b] = flags.diff as [number, number];
+          const from = versionOf(state, a);
+          const to = versionOf(state, b);
+          const diff = diffView(diffPlans(from.plan, to.plan));
+          const why = state.versions.filter((v) => v.version > Math.min(a, b) && v.version <= Math.max(a, b)).map(versionView);
+          if (out.json) out.data({ workflowId: state.workflow_id, from: a, to: b, diff, why });
+          else out.line(renderDiff(a, b, diff, why).join('\n'));
+          return;
+        }
+        const plan = flags.version !== undefined ? versionOf(state, flags.version).plan : state.plan;
+        const view = stateView(state, plan);
+        if (flags.task !== undefined && (!view.plan || flags.task > view.plan.tasks.length)) {
+          throw new CliError(`plan has no task ${flags.task}`, EXIT.notFound, `it has ${view.plan?.tasks.length ?? 0} task(s)`);
+        }
+        if (out.json) {
+          if (flags.task !== undefined && view.plan) view.plan.tasks = [view.plan.tasks[flags.task - 1]!];
+          out.data(view);
+        } else {
+          out.line(renderState(view, { task: flags.task }).join('\n'));
+        }
+      }),
+    );
+
+  program
+    .command('list')
+    .description('planning runs from Temporal visibility, newest first')
+    .option('--stage <stage>', `only runs in this stage (${STAGES.join(', ')})`)
+    .option('--limit <n>', 'at most n runs (default 50)')
+    .action(
+      action(async (opts) => {
+        const out = output(opts);
+        const flags = parseArg(
+          z.object({ stage: z.enum(STAGES).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(50) }),
+          { stage: typeof opts.stage === 'string' ? opts.stage.toUpperCase() : undefined, limit: opts.limit },
+          'option',
+          `stages are ${STAGES.join(', ')}`,
+        );
+        const runs = await withClient(opts, (client) => client.list(flags));
+        const views = runs.map(runView);
+        if (out.json) out.data(views);
+        else out.line(renderRuns(views).join('\n'));
+      }),
+    );
+
+  program
+    .command('history')
+    .description("the decision audit: analysis, plan versions, critiques, gatekeeper, routing, steps, with time and reason")
+    .argument('<id>', 'workflow id')
+    .action(
+      action(async (opts, id: string) => {
+        const out = output(opts);
+        const { audit, events } = await onRun(opts, id, async (client, wid) => {
+          const events = historyEntries(await client.history(wid));
+          const audit = await client.state(wid).then(
+            (s) => s.audit.map(auditEntryView),
+            () => null, // no worker to answer the query: the event history alone
+          );
+          return { audit, events };
+        });
+        const entries = [...(audit ?? []), ...events].sort((x, y) => x.at.localeCompare(y.at) || (x.source === y.source ? 0 : x.source === 'history' ? -1 : 1));
+        if (out.json) out.data({ workflowId: id, auditAvailable: audit !== null, entries });
+        else {
+          out.line(renderHistory(id, entries).join('\n'));
+          if (audit === null) out.line('(the workflow state could not be queried — no worker? — so only Temporal events are shown)');
+        }
+      }),
+    );
+}

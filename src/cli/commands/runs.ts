@@ -1,0 +1,261 @@
+/** Commands that start and drive a run: start, answer, approve, reject, raise-budget, cancel. */
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { PlannerClient } from '../../client';
+import { BudgetLimitsSchema, BudgetPolicySchema } from '../../domain/budget';
+import { ClarificationAnswerSchema, RaiseBudgetSchema, RejectSchema } from '../../domain/messages';
+import { isTerminal } from '../../domain/stages';
+import { DEFAULT_BUDGET, type PlanningState, type PlanningWorkflowInput } from '../../workflows';
+import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, withClient, type GlobalOptions, type Output } from '../context';
+import { budgetView, stateView } from '../json-views';
+import { budgetLine, renderState } from '../render';
+
+const Amount = z.coerce.number().nonnegative().finite();
+const Count = z.coerce.number().int().nonnegative();
+
+const StartFlagsSchema = z.object({
+  id: WorkflowIdSchema.optional(),
+  taskQueue: z.string().trim().min(1).optional(),
+  budgetCost: Amount.optional(),
+  budgetTokens: Count.optional(),
+  budgetCalls: Count.optional(),
+  budgetPolicy: BudgetPolicySchema.optional(),
+  requireApproval: z.boolean().optional(),
+  planner: z.enum(['auto', 'llm', 'ranking']).optional(),
+  catalog: z.string().trim().min(1).optional(),
+  wait: z.boolean().optional(),
+});
+
+type Opts = GlobalOptions & Record<string, unknown>;
+
+/** Wraps a command action: global options merged in, run errors explained (unknown id, refused message …). */
+function action<A extends unknown[]>(fn: (opts: Opts, ...args: A) => Promise<void>) {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const positional = args.slice(0, -2) as A;
+    await fn(command.optsWithGlobals<Opts>(), ...positional);
+  };
+}
+
+async function onRun<T>(opts: GlobalOptions, id: string, fn: (client: PlannerClient, id: string) => Promise<T>): Promise<T> {
+  const workflowId = parseArg(WorkflowIdSchema, id, 'workflow id');
+  return await withClient(opts, async (client) => {
+    try {
+      return await fn(client, workflowId);
+    } catch (err) {
+      throw explainRunError(err, workflowId, client.target.address);
+    }
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Follows a run by polling getState: prints stage changes, step statuses and questions until it ends. */
+export async function follow(client: PlannerClient, workflowId: string, out: Output, intervalMs = 500): Promise<PlanningState> {
+  const handle = client.handle(workflowId);
+  let ended = false;
+  const result = handle.result().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  void result.then(() => (ended = true));
+  let lastStage = '';
+  let lastQuestion = '';
+  const stepStatus = new Map<string, string>();
+  for (;;) {
+    let state: PlanningState;
+    try {
+      state = await client.state(workflowId);
+    } catch (err) {
+      // The run failed before it had any state (e.g. its input was refused): report why.
+      if (ended) throw (await result) ?? err;
+      throw err;
+    }
+    if (state.stage !== lastStage) {
+      lastStage = state.stage;
+      const plan = state.plan ? ` · plan v${state.plan.version} (${state.plan.status})` : '';
+      out.note(`${new Date().toISOString().slice(11, 19)}  ${state.stage}${plan}`);
+    }
+    for (const step of state.steps) {
+      const key = `${state.plan?.version}:${step.id}`;
+      if (stepStatus.get(key) === step.status) continue;
+      stepStatus.set(key, step.status);
+      const items = step.result?.items !== undefined ? ` · ${step.result.items} item(s)` : '';
+      out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${step.error.message}` : ''}`);
+    }
+    if (state.question && state.question.text !== lastQuestion) {
+      lastQuestion = state.question.text;
+      out.note(`            question: ${state.question.text}`);
+      state.question.options.forEach((o, i) => out.note(`              ${i + 1}. ${o}${i + 1 === state.question!.default_option ? ' (default)' : ''}`));
+      out.note(`            answer with: planner answer ${workflowId} <number or text>`);
+    }
+    if (state.stage === 'AWAITING_APPROVAL' && lastQuestion !== 'approval') {
+      lastQuestion = 'approval';
+      out.note(`            approve with: planner approve ${workflowId}  (or reject --reason "…")`);
+    }
+    if (isTerminal(state.stage)) return state;
+    await Promise.race([sleep(intervalMs), result]);
+  }
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('start')
+    .description('start a planning run for a goal')
+    .argument('<goal>', 'the goal, in natural language')
+    .option('--id <workflowId>', 'workflow id (default: plan-<time>-<random>)')
+    .option('--task-queue <queue>', 'the planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option('--budget-cost <usd>', `cost limit in USD (default ${DEFAULT_BUDGET.cost_usd})`)
+    .option('--budget-tokens <n>', `token limit (default ${DEFAULT_BUDGET.tokens})`)
+    .option('--budget-calls <n>', `call limit (default ${DEFAULT_BUDGET.calls})`)
+    .option('--budget-policy <policy>', 'warn | block (default block)')
+    .option('--require-approval', 'wait for `planner approve` before running the plan')
+    .option('--planner <kind>', 'llm | ranking | auto (default auto: the LLM when one is configured)')
+    .option('--catalog <name>', 'tool catalog (default waste)')
+    .option('--wait', 'follow the run until it ends')
+    .action(
+      action(async (opts, goal: string) => {
+        const out = output(opts);
+        const flags = parseArg(StartFlagsSchema, pick(opts, Object.keys(StartFlagsSchema.shape)), 'option', 'see `planner start --help`');
+        const budget = parseArg(
+          BudgetLimitsSchema,
+          {
+            cost_usd: flags.budgetCost ?? DEFAULT_BUDGET.cost_usd,
+            tokens: flags.budgetTokens ?? DEFAULT_BUDGET.tokens,
+            calls: flags.budgetCalls ?? DEFAULT_BUDGET.calls,
+            policy: flags.budgetPolicy ?? DEFAULT_BUDGET.policy,
+          },
+          'budget',
+        );
+        const input: PlanningWorkflowInput = {
+          request: {
+            goal: parseArg(z.string().max(10_000), goal, 'goal'),
+            budget,
+            ...(flags.planner ? { planner: flags.planner } : {}),
+            ...(flags.catalog ? { tool_catalog: flags.catalog } : {}),
+          },
+          ...(flags.requireApproval ? { options: { require_approval: true } } : {}),
+        };
+        await withClient(opts, async (client) => {
+          const handle = await client.start(input, { workflowId: flags.id, taskQueue: flags.taskQueue }).catch((err: Error) => {
+            if (err.name === 'WorkflowExecutionAlreadyStartedError') {
+              throw new CliError(`a run with id "${flags.id}" already exists`, EXIT.usage, 'pick another --id, or omit it');
+            }
+            throw err;
+          });
+          const url = client.uiUrl(handle.workflowId, handle.firstExecutionRunId);
+          if (!flags.wait) {
+            if (out.json) out.data({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
+            else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner show ${handle.workflowId}`);
+            return;
+          }
+          out.note(`Started ${handle.workflowId}  ${url ?? ''}`.trimEnd());
+          let state: PlanningState;
+          try {
+            state = await follow(client, handle.workflowId, out);
+          } catch (err) {
+            throw explainRunError(err, handle.workflowId, client.target.address);
+          }
+          if (out.json) out.data({ ...stateView(state), runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
+          else out.line(['', ...renderState(stateView(state))].join('\n'));
+          if (state.stage !== 'COMPLETED') process.exitCode = EXIT.planFailed;
+        });
+      }),
+    );
+
+  program
+    .command('answer')
+    .description("answer a run's clarifying question: a number picks an option (1-based), anything else is free text")
+    .argument('<id>', 'workflow id')
+    .argument('<answer...>', 'option number or text')
+    .action(
+      action(async (opts, id: string, words: string[]) => {
+        const raw = words.join(' ').trim();
+        const answer = parseArg(ClarificationAnswerSchema, /^\d+$/.test(raw) ? { option: Number(raw) } : { text: raw }, 'answer', 'give an option number (1, 2, …) or text');
+        const text = await onRun(opts, id, (client, wid) => client.answer(wid, answer));
+        const out = output(opts);
+        if (out.json) out.data({ workflowId: id, answer: text });
+        else out.line(`Answered ${id}: ${text}`);
+      }),
+    );
+
+  program
+    .command('approve')
+    .description('approve the plan a run is waiting on')
+    .argument('<id>', 'workflow id')
+    .option('--comment <text>', 'a note kept in the audit')
+    .action(
+      action(async (opts, id: string) => {
+        const comment = parseArg(z.string().max(2_000).optional(), opts.comment, 'comment');
+        const result = await onRun(opts, id, (client, wid) => client.approve(wid, comment));
+        const out = output(opts);
+        if (out.json) out.data({ workflowId: id, result });
+        else out.line(`${id}: ${result}`);
+      }),
+    );
+
+  program
+    .command('reject')
+    .description('reject the plan a run is waiting on; the reason becomes feedback for the next version')
+    .argument('<id>', 'workflow id')
+    .requiredOption('--reason <text>', 'why (required)')
+    .action(
+      action(async (opts, id: string) => {
+        const { reason } = parseArg(RejectSchema, { reason: opts.reason }, 'reason', 'say why with --reason "…"');
+        const result = await onRun(opts, id, (client, wid) => client.reject(wid, reason));
+        const out = output(opts);
+        if (out.json) out.data({ workflowId: id, result });
+        else out.line(`${id}: ${result}`);
+      }),
+    );
+
+  program
+    .command('raise-budget')
+    .description("add to a run's budget limits (a run in BUDGET_EXHAUSTED resumes)")
+    .argument('<id>', 'workflow id')
+    .option('--cost <usd>', 'add this many USD')
+    .option('--tokens <n>', 'add this many tokens')
+    .option('--calls <n>', 'add this many calls')
+    .action(
+      action(async (opts, id: string) => {
+        const amounts = parseArg(
+          z.object({ cost: Amount.optional(), tokens: Count.optional(), calls: Count.optional() }),
+          { cost: opts.cost, tokens: opts.tokens, calls: opts.calls },
+          'amount',
+        );
+        const raise = parseArg(
+          RaiseBudgetSchema,
+          { cost_usd: amounts.cost ?? 0, tokens: amounts.tokens ?? 0, calls: amounts.calls ?? 0 },
+          'budget raise',
+          'e.g. planner raise-budget <id> --calls 10',
+        );
+        const budget = await onRun(opts, id, (client, wid) => client.raiseBudget(wid, raise));
+        const out = output(opts);
+        if (out.json) out.data({ workflowId: id, budget: budgetView(budget) });
+        else out.line(`${id}: limits raised. ${budgetLine(budgetView(budget))}`);
+      }),
+    );
+
+  program
+    .command('cancel')
+    .description('cancel a run (Temporal cancellation: running steps are cancelled, the run ends CANCELLED)')
+    .argument('<id>', 'workflow id')
+    .action(
+      action(async (opts, id: string) => {
+        await onRun(opts, id, async (client, wid) => {
+          const { status } = await client.handle(wid).describe();
+          if (status.name !== 'RUNNING') throw new CliError(`run ${wid} is already ${status.name}`, EXIT.usage, `see it with \`planner show ${wid}\``);
+          await client.cancel(wid);
+        });
+        const out = output(opts);
+        if (out.json) out.data({ workflowId: id, cancelRequested: true });
+        else out.line(`Cancellation requested for ${id}`);
+      }),
+    );
+}
+
+export { action, onRun };
+
+function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
+}

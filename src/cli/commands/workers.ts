@@ -1,0 +1,55 @@
+/** Commands that run workers: `planner dev` (local dev server + workers) and `planner worker` (production). */
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { plannerTaskQueue } from '../../config';
+import { parseArg } from '../context';
+import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
+import { action } from './runs';
+
+const TaskQueue = z.string().trim().min(1).optional();
+
+export function registerWorkerCommands(program: Command): void {
+  program
+    .command('dev')
+    .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C')
+    .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .action(
+      action(async (opts) => {
+        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? plannerTaskQueue();
+        quietSdkLogs();
+        const { target, local } = await resolveServer({ namespace: opts.namespace, local: true }, (line) => console.log(line));
+        const running = await startWorkers(target, { taskQueue });
+        console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
+        console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
+        console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}). Ctrl-C to stop.`);
+        console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
+        try {
+          await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
+        } finally {
+          await running.close();
+        }
+        if (local?.started) console.log(`The dev server keeps running (pid ${local.pid}); stop it with: npm run dev:stop`);
+      }),
+    );
+
+  program
+    .command('worker')
+    .description('run the planner and tool workers against TEMPORAL_ADDRESS (or --address) until stopped')
+    .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .action(
+      action(async (opts) => {
+        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? plannerTaskQueue();
+        quietSdkLogs('WARN');
+        const { target } = await resolveServer({ address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
+        const running = await startWorkers(target, { taskQueue }).catch((err: Error) => {
+          throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
+        });
+        console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}). Ctrl-C to stop.`);
+        try {
+          await running.workers.run();
+        } finally {
+          await running.close();
+        }
+      }),
+    );
+}

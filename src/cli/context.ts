@@ -1,0 +1,149 @@
+/**
+ * What every `planner` command shares: exit codes, the one-line errors with a hint, zod parsing of arguments and the
+ * connection to Temporal (envconfig via loadTemporalTarget, overridden by --address / --namespace).
+ */
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { PlannerClient } from '../client';
+import { formatZodIssues } from '../domain/errors';
+import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
+
+export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, planFailed: 4 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error the CLI reports as one line (plus a hint) and an exit code, never as a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export interface GlobalOptions {
+  address?: string;
+  namespace?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/** Parses CLI input with a zod schema; a failure is a usage error naming `what`. */
+export function parseArg<S extends z.ZodType>(schema: S, value: unknown, what: string, hint?: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new CliError(`invalid ${what}: ${formatZodIssues(parsed.error).join('; ')}`, EXIT.usage, hint);
+}
+
+export const WorkflowIdSchema = z.string().trim().min(1, 'a workflow id is required').max(1000);
+
+export function targetOf(options: GlobalOptions): TemporalTarget {
+  return loadTemporalTarget({ address: options.address, namespace: options.namespace });
+}
+
+/** Connects the client, turning an unreachable server into one line that names the address tried. */
+export async function connect(options: GlobalOptions): Promise<PlannerClient> {
+  const target = targetOf(options);
+  // Fail fast on a wrong address (the client's default waits 10 s); PLANNER_CONNECT_TIMEOUT overrides.
+  const connectionOptions = { ...target.connectionOptions, connectTimeout: process.env.PLANNER_CONNECT_TIMEOUT ?? '5s' };
+  try {
+    return await PlannerClient.connect({ ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] });
+  } catch (err) {
+    throw new CliError(
+      `cannot reach Temporal at ${target.address} (namespace ${target.namespace}): ${firstLine((err as Error).message)}`,
+      EXIT.error,
+      'start a local server with `planner dev`, or point TEMPORAL_ADDRESS / --address at yours',
+    );
+  }
+}
+
+/** Runs `fn` with a connected client and closes it afterwards. */
+export async function withClient<T>(options: GlobalOptions, fn: (client: PlannerClient) => Promise<T>): Promise<T> {
+  const client = await connect(options);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}
+
+const GRPC_NOT_FOUND = 5;
+const GRPC_UNAVAILABLE = 14;
+
+/** Maps Temporal's errors on a run to CliErrors: unknown id → 3, a message the workflow refused → 2. */
+export function explainRunError(err: unknown, workflowId: string, address?: string): unknown {
+  if (err instanceof CliError) return err;
+  const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
+  if (/already completed/i.test(text)) {
+    return new CliError(`run ${workflowId} has already ended`, EXIT.usage, `see how with \`planner show ${workflowId}\``);
+  }
+  if (
+    err instanceof WorkflowNotFoundError ||
+    (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) ||
+    (err instanceof Error && isGrpcServiceError(err.cause) && err.cause.code === GRPC_NOT_FOUND)
+  ) {
+    return new CliError(`no planning run with id "${workflowId}"`, EXIT.notFound, 'list the runs with `planner list`');
+  }
+  if (err instanceof WorkflowUpdateFailedError) {
+    const cause = err.cause;
+    const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : err.message;
+    const invalid = cause instanceof ApplicationFailure && cause.type === 'InvalidInputError';
+    return new CliError(
+      `the run refused it: ${firstLine(message)}`,
+      invalid ? EXIT.usage : EXIT.error,
+      `see the run's stage and question with \`planner show ${workflowId}\``,
+    );
+  }
+  if (err instanceof WorkflowFailedError) {
+    const cause = err.cause instanceof Error ? err.cause.message : err.message;
+    return new CliError(`run ${workflowId} failed: ${firstLine(cause)}`, EXIT.planFailed, `see why with \`planner history ${workflowId}\``);
+  }
+  if (isGrpcServiceError(err) && err.code === GRPC_UNAVAILABLE) {
+    return new CliError(
+      `cannot reach Temporal${address ? ` at ${address}` : ''}: ${firstLine(err.details ?? err.message)}`,
+      EXIT.error,
+      'is the server running? `planner dev` starts a local one',
+    );
+  }
+  return err;
+}
+
+export interface Output {
+  json: boolean;
+  /** Human output (stdout). */
+  line(text?: string): void;
+  /** The command's JSON result (stdout), printed once. */
+  data(value: unknown): void;
+  /** Progress and notes that must not pollute --json output (stderr when --json). */
+  note(text: string): void;
+}
+
+export function output(options: GlobalOptions): Output {
+  const json = Boolean(options.json);
+  return {
+    json,
+    line: (text = '') => process.stdout.write(`${text}\n`),
+    data: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    note: (text) => (json ? process.stderr : process.stdout).write(`${text}\n`),
+  };
+}
+
+/** Prints an error the way the CLI promises: one line and a hint; the stack only with --verbose. */
+export function reportError(err: unknown, verbose: boolean): ExitCode {
+  if (err instanceof CliError) {
+    process.stderr.write(`error: ${err.message}${err.hint ? ` (hint: ${err.hint})` : ''}\n`);
+    if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? firstLine(err.message) : String(err);
+  process.stderr.write(`error: ${message} (hint: run again with --verbose for details)\n`);
+  if (verbose) process.stderr.write(`${err instanceof Error ? err.stack : ''}\n`);
+  return EXIT.error;
+}

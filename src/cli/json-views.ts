@@ -1,0 +1,217 @@
+/**
+ * The CLI's `--json` contract, in one place. The workflow's state is snake_case (it is the wire format of
+ * `getState`); what the CLI prints is camelCase and a stable subset of it. docs/cli.md documents these shapes: add
+ * fields freely, but never rename or remove one.
+ */
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import type { ToolBudget, Usage } from '../domain/budget';
+import type { PlanDiff } from '../domain/diff';
+import { flattenSteps, type Plan } from '../domain/plan';
+import type { AuditEntry, PlanningOutcome, PlanningState, PlanVersionRecord, StepRecord } from '../workflows/planning-state';
+
+export interface UsageView {
+  costUsd: number;
+  tokens: number;
+  calls: number;
+}
+
+export interface BudgetView {
+  policy: 'warn' | 'block';
+  limit: UsageView;
+  spent: UsageView;
+}
+
+export interface StepView {
+  id: string;
+  title: string;
+  action: string;
+  tool: string | null;
+  params: Record<string, unknown>;
+  /** Ids of the steps this one waits for. */
+  dependsOn: string[];
+  parallel: boolean;
+  expectedOutput: string;
+  /** PENDING | RUNNING | COMPLETED | FAILED | CANCELLED; null when the plan has not been routed yet. */
+  status: string | null;
+  items: number | null;
+  preview: string | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface PlanView {
+  id: string;
+  version: number;
+  status: Plan['status'];
+  goal: string;
+  missingCapabilities: string[];
+  assumptions: string[];
+  complexity: number;
+  tasks: { id: string; title: string; description: string; steps: StepView[] }[];
+}
+
+export interface DiffView {
+  added: string[];
+  removed: string[];
+  changed: { id: string; fields: string[] }[];
+  summary: string;
+}
+
+export interface VersionView {
+  version: number;
+  parentVersion: number | null;
+  reason: string;
+  explanation: string;
+  createdAt: string;
+  diff: DiffView | null;
+}
+
+export interface StateView {
+  workflowId: string;
+  stage: string;
+  goal: string;
+  plan: PlanView | null;
+  versions: VersionView[];
+  budget: BudgetView;
+  question: { text: string; options: string[]; default: number; askedAt: string } | null;
+  approval: { status: string; reason: string | null } | null;
+  warnings: string[];
+  failure: string | null;
+}
+
+export interface RunView {
+  workflowId: string;
+  runId: string;
+  /** The PlanStage search attribute (null until the run first publishes it). */
+  stage: string | null;
+  /** Temporal's execution status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, … */
+  status: string;
+  goal: string | null;
+  planVersion: number | null;
+  startTime: string;
+  closeTime: string | null;
+}
+
+export interface HistoryEntryView {
+  at: string;
+  /** `audit` (the workflow's own decision log) or `history` (Temporal's event history). */
+  source: 'audit' | 'history';
+  kind: string;
+  message: string;
+}
+
+export function usageView(u: Usage): UsageView {
+  return { costUsd: u.cost_usd, tokens: u.tokens, calls: u.calls };
+}
+
+export function budgetView(b: ToolBudget): BudgetView {
+  return { policy: b.policy, limit: usageView(b.limit), spent: usageView(b.spent) };
+}
+
+export function diffView(d: PlanDiff): DiffView {
+  return { added: [...d.added], removed: [...d.removed], changed: d.changed.map((c) => ({ id: c.id, fields: [...c.fields] })), summary: d.summary };
+}
+
+export function versionView(v: PlanVersionRecord): VersionView {
+  return {
+    version: v.version,
+    parentVersion: v.parent_version,
+    reason: v.reason,
+    explanation: v.explanation,
+    createdAt: v.created_at,
+    diff: v.diff ? diffView(v.diff) : null,
+  };
+}
+
+/** The plan with each step's run status (`records` are the current version's step records). */
+export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanView {
+  const ids = flattenSteps(plan).map((s) => s.id);
+  const byId = new Map(records.map((r) => [r.id, r]));
+  return {
+    id: plan.id,
+    version: plan.version,
+    status: plan.status,
+    goal: plan.goal,
+    missingCapabilities: [...plan.missing_capabilities],
+    assumptions: [...plan.assumptions],
+    complexity: plan.complexity,
+    tasks: plan.tasks.map((task) => ({
+      id: task.id,
+      title: task.title,
+      description: task.description,
+      steps: task.steps.map((step) => {
+        const record = byId.get(step.id);
+        return {
+          id: step.id,
+          title: step.title,
+          action: step.action,
+          tool: step.tool,
+          params: step.params,
+          dependsOn: step.depends_on.map((n) => ids[n] ?? `#${n}`),
+          parallel: step.parallel,
+          expectedOutput: step.expected_output,
+          status: record?.status ?? null,
+          items: record?.result?.items ?? null,
+          preview: record?.result?.preview ?? null,
+          error: record?.error ?? null,
+        };
+      }),
+    })),
+  };
+}
+
+/** `plan` overrides the current plan (e.g. `show --version N`); step statuses apply only to the current version. */
+export function stateView(state: PlanningState, plan: Plan | null = state.plan): StateView {
+  const current = plan !== null && state.plan !== null && plan.version === state.plan.version;
+  return {
+    workflowId: state.workflow_id,
+    stage: state.stage,
+    goal: state.request.goal,
+    plan: plan ? planView(plan, current ? state.steps : []) : null,
+    versions: state.versions.map(versionView),
+    budget: budgetView(state.budget),
+    question: state.question
+      ? { text: state.question.text, options: [...state.question.options], default: state.question.default_option, askedAt: state.question.asked_at }
+      : null,
+    approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
+    warnings: [...state.warnings],
+    failure: state.failure,
+  };
+}
+
+export function outcomeView(outcome: PlanningOutcome) {
+  return {
+    workflowId: outcome.workflow_id,
+    stage: outcome.stage,
+    planVersion: outcome.plan_version,
+    planStatus: outcome.plan_status,
+    steps: outcome.steps.map((s) => ({ id: s.id, tool: s.tool, status: s.status, items: s.items, preview: s.preview, ref: s.ref })),
+    budget: budgetView(outcome.budget),
+    warnings: [...outcome.warnings],
+    failure: outcome.failure,
+  };
+}
+
+function firstOf(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function runView(info: WorkflowExecutionInfo): RunView {
+  const attrs = info.searchAttributes ?? {};
+  const stage = firstOf(attrs.PlanStage);
+  const version = firstOf(attrs.PlanVersion);
+  const goal = info.memo?.goal;
+  return {
+    workflowId: info.workflowId,
+    runId: info.runId,
+    stage: typeof stage === 'string' ? stage : null,
+    status: info.status.name,
+    goal: typeof goal === 'string' ? goal : null,
+    planVersion: typeof version === 'number' ? version : null,
+    startTime: info.startTime.toISOString(),
+    closeTime: info.closeTime?.toISOString() ?? null,
+  };
+}
+
+export function auditEntryView(entry: AuditEntry): HistoryEntryView {
+  return { at: entry.at, source: 'audit', kind: entry.kind, message: entry.message };
+}

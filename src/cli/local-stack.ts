@@ -1,0 +1,72 @@
+/**
+ * The pieces `planner dev`, `planner worker` and the demo share: find the Temporal server (TEMPORAL_ADDRESS /
+ * envconfig / --address, or a local dev server started or reused) and run the planner and tool workers in-process.
+ */
+import { Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { ensureLocalDevServer, type LocalDevServer } from '../dev/temporal-server';
+import { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
+import { createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
+
+let runtimeInstalled = false;
+
+/** The SDK's INFO and WARN lines (bundle sizes, worker states) drown what the user asked for. */
+export function quietSdkLogs(level: 'ERROR' | 'WARN' | 'INFO' = 'ERROR'): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger(level) });
+  runtimeInstalled = true;
+}
+
+export interface ResolvedServer {
+  target: TemporalTarget;
+  /** Set when the server is the local dev server (started now, or already running). */
+  local?: LocalDevServer;
+}
+
+/**
+ * The server to use: an explicit address (flag, TEMPORAL_ADDRESS or the envconfig profile) as is; otherwise the
+ * local dev server on localhost:7233, started if nothing listens there.
+ */
+export async function resolveServer(
+  overrides: { address?: string; namespace?: string; local?: boolean },
+  log: (line: string) => void,
+): Promise<ResolvedServer> {
+  const useLocal = overrides.local ?? (!overrides.address && !process.env.TEMPORAL_ADDRESS);
+  if (!useLocal) return { target: loadTemporalTarget(overrides) };
+  const local = await ensureLocalDevServer(log);
+  const target = loadTemporalTarget({ ...overrides, address: local.address });
+  target.webUiUrl = local.uiUrl ?? target.webUiUrl;
+  return { target, local };
+}
+
+export interface RunningWorkers {
+  workers: LocalWorkers;
+  /** The task queues polled, planner queue first. */
+  queues: string[];
+  close(): Promise<void>;
+}
+
+/** Registers missing search attributes, then creates the planner worker and the default tool packs' workers. */
+export async function startWorkers(target: TemporalTarget, options: { taskQueue?: string; warn?: (line: string) => void } = {}): Promise<RunningWorkers> {
+  const admin = await Connection.connect(target.connectionOptions);
+  try {
+    await ensureSearchAttributes(admin, target.namespace, options.warn);
+  } finally {
+    await admin.close();
+  }
+  const connection = await NativeConnection.connect(target.connectionOptions);
+  const workers = await createLocalWorkers({
+    connection,
+    namespace: target.namespace,
+    packs: await defaultToolPacks(),
+    taskQueue: options.taskQueue,
+  });
+  return {
+    workers,
+    queues: workers.workers.map((w) => w.options.taskQueue),
+    async close() {
+      await workers.close();
+      await connection.close();
+    },
+  };
+}

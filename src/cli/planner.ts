@@ -1,0 +1,44 @@
+/**
+ * `planner`: the operator's CLI. `planner --help` lists the commands; docs/cli.md documents them, the --json shapes
+ * (src/cli/json-views.ts) and the exit codes (src/cli/context.ts: 0 ok, 1 error, 2 usage, 3 not found, 4 plan failed).
+ */
+import { Command, CommanderError } from 'commander';
+import { EXIT, reportError } from './context';
+import { registerReadCommands } from './commands/read';
+import { registerRunCommands } from './commands/runs';
+import { registerWorkerCommands } from './commands/workers';
+
+export function buildProgram(): Command {
+  const program = new Command('planner')
+    .description('Plan and run goals as durable Temporal workflows, and inspect them.')
+    .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the envconfig profile, or localhost:7233)')
+    .option('--namespace <name>', 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)')
+    .option('--json', 'print machine-readable JSON on stdout (see docs/cli.md)')
+    .option('--verbose', 'print stack traces of errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerRunCommands(program);
+  registerReadCommands(program);
+  registerWorkerCommands(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with code 0; everything else commander rejects is a usage error.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    return reportError(err, argv.includes('--verbose'));
+  }
+}
+
+if (require.main === module) {
+  void main().then((code) => process.exit(code));
+}

@@ -1,0 +1,108 @@
+/** Human output of the CLI: the plan tree, a version diff, the run list and the decision audit. Built on json-views. */
+import type { BudgetView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
+
+const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
+
+function taskStatus(steps: readonly StepView[]): string {
+  const statuses = steps.map((s) => s.status);
+  if (statuses.some((s) => s === null)) return 'PLANNED';
+  if (statuses.every((s) => s === 'COMPLETED')) return 'DONE';
+  for (const s of ['FAILED', 'RUNNING', 'CANCELLED'] as const) if (statuses.includes(s)) return TASK_BADGE[s]!;
+  if (statuses.includes('COMPLETED')) return 'RUNNING';
+  return 'PENDING';
+}
+
+export function budgetLine(b: BudgetView): string {
+  return (
+    `Budget: ${b.spent.calls}/${b.limit.calls} calls · ${b.spent.tokens}/${b.limit.tokens} tokens · ` +
+    `$${b.spent.costUsd.toFixed(4)}/$${b.limit.costUsd.toFixed(2)} (${b.policy})`
+  );
+}
+
+function paramsText(params: Record<string, unknown>): string {
+  const text = JSON.stringify(params);
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+}
+
+/**
+ * The plan as a tree:
+ *   Task Plan (v2) · FEASIBLE · stage COMPLETED
+ *   Goal: …
+ *   Tasks:
+ *   1. [DONE] Fetch shipments
+ *      Steps:
+ *      1.1 [COMPLETED] List last week's shipments → shipments {"from": …}
+ *   2. [PENDING] …
+ *      Depends: Task 1
+ */
+export function renderPlan(view: StateView, plan: PlanView, options: { task?: number } = {}): string[] {
+  const lines = [`Task Plan (v${plan.version}) · ${plan.status} · stage ${view.stage}`, `Goal: ${plan.goal}`];
+  if (plan.missingCapabilities.length) lines.push(`Missing capabilities: ${plan.missingCapabilities.join(', ')}`);
+  lines.push(budgetLine(view.budget));
+  const stepNumber = new Map<string, string>();
+  const taskOfStep = new Map<string, number>();
+  plan.tasks.forEach((task, t) => task.steps.forEach((step, s) => (stepNumber.set(step.id, `${t + 1}.${s + 1}`), taskOfStep.set(step.id, t + 1))));
+  lines.push('', 'Tasks:');
+  plan.tasks.forEach((task, t) => {
+    if (options.task !== undefined && options.task !== t + 1) return;
+    lines.push(`${t + 1}. [${taskStatus(task.steps)}] ${task.title}`);
+    if (task.description) lines.push(`   ${task.description}`);
+    const taskDeps = [...new Set(task.steps.flatMap((s) => s.dependsOn.map((d) => taskOfStep.get(d))).filter((n): n is number => n !== undefined && n !== t + 1))];
+    if (taskDeps.length) lines.push(`   Depends: ${taskDeps.map((n) => `Task ${n}`).join(', ')}`);
+    lines.push('   Steps:');
+    task.steps.forEach((step, s) => {
+      const tool = step.tool ? ` → ${step.tool} ${paramsText(step.params)}` : ` (${step.action})`;
+      lines.push(`   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${step.title}${tool}`);
+      if (step.dependsOn.length) lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? d}`).join(', ')}`);
+      if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${(step.preview ?? '').slice(0, 100)}`.trimEnd());
+      if (step.error) lines.push(`       Error: ${step.error.code} ${step.error.message}`);
+    });
+  });
+  if (plan.assumptions.length && options.task === undefined) lines.push('', `Assumptions: ${plan.assumptions.join('; ')}`);
+  return lines;
+}
+
+export function renderState(view: StateView, options: { task?: number } = {}): string[] {
+  const lines: string[] = [];
+  if (view.plan) lines.push(...renderPlan(view, view.plan, options));
+  else lines.push(`Run ${view.workflowId} · stage ${view.stage} · no plan yet`, `Goal: ${view.goal}`, budgetLine(view.budget));
+  if (view.question) {
+    lines.push('', `Question: ${view.question.text}`);
+    view.question.options.forEach((o, i) => lines.push(`  ${i + 1}. ${o}${i + 1 === view.question!.default ? ' (default)' : ''}`));
+    lines.push(`Answer with: planner answer ${view.workflowId} <number or text>`);
+  }
+  if (view.stage === 'AWAITING_APPROVAL') {
+    lines.push('', `Awaiting approval: planner approve ${view.workflowId}  |  planner reject ${view.workflowId} --reason "…"`);
+  }
+  if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${view.workflowId} --calls 10`);
+  if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${v.reason})`).join(', ')}`);
+  for (const w of view.warnings) lines.push(`warning: ${w}`);
+  if (view.failure) lines.push(`Failure: ${view.failure}`);
+  return lines;
+}
+
+export function renderDiff(from: number, to: number, diff: DiffView, why: readonly VersionView[]): string[] {
+  const lines = [`Plan v${from} → v${to}: ${diff.summary.replace(/^v\d+ → v\d+: /, '')}`];
+  for (const id of diff.added) lines.push(`  + ${id}`);
+  for (const id of diff.removed) lines.push(`  - ${id}`);
+  for (const c of diff.changed) lines.push(`  ~ ${c.id} (${c.fields.join(', ')})`);
+  if (why.length) lines.push('', 'Why:');
+  for (const v of why) lines.push(`  v${v.version} (${v.reason}): ${v.explanation}`);
+  return lines;
+}
+
+export function renderRuns(runs: readonly RunView[]): string[] {
+  if (runs.length === 0) return ['No planning runs found.'];
+  const rows = runs.map((r) => [r.workflowId, r.stage ?? '-', r.status, r.startTime.replace(/\.\d+Z$/, 'Z'), (r.goal ?? '').slice(0, 60)]);
+  const header = ['WORKFLOW ID', 'STAGE', 'STATUS', 'STARTED', 'GOAL'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+export function renderHistory(workflowId: string, entries: readonly HistoryEntryView[]): string[] {
+  const width = Math.max(8, ...entries.map((e) => e.kind.length));
+  return [
+    `Decisions of ${workflowId}:`,
+    ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${e.kind.padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${e.message}`),
+  ];
+}

@@ -1,0 +1,113 @@
+/**
+ * The Temporal Web UI of the test dev server shows a finished planning run: found by its PlanStage search attribute
+ * in the workflow list, and with the planning activities in its event history. Headless Chromium (Debian's
+ * /usr/bin/chromium, or $CHROMIUM_PATH) through playwright-core; screenshots go to test-output/ (git-ignored).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createWastePack, type WastePack } from '../../src/tools/waste';
+import { planningWorkflow } from '../../src/workflows';
+import { startTestPlanner } from '../support/planner-workers';
+import { connectClient, waitFor } from '../support/temporal';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const OUT = path.resolve(__dirname, '..', '..', 'test-output');
+
+let pack: WastePack;
+let client: Client;
+let browser: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  pack = await createWastePack({ today: new Date() });
+  client = await connectClient();
+  profile = mkdtempSync(path.join(os.tmpdir(), 'planner-chromium-'));
+  mkdirSync(OUT, { recursive: true });
+  // A fresh profile per run (playwright takes the user-data-dir as the persistent context's directory).
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    viewport: { width: 1600, height: 1000 },
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await pack?.close();
+  await client?.connection.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+function uiUrl(): string {
+  const url = process.env.TEMPORAL_TEST_UI_URL;
+  if (!url) throw new Error('TEMPORAL_TEST_UI_URL unset: the dev server runs without its Web UI');
+  return url.replace(/\/$/, '');
+}
+
+async function textOf(page: Page): Promise<string> {
+  return await page.locator('body').innerText();
+}
+
+test('the Web UI lists a finished run by PlanStage and shows the planning activities in its history', async () => {
+  const planner = await startTestPlanner(pack, { prefix: 'web-ui' });
+  let workflowId: string;
+  let runId: string;
+  try {
+    const handle = await client.workflow.start(planningWorkflow, {
+      taskQueue: planner.taskQueue,
+      workflowId: `web-ui-${planner.taskQueue}`,
+      args: [{ request: { goal: 'Get contaminated shipments from last week and show me the contaminant details' } }],
+    });
+    expect((await handle.result()).stage).toBe('COMPLETED');
+    workflowId = handle.workflowId;
+    runId = handle.firstExecutionRunId;
+  } finally {
+    await planner.stop();
+  }
+  // Visibility is eventually consistent: wait until the server's own list query finds the run by PlanStage.
+  const query = `PlanStage="COMPLETED" AND WorkflowId="${workflowId}"`;
+  await waitFor(async () => {
+    for await (const _ of client.workflow.list({ query })) return true;
+    return false;
+  }, 30_000, 'the run in visibility');
+
+  const page = await browser.newPage();
+  try {
+    // The list view, filtered by the planner's search attribute, finds the run.
+    await page.goto(`${uiUrl()}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
+    await page.getByText(workflowId).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(OUT, 'web-ui-list.png'), fullPage: true });
+    expect(await textOf(page)).toContain('planningWorkflow');
+
+    // The run's page: the workflow, its search attributes and the planning activities in the event history.
+    await page.goto(`${uiUrl()}/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${runId}/history`);
+    await page.getByText(workflowId).first().waitFor({ timeout: 30_000 });
+    await page.getByText('analyzeRequirements').first().waitFor({ timeout: 30_000 });
+    const history = await textOf(page);
+    for (const activity of ['analyzeRequirements', 'generatePlan', 'critiquePlan', 'executeStep']) expect(history).toContain(activity);
+    await page.getByText('analyzeRequirements').first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(OUT, 'web-ui-history.png') });
+
+    await page.getByText('Search Attributes', { exact: true }).first().click();
+    await page.getByText('PlanStage').first().waitFor({ timeout: 30_000 });
+    const attributes = await textOf(page);
+    expect(attributes).toMatch(/PlanStage[\s\S]*COMPLETED/);
+    expect(attributes).toContain('PlanVersion');
+    await page.screenshot({ path: path.join(OUT, 'web-ui-search-attributes.png'), fullPage: true });
+  } finally {
+    await page.close();
+  }
+});
