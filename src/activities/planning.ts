@@ -3,17 +3,19 @@
  * gatekeeper. Each parses its input with zod (it crosses the workflow/worker boundary) and reports the LLM calls it
  * made, so the workflow can charge the budget.
  */
+import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
-import { InvalidInputError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../domain/errors';
+import { InvalidInputError, PlanValidationError, PlannerError, formatZodIssues, type ValidationIssue } from '../domain/errors';
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { validatePlan as checkPlan } from '../domain/validation';
 import { runCritics, type Critic, type CriticResult } from '../planning/critics';
-import type { PlanGenerationResult, Planner, RequirementsAnalysisResult, RequirementsAnalyzer, TranscriptMessage } from '../planning/planner';
+import { LlmCallUsageSchema, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planning/planner';
+import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore } from '../store/content-store';
 import type { ToolCatalogs } from '../tools/registry';
 import { withPlannerFailures } from './failures';
@@ -54,6 +56,35 @@ const GatekeeperInputSchema = z.object({
 });
 export type GatekeeperInput = z.input<typeof GatekeeperInputSchema>;
 
+/** How often an LLM-calling activity heartbeats; the workflow's heartbeat timeout is a few of these. */
+export const PLANNING_HEARTBEAT_MS = 2_000;
+
+/**
+ * Runs an LLM-calling activity so that every call the provider answered is charged once, crash or not: each call's
+ * usage is heartbeated as it completes; a retry (after a dead worker or a timeout) starts from the last heartbeat's
+ * calls and reports them with its own; a failure carries them all in its details. The steady heartbeat also lets
+ * Temporal notice a dead worker within the heartbeat timeout instead of the start-to-close timeout.
+ */
+async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(run: () => Promise<R>): Promise<R> {
+  const ctx = Context.current();
+  const calls = z.array(LlmCallUsageSchema).catch([]).parse(ctx.info.heartbeatDetails ?? []);
+  const beat = () => ctx.heartbeat([...calls]);
+  beat();
+  const timer = setInterval(beat, PLANNING_HEARTBEAT_MS);
+  try {
+    const result = await withLlmCallRecorder((usage) => {
+      calls.push(usage);
+      beat();
+    }, run);
+    return { ...result, llm_calls: calls };
+  } catch (err) {
+    if (err instanceof PlannerError) Object.assign(err.details, { llm_calls: calls });
+    throw err;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: string): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
@@ -82,14 +113,15 @@ export function createPlanningActivities(deps: PlanningDependencies) {
   return {
     analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult>> => {
       const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
-      return await keepOutOfHistory(await pick(request).analyzer.analyze({ request, catalog: deps.catalogs.get(request.tool_catalog) }));
+      const catalog = deps.catalogs.get(request.tool_catalog);
+      return await keepOutOfHistory(await chargingEveryCall(() => pick(request).analyzer.analyze({ request, catalog })));
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult>> => {
       const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      const result = await pick(request).planner.generate({ request, requirements, catalog, stamp, refinement });
+      const result = await chargingEveryCall(() => pick(request).planner.generate({ request, requirements, catalog, stamp, refinement }));
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
       if (issues.length > 0) throw new PlanValidationError(issues);
       return await keepOutOfHistory(result);
@@ -103,7 +135,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {
       const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      return await keepOutOfHistory(await runCritics(critics(request), plan as Plan, { request, catalog, budget: budgetOf(request, budget) }));
+      const context = { request, catalog, budget: budgetOf(request, budget) };
+      return await keepOutOfHistory(await chargingEveryCall(() => runCritics(critics(request), plan as Plan, context)));
     }),
 
     /** Where each tool runs and what a call costs: the facts routing and budget checks need. */

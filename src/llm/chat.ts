@@ -8,6 +8,7 @@ import { LlmCallError } from '../domain/errors';
 import type { LlmCallUsage } from '../planning/planner';
 import type { LlmConfig } from './config';
 import { costOf } from './prices';
+import { recordLlmCall } from './usage-recorder';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -72,6 +73,7 @@ export class LlmClient {
       cached_tokens,
       cost_usd: costOf(this.model, { prompt_tokens, completion_tokens, cached_tokens }),
     };
+    recordLlmCall(usage);
     return { content: choice.message.content ?? '', usage };
   }
 

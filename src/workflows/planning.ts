@@ -104,6 +104,8 @@ export const raiseBudgetUpdate = defineUpdate<PlanningState['budget'], [{ cost_u
 
 const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '3 minutes',
+  // LLM-calling activities heartbeat every 2 s (with the usage so far); a dead worker is noticed within this.
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 };
 
@@ -129,6 +131,14 @@ function failureMessage(err: unknown): { code: string; message: string } {
     return { code: details?.code ?? cause.type ?? 'ERROR', message: cause.message };
   }
   return { code: 'ERROR', message: err instanceof Error ? err.message : String(err) };
+}
+
+/** LLM calls a failed planning activity made, from its failure details, so they are charged too. */
+function llmCallsOf(err: unknown): LlmCallUsage[] {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as { details?: { llm_calls?: unknown } } | undefined) : undefined;
+  const calls = details?.details?.llm_calls;
+  return Array.isArray(calls) ? (calls as LlmCallUsage[]) : [];
 }
 
 function llmUsage(calls: readonly LlmCallUsage[]): Usage {
@@ -324,9 +334,15 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   // ---- phases: each runs one stage and moves to the next ------------------------------------------------------
   async function analyze() {
     if (mayCallLlm() && !affordable(LLM_CALL_ESTIMATE, 'requirements analysis')) return;
-    const { requirements, llm_calls, transcript_ref } = await planning(`analyze: ${state.request.goal.slice(0, 80)}`).analyzeRequirements({
-      request: state.request,
-    });
+    let analysis;
+    try {
+      analysis = await planning(`analyze: ${state.request.goal.slice(0, 80)}`).analyzeRequirements({ request: state.request });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      chargeUsage(llmUsage(llmCallsOf(err)), 'failed requirements analysis');
+      return fail(`requirements analysis failed: ${failureMessage(err).message}`);
+    }
+    const { requirements, llm_calls, transcript_ref } = analysis;
     state.analyzer_kind = llm_calls.length > 0 ? 'llm' : state.analyzer_kind ?? (state.request.planner === 'llm' ? 'llm' : 'rules');
     chargeUsage(llmUsage(llm_calls), 'requirements analysis');
     state.requirements = requirements;
@@ -370,6 +386,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
       });
     } catch (err) {
       if (isCancellation(err)) throw err;
+      chargeUsage(llmUsage(llmCallsOf(err)), 'failed plan generation');
       return fail(`planning failed: ${failureMessage(err).message}`);
     }
     chargeUsage(llmUsage(generated.llm_calls), `plan v${generated.plan.version}`);
@@ -394,11 +411,14 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   }
 
   async function critique() {
-    const critiqued = await planning(`critique plan v${state.plan!.version}`).critiquePlan({
-      plan: state.plan!,
-      request: state.request,
-      budget: state.budget,
-    });
+    let critiqued;
+    try {
+      critiqued = await planning(`critique plan v${state.plan!.version}`).critiquePlan({ plan: state.plan!, request: state.request, budget: state.budget });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      chargeUsage(llmUsage(llmCallsOf(err)), 'failed critique');
+      return fail(`critique failed: ${failureMessage(err).message}`);
+    }
     chargeUsage(llmUsage(critiqued.llm_calls), 'critique');
     state.critiques = critiqued.critiques;
     audit('critique', `${critiqued.critiques.length} critique(s): ${critiqued.critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`, critiqued.transcript_ref);

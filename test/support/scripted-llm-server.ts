@@ -37,7 +37,8 @@ export type ScriptedReply =
   | { content: string; delay_ms?: number; usage?: Partial<ScriptedUsage> }
   | { status: number; message?: string; delay_ms?: number };
 
-export type Outcome = 'reply' | 'error' | 'fault-error' | 'fault-timeout';
+/** 'undelivered': a reply was due but the client had gone (it timed out or was killed), so no one was charged. */
+export type Outcome = 'reply' | 'undelivered' | 'error' | 'fault-error' | 'fault-timeout';
 
 export interface RecordedRequest {
   body: ChatRequestBody;
@@ -154,6 +155,9 @@ export async function startScriptedLlmServer(options: ScriptedLlmServerOptions =
     const earlier = requests.slice();
     const record: RecordedRequest = { body, authorization: req.headers.authorization, outcome: 'reply' };
     requests.push(record);
+    res.on('close', () => {
+      if (record.outcome === 'reply' && !res.writableFinished) record.outcome = 'undelivered';
+    });
 
     const fault = pickFault();
     if (fault === 'error') {
