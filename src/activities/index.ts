@@ -3,6 +3,7 @@
  * samples do, so tests and the worker can hand in their own: the deterministic analyzer and ranking planner are
  * always there; the LLM ones join when OPENAI_API_KEY / OPENAI_BASE_URL configure an LLM.
  */
+import path from 'node:path';
 import { LlmClient } from '../llm/chat';
 import { loadLlmConfig } from '../llm/config';
 import { LlmAnalyzer } from '../llm/llm-analyzer';
@@ -14,11 +15,12 @@ import { RankingPlanner } from '../planning/ranking-planner';
 import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
 import { LocalContentStore, type ContentStore } from '../store/content-store';
 import { defaultStoreDir } from '../store/dirs';
+import { FileIdempotencyLedger, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
 export function createPlanningDependencies(
-  options: { env?: NodeJS.ProcessEnv; catalogs?: ToolCatalogs; store?: ContentStore } = {},
+  options: { env?: NodeJS.ProcessEnv; catalogs?: ToolCatalogs; store?: ContentStore; ledger?: IdempotencyLedger } = {},
 ): PlanningDependencies {
   const config = loadLlmConfig(options.env ?? process.env);
   let llm: PlanningDependencies['llm'];
@@ -33,6 +35,7 @@ export function createPlanningDependencies(
     llm,
     critics: RULE_CRITICS,
     store: options.store ?? new LocalContentStore(defaultStoreDir()),
+    ledger: options.ledger ?? new FileIdempotencyLedger(path.join(options.store instanceof LocalContentStore ? options.store.dir : defaultStoreDir(), 'ledger')),
   };
 }
 

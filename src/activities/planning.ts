@@ -17,6 +17,7 @@ import { runCritics, type Critic, type CriticResult } from '../planning/critics'
 import { LlmCallUsageSchema, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planning/planner';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore } from '../store/content-store';
+import type { IdempotencyLedger } from '../tools/idempotency';
 import type { ToolCatalogs } from '../tools/registry';
 import { withPlannerFailures } from './failures';
 
@@ -28,6 +29,8 @@ export interface PlanningDependencies {
   critics: readonly Critic[];
   /** Where LLM conversations go; results carry a `transcript_ref` instead of the text. */
   store: ContentStore;
+  /** Where each LLM call's usage is recorded as it completes, so retries charge the calls of attempts that died. */
+  ledger: IdempotencyLedger;
 }
 
 /** A result as it enters workflow history: the LLM conversation replaced by its content address. */
@@ -56,25 +59,34 @@ const GatekeeperInputSchema = z.object({
 });
 export type GatekeeperInput = z.input<typeof GatekeeperInputSchema>;
 
-/** How often an LLM-calling activity heartbeats; the workflow's heartbeat timeout is a few of these. */
+/** How often a planning activity heartbeats; the workflow's heartbeat timeout is a few of these. */
 export const PLANNING_HEARTBEAT_MS = 2_000;
 
 /**
- * Runs an LLM-calling activity so that every call the provider answered is charged once, crash or not: each call's
- * usage is heartbeated as it completes; a retry (after a dead worker or a timeout) starts from the last heartbeat's
- * calls and reports them with its own; a failure carries them all in its details. The steady heartbeat also lets
- * Temporal notice a dead worker within the heartbeat timeout instead of the start-to-close timeout.
+ * Runs an LLM-calling activity so that every call the provider answered is charged exactly once, crash or not.
+ * Each call's usage is written to the ledger before the call returns (key: run, activity, attempt, call number);
+ * a retry first reads the calls of the earlier attempts and reports them with its own, and a failure carries them
+ * all in its details. The steady heartbeat lets Temporal notice a dead worker within the heartbeat timeout.
  */
-async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(run: () => Promise<R>): Promise<R> {
+async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
   const ctx = Context.current();
-  const calls = z.array(LlmCallUsageSchema).catch([]).parse(ctx.info.heartbeatDetails ?? []);
-  const beat = () => ctx.heartbeat([...calls]);
-  beat();
-  const timer = setInterval(beat, PLANNING_HEARTBEAT_MS);
+  const { workflowExecution, activityId, attempt } = ctx.info;
+  const activity = `${workflowExecution?.workflowId ?? 'standalone'}:${workflowExecution?.runId ?? ''}:${activityId}`;
+  const keyOf = (a: number, n: number) => `llm-call:${activity}:${a}:${n}`;
+  const calls: LlmCallUsage[] = [];
+  for (let a = 1; a < attempt; a++) {
+    for (let n = 0; ; n++) {
+      const earlier = await ledger.get(keyOf(a, n));
+      if (earlier === undefined) break;
+      calls.push(LlmCallUsageSchema.parse(earlier));
+    }
+  }
+  let made = 0;
+  const timer = setInterval(() => ctx.heartbeat(), PLANNING_HEARTBEAT_MS);
   try {
-    const result = await withLlmCallRecorder((usage) => {
+    const result = await withLlmCallRecorder(async (usage) => {
+      await ledger.record(keyOf(attempt, made++), usage);
       calls.push(usage);
-      beat();
     }, run);
     return { ...result, llm_calls: calls };
   } catch (err) {
@@ -114,14 +126,14 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult>> => {
       const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      return await keepOutOfHistory(await chargingEveryCall(() => pick(request).analyzer.analyze({ request, catalog })));
+      return await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => pick(request).analyzer.analyze({ request, catalog })));
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult>> => {
       const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      const result = await chargingEveryCall(() => pick(request).planner.generate({ request, requirements, catalog, stamp, refinement }));
+      const result = await chargingEveryCall(deps.ledger, () => pick(request).planner.generate({ request, requirements, catalog, stamp, refinement }));
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
       if (issues.length > 0) throw new PlanValidationError(issues);
       return await keepOutOfHistory(result);
@@ -136,7 +148,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       const context = { request, catalog, budget: budgetOf(request, budget) };
-      return await keepOutOfHistory(await chargingEveryCall(() => runCritics(critics(request), plan as Plan, context)));
+      return await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => runCritics(critics(request), plan as Plan, context)));
     }),
 
     /** Where each tool runs and what a call costs: the facts routing and budget checks need. */

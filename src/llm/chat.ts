@@ -73,7 +73,7 @@ export class LlmClient {
       cached_tokens,
       cost_usd: costOf(this.model, { prompt_tokens, completion_tokens, cached_tokens }),
     };
-    recordLlmCall(usage);
+    await recordLlmCall(usage);
     return { content: choice.message.content ?? '', usage };
   }
 

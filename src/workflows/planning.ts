@@ -104,7 +104,7 @@ export const raiseBudgetUpdate = defineUpdate<PlanningState['budget'], [{ cost_u
 
 const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '3 minutes',
-  // LLM-calling activities heartbeat every 2 s (with the usage so far); a dead worker is noticed within this.
+  // Planning activities heartbeat every 2 s, so a dead worker is noticed within this, not after 3 minutes.
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 };

@@ -5,6 +5,7 @@ import { RULE_CRITICS } from '../../src/planning/critics';
 import { RankingPlanner } from '../../src/planning/ranking-planner';
 import { RuleBasedAnalyzer } from '../../src/planning/requirements-analyzer';
 import { MemoryContentStore } from '../../src/store/content-store';
+import { MemoryIdempotencyLedger } from '../../src/tools/idempotency';
 import { builtInCatalogs } from '../../src/tools/registry';
 import { analyze, NOW, request, STAMP } from '../support/planning';
 
@@ -13,6 +14,7 @@ const activities = createPlanningActivities({
   rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
   critics: RULE_CRITICS,
   store: new MemoryContentStore(),
+  ledger: new MemoryIdempotencyLedger(),
 });
 const mock = new MockActivityEnvironment();
 const env = { run: <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R> };

@@ -1,0 +1,25 @@
+/**
+ * The bench's baseline: the least a Temporal workflow can do for the planner's bench plan — ten no-op activities
+ * in two parallel chains of five, each activity taking the ids the previous one of its chain returned. No analysis,
+ * planning, critique, state machine, search attributes or budget: what the planner adds on top is what the bench
+ * measures against this.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+
+export interface BaselineActivities {
+  noop(input: { tool: string; ids: string[] }): Promise<{ id: string }[]>;
+}
+
+const { noop } = proxyActivities<BaselineActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3, initialInterval: '1 second' },
+});
+
+export async function baselineWorkflow(input: { branches: string[][] }): Promise<number> {
+  const chains = input.branches.map(async (chain) => {
+    let ids: string[] = [];
+    for (const tool of chain) ids = (await noop({ tool, ids })).map((r) => r.id);
+    return chain.length;
+  });
+  return (await Promise.all(chains)).reduce((a, b) => a + b, 0);
+}
