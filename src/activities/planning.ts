@@ -82,7 +82,8 @@ async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger
     }
   }
   let made = 0;
-  const timer = setInterval(() => ctx.heartbeat(), PLANNING_HEARTBEAT_MS);
+  // Local activities (the deterministic path) live inside a workflow task and do not heartbeat.
+  const timer = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), PLANNING_HEARTBEAT_MS);
   try {
     const result = await withLlmCallRecorder(async (usage) => {
       await ledger.record(keyOf(attempt, made++), usage);

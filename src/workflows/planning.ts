@@ -18,11 +18,14 @@ import {
   defineUpdate,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
+  patched,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
   type ActivityOptions,
+  type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { PlannerActivities } from '../activities';
 import { addUsage, canAfford, charge, createBudget, remaining, withinLimits, type Usage } from '../domain/budget';
@@ -109,9 +112,24 @@ const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 };
 
-function planning(summary: string): PlannerActivities {
-  return proxyActivities<PlannerActivities>({ ...PLANNING_ACTIVITY_OPTIONS, summary });
+/** Deterministic planning work takes milliseconds: as local activities it needs no round trip through the server. */
+const LOCAL_PLANNING_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: PLANNING_ACTIVITY_OPTIONS.retry,
+};
+
+function planning(summary: string, local = false): PlannerActivities {
+  return local
+    ? proxyLocalActivities<PlannerActivities>({ ...LOCAL_PLANNING_OPTIONS, summary })
+    : proxyActivities<PlannerActivities>({ ...PLANNING_ACTIVITY_OPTIONS, summary });
 }
+
+/**
+ * Runs started before this patch call every planning activity through the task queue and publish the search
+ * attributes after every charge; newer runs use local activities for work that calls no LLM and publish once per
+ * stage. Replay of the older histories (test/histories) takes the old path.
+ */
+const LEAN_PLANNING_PATCH = 'local-planning-activities-and-per-stage-visibility';
 
 type ExecuteStep = { executeStep(input: StepExecutionInput): Promise<StepResult> };
 
@@ -198,6 +216,7 @@ function initialState(input: PlanningWorkflowInput): PlanningState {
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
   const state: PlanningState = input.resume ?? initialState(input);
+  const lean = patched(LEAN_PLANNING_PATCH);
   const audit = (kind: AuditEntry['kind'], message: string, ref?: string) =>
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
 
@@ -235,7 +254,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     if (!withinLimits(state.budget) && state.budget.policy === 'warn') {
       state.warnings.push(`budget exceeded after ${what} (policy warn: continuing)`);
     }
-    publish();
+    if (!lean) publish();
   };
 
   /** Under `block`, a call that cannot fit pauses the run in BUDGET_EXHAUSTED; returns false if it paused. */
@@ -252,6 +271,8 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     return false;
   };
   const mayCallLlm = () => state.analyzer_kind !== 'rules' && state.request.planner !== 'ranking';
+  /** Local when the work is deterministic (no LLM), on the patched path. */
+  const local = (deterministic = !mayCallLlm()) => lean && deterministic;
 
   // ---- messages ----------------------------------------------------------------------------------------------
   setHandler(getStateQuery, () => state);
@@ -336,7 +357,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     if (mayCallLlm() && !affordable(LLM_CALL_ESTIMATE, 'requirements analysis')) return;
     let analysis;
     try {
-      analysis = await planning(`analyze: ${state.request.goal.slice(0, 80)}`).analyzeRequirements({ request: state.request });
+      analysis = await planning(`analyze: ${state.request.goal.slice(0, 80)}`, local()).analyzeRequirements({ request: state.request });
     } catch (err) {
       if (isCancellation(err)) throw err;
       chargeUsage(llmUsage(llmCallsOf(err)), 'failed requirements analysis');
@@ -378,7 +399,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     state.plan_id ??= uuidv7(Date.now(), randomBytes(10));
     let generated;
     try {
-      generated = await planning(`plan v${(parent?.version ?? 0) + 1} (${reason})`).generatePlan({
+      generated = await planning(`plan v${(parent?.version ?? 0) + 1} (${reason})`, local()).generatePlan({
         request: state.request,
         requirements: state.requirements!,
         stamp: { id: state.plan_id, version: (parent?.version ?? 0) + 1, created_at: nowIso() },
@@ -406,14 +427,15 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
       state.warnings.push(`plan v${version.version} is PARTIAL: missing ${generated.plan.missing_capabilities.join('; ')}`);
     }
     const tools = [...new Set(flattenSteps(generated.plan).flatMap((s) => (s.tool ? [s.tool] : [])))];
-    state.routes = { ...state.routes, ...(await planning('look up tool pools').lookupTools({ tool_catalog: state.request.tool_catalog, tools })) };
+    const routes = await planning('look up tool pools', local(true)).lookupTools({ tool_catalog: state.request.tool_catalog, tools });
+    state.routes = { ...state.routes, ...routes };
     enter('CRITIQUING', `plan v${version.version} ready for review`);
   }
 
   async function critique() {
     let critiqued;
     try {
-      critiqued = await planning(`critique plan v${state.plan!.version}`).critiquePlan({ plan: state.plan!, request: state.request, budget: state.budget });
+      critiqued = await planning(`critique plan v${state.plan!.version}`, local()).critiquePlan({ plan: state.plan!, request: state.request, budget: state.budget });
     } catch (err) {
       if (isCancellation(err)) throw err;
       chargeUsage(llmUsage(llmCallsOf(err)), 'failed critique');
@@ -422,7 +444,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     chargeUsage(llmUsage(critiqued.llm_calls), 'critique');
     state.critiques = critiqued.critiques;
     audit('critique', `${critiqued.critiques.length} critique(s): ${critiqued.critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`, critiqued.transcript_ref);
-    const decision = await planning(`gatekeeper for plan v${state.plan!.version}`).gatekeeper({
+    const decision = await planning(`gatekeeper for plan v${state.plan!.version}`, local(true)).gatekeeper({
       critiques: critiqued.critiques,
       strict: state.options.strict_critique,
       max_refinements: state.options.max_refinements,
@@ -581,7 +603,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     upsertMemo({ goal: state.request.goal });
     const keywords = [...new Set(contentTokens(tokenize(state.request.goal)).map((t) => t.lower))].slice(0, 10);
     upsertSearchAttributes([{ key: PlanGoalKeywordsKey, value: keywords }]);
-    publish();
+    if (!lean) publish(); // on the lean path entering ANALYZING publishes
     enter('ANALYZING', 'run started');
   }
 

@@ -19,8 +19,11 @@ async function replay(history: temporal.api.history.v1.IHistory, workflowId: str
   return results;
 }
 
-test('the planning histories recorded from the workflow tests are committed', () => {
-  expect(files).toEqual(expect.arrayContaining(['scenario-completed.binpb', 'clarification-answered.binpb', 'replan-after-failure.binpb', 'budget-raised.binpb']));
+const RECORDED = ['scenario-completed', 'clarification-answered', 'replan-after-failure', 'budget-raised'];
+
+test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
+  // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
+  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`)].map((n) => `${n}.binpb`)));
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {
@@ -29,7 +32,7 @@ test.each(files)('%s replays without nondeterminism', async (file) => {
 });
 
 test('a history the code would not produce is caught as nondeterministic', async () => {
-  const history = load('scenario-completed.binpb');
+  const history = load('legacy-scenario-completed.binpb');
   const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes)!;
   scheduled.activityTaskScheduledEventAttributes!.activityType!.name = 'generatePlan'; // the code schedules analyzeRequirements first
   const [result] = await replay(history, 'tampered');
