@@ -21,7 +21,9 @@ async function main() {
   let run: () => Promise<unknown>;
   if (mode === 'planner') {
     const store = new LocalContentStore(process.env.BENCH_STORE_DIR!);
-    const packs = [createBenchPack({ taskQueue: `${taskQueue}-tools` })];
+    // BENCH_TOOLS=colocated serves the no-op tools from the planner's own queue (and worker), as the baseline does.
+    const toolQueue = process.env.BENCH_TOOLS === 'colocated' ? taskQueue : `${taskQueue}-tools`;
+    const packs = [createBenchPack({ taskQueue: toolQueue })];
     const local = await createLocalWorkers({
       connection,
       namespace: 'default',

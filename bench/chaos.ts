@@ -27,7 +27,7 @@ import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-se
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../src/tools/demo';
 import { getStateQuery, planningWorkflow, type PlanningOutcome, type PlanningState } from '../src/workflows';
-import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
+import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer, promptKind } from '../test/support/scripted-llm-server';
 
 const ROOT = path.resolve(__dirname, '..');
 const TASK_QUEUE = 'chaos';
@@ -44,9 +44,9 @@ const MARKER = /\[plan-(\d{3})\]/;
 
 /** The scripted LLM: analysis, a 3-step record-note plan with per-plan delays, and an empty pre-mortem. */
 function llmReply(body: ChatRequestBody): string {
-  const system = body.messages[0]?.content ?? '';
-  if (system.includes('pre-mortem')) return JSON.stringify({ critiques: [] });
-  if (system.includes('You analyse goals')) {
+  const kind = promptKind(body);
+  if (kind === 'premortem') return JSON.stringify({ critiques: [] });
+  if (kind === 'analysis') {
     return JSON.stringify({
       is_clear: true,
       clarification: null,
@@ -130,8 +130,8 @@ async function main() {
     });
     const env = {
       TEMPORAL_ADDRESS: server.address,
-      CHAOS_TASK_QUEUE: TASK_QUEUE,
-      CHAOS_BUNDLE: bundle,
+      PLANNER_TASK_QUEUE: TASK_QUEUE,
+      PLANNER_TEST_BUNDLE: bundle,
       NOTES_DIR: notesDir,
       PLANNER_STORE_DIR: path.join(dir, 'store'),
       OPENAI_BASE_URL: llm.baseURL,
@@ -140,7 +140,8 @@ async function main() {
       PLANNER_LLM_TIMEOUT_MS: '3000',
     };
     const spawnWorker = async (): Promise<ChildProcess> => {
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'chaos-worker.ts')], {
+      // The same worker process the crash-survival test kills: planner + the demo record-note tool.
+      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'test', 'fixtures', 'planner-worker-process.ts')], {
         cwd: ROOT,
         env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],

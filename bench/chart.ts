@@ -1,4 +1,4 @@
-/** A hand-written SVG of bench/results.json: one small bar chart per figure, baseline vs planner (vs re-plan). */
+/** A hand-written SVG of bench/results.json: one small bar chart per figure, baseline vs planner (vs co-located, re-plan). */
 
 interface Side {
   name: string;
@@ -13,12 +13,14 @@ export interface ChartInput {
   machine: { cores: number; cpu: string };
   config: { plans: number; concurrency: number; server_db?: string };
   ratio: { latency_p50: number; throughput: number };
+  ratio_colocated: { latency_p50: number; throughput: number };
   baseline: Side;
   planner: Side;
+  planner_colocated: Side;
   replan: Side;
 }
 
-const COLORS = { baseline: '#8c8c8c', planner: '#2f6fdf', replan: '#e08a1e' };
+const COLORS = { baseline: '#8c8c8c', planner: '#2f6fdf', colocated: '#2aa876', replan: '#e08a1e' };
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -29,10 +31,10 @@ function fmt(n: number): string {
 }
 
 function panel(x: number, y: number, title: string, bars: { label: string; value: number; color: string }[], limit?: { value: number; label: string }): string {
-  const w = 200;
+  const w = 210;
   const h = 170;
   const top = Math.max(...bars.map((b) => b.value), limit?.value ?? 0) * 1.15 || 1;
-  const barW = 44;
+  const barW = 40;
   const gap = (w - bars.length * barW) / (bars.length + 1);
   const plotH = h - 40;
   const out = [`<g transform="translate(${x},${y})">`, `<text x="${w / 2}" y="0" text-anchor="middle" font-weight="bold">${esc(title)}</text>`];
@@ -59,16 +61,20 @@ export function renderChart(r: ChartInput): string {
     { label: 'baseline', value: pick(r.baseline), color: COLORS.baseline },
     { label: 'planner', value: pick(r.planner), color: COLORS.planner },
   ];
-  const three = (pick: (s: Side) => number) => [...two(pick), { label: 're-plan', value: pick(r.replan), color: COLORS.replan }];
+  const all = (pick: (s: Side) => number) => [
+    ...two(pick),
+    { label: 'co-located', value: pick(r.planner_colocated), color: COLORS.colocated },
+    { label: 're-plan', value: pick(r.replan), color: COLORS.replan },
+  ];
   const panels = [
-    panel(20, 70, 'throughput (plans/s)', two((s) => s.plans_per_s), { value: r.baseline.plans_per_s * 0.75, label: '0.75× target' }),
-    panel(250, 70, 'latency p50 (ms)', three((s) => s.latency_ms.p50), { value: r.baseline.latency_ms.p50 * 1.3, label: '1.3× target' }),
-    panel(480, 70, 'latency p95 (ms)', three((s) => s.latency_ms.p95)),
-    panel(20, 290, 'history per plan (KB)', three((s) => s.history.bytes_per_plan / 1024), { value: 200, label: '200 KB' }),
-    panel(250, 290, 'worker peak RSS (MB)', two((s) => s.worker_rss_mb.peak_mb)),
+    panel(20, 70, 'throughput (plans/s)', all((s) => s.plans_per_s), { value: r.baseline.plans_per_s * 0.75, label: '0.75× target' }),
+    panel(250, 70, 'latency p50 (ms)', all((s) => s.latency_ms.p50), { value: r.baseline.latency_ms.p50 * 1.3, label: '1.3× target' }),
+    panel(480, 70, 'latency p95 (ms)', all((s) => s.latency_ms.p95)),
+    panel(20, 290, 'history per plan (KB)', all((s) => s.history.bytes_per_plan / 1024), { value: 200, label: '200 KB' }),
+    panel(250, 290, 'worker peak RSS (MB)', all((s) => s.worker_rss_mb.peak_mb)),
   ];
   const summary = [
-    `planner / baseline: latency p50 ${r.ratio.latency_p50}×, throughput ${r.ratio.throughput}×`,
+    `planner / baseline: latency p50 ${r.ratio.latency_p50}×, throughput ${r.ratio.throughput}× · tools co-located: ${r.ratio_colocated.latency_p50}×, ${r.ratio_colocated.throughput}×`,
     `${r.config.plans} plans each, ${r.config.concurrency} concurrent, server db: ${r.config.server_db ?? '?'}`,
     `${r.date.slice(0, 10)}, ${r.machine.cores} cores, ${r.machine.cpu}`,
   ];
@@ -81,7 +87,8 @@ ${panels.join('\n')}
 ${summary.slice(1).map((s, i) => `<text x="0" y="${i * 18}" font-size="11" fill="#555">${esc(s.length > 42 ? s.slice(0, 42) + '…' : s)}</text>`).join('\n')}
 <rect x="0" y="50" width="12" height="12" fill="${COLORS.baseline}"/><text x="18" y="60" font-size="11">baseline: bench/baseline-workflow.ts</text>
 <rect x="0" y="70" width="12" height="12" fill="${COLORS.planner}"/><text x="18" y="80" font-size="11">planner: planningWorkflow, ranking</text>
-<rect x="0" y="90" width="12" height="12" fill="${COLORS.replan}"/><text x="18" y="100" font-size="11">planner, one step fails once</text>
+<rect x="0" y="90" width="12" height="12" fill="${COLORS.colocated}"/><text x="18" y="100" font-size="11">planner, tools on its own queue</text>
+<rect x="0" y="110" width="12" height="12" fill="${COLORS.replan}"/><text x="18" y="120" font-size="11">planner, one step fails once</text>
 </g>
 </svg>
 `;

@@ -15,7 +15,7 @@ import { LocalContentStore, type ContentStore } from './store/content-store';
 import { defaultStoreDir } from './store/dirs';
 import { loadTemporalTarget } from './temporal-connection';
 import { ToolCatalogs } from './tools/registry';
-import { specsOf, type ToolPack } from './tools/tool';
+import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
@@ -48,22 +48,21 @@ export function catalogsOf(packs: readonly ToolPack[]): ToolCatalogs {
   return catalogs;
 }
 
-/** One worker per task queue the packs' tools name, each serving `executeStep` for the tools of that queue. */
+/** One worker per task queue the tools name, each serving `executeStep` for the tools of that queue. */
 export async function createToolWorkers(options: {
   connection: NativeConnection;
   namespace: string;
-  packs: readonly ToolPack[];
+  tools: readonly ToolImplementation[];
   store: ContentStore;
 }): Promise<Worker[]> {
-  const tools = options.packs.flatMap((p) => p.tools);
-  const queues = [...new Set(tools.map((t) => t.spec.task_queue))].sort();
+  const queues = [...new Set(options.tools.map((t) => t.spec.task_queue))].sort();
   return await Promise.all(
     queues.map((taskQueue) =>
       Worker.create({
         connection: options.connection,
         namespace: options.namespace,
         taskQueue,
-        activities: createToolActivities({ tools: tools.filter((t) => t.spec.task_queue === taskQueue), store: options.store }),
+        activities: createToolActivities({ tools: options.tools.filter((t) => t.spec.task_queue === taskQueue), store: options.store }),
       }),
     ),
   );
@@ -89,9 +88,18 @@ export async function createLocalWorkers(options: {
 }): Promise<LocalWorkers> {
   const store = options.store ?? new LocalContentStore(defaultStoreDir());
   const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store });
+  const taskQueue = options.taskQueue ?? plannerTaskQueue();
+  const tools = options.packs.flatMap((p) => p.tools);
+  // Tools on the planner's own queue are served by the planner worker itself, so Temporal can hand their steps
+  // straight back to it (eager activity dispatch) instead of through another queue.
+  const colocated = tools.filter((t) => t.spec.task_queue === taskQueue);
   const workers = [
-    await createPlannerWorker({ ...options, activities: createActivities(planning) }),
-    ...(await createToolWorkers({ ...options, store })),
+    await createPlannerWorker({
+      ...options,
+      taskQueue,
+      activities: { ...createActivities(planning), ...(colocated.length ? createToolActivities({ tools: colocated, store }) : {}) },
+    }),
+    ...(await createToolWorkers({ ...options, tools: tools.filter((t) => !colocated.includes(t)), store })),
   ];
   const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
   return {

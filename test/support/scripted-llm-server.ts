@@ -37,6 +37,13 @@ export type ScriptedReply =
   | { content: string; delay_ms?: number; usage?: Partial<ScriptedUsage> }
   | { status: number; message?: string; delay_ms?: number };
 
+/** Which of the planner's prompts (src/llm/prompts.ts) a request carries, told by its system prompt. */
+export function promptKind(body: ChatRequestBody): 'analysis' | 'plan' | 'premortem' {
+  const system = body.messages[0]?.content ?? '';
+  if (system.includes('pre-mortem')) return 'premortem';
+  return system.includes('You analyse goals') ? 'analysis' : 'plan';
+}
+
 /** 'undelivered': a reply was due but the client had gone (it timed out or was killed), so no one was charged. */
 export type Outcome = 'reply' | 'undelivered' | 'error' | 'fault-error' | 'fault-timeout';
 

@@ -11,15 +11,15 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery, planningWorkflow } from '../../src/workflows';
-import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer, promptKind } from '../support/scripted-llm-server';
 import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
 function llmReply(body: ChatRequestBody): string {
-  const system = body.messages[0]?.content ?? '';
-  if (system.includes('pre-mortem')) return JSON.stringify({ critiques: [] });
-  if (system.includes('You analyse goals')) {
+  const kind = promptKind(body);
+  if (kind === 'premortem') return JSON.stringify({ critiques: [] });
+  if (kind === 'analysis') {
     return JSON.stringify({
       is_clear: true,
       clarification: null,

@@ -16,7 +16,7 @@ import { StepFailedError } from '../../src/domain/errors';
 import { createMcpPack, McpServerUnavailableError, McpToolError, mcpTaskQueue, type McpPack } from '../../src/tools/mcp';
 import { getStateQuery, planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer, promptKind } from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
 
 const NOTES = 'Buy milk.\nCall the lab about batch 42.\n';
@@ -36,9 +36,9 @@ function step(id: string, tool: string, params: Record<string, unknown>, depends
 }
 
 function llmReply(body: ChatRequestBody): string {
-  const system = body.messages[0]?.content ?? '';
-  if (system.includes('pre-mortem')) return JSON.stringify({ critiques: [] });
-  if (system.includes('You analyse goals')) {
+  const kind = promptKind(body);
+  if (kind === 'premortem') return JSON.stringify({ critiques: [] });
+  if (kind === 'analysis') {
     return JSON.stringify({
       is_clear: true,
       clarification: null,
