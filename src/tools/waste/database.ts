@@ -160,7 +160,7 @@ const COLUMNS = {
 async function insertAll(tx: Queryable, table: keyof typeof COLUMNS, rows: readonly Record<string, unknown>[]): Promise<void> {
   const columns = COLUMNS[table];
   const names = columns.map(([name]) => name).join(', ');
-  const arrays = columns.map(([name, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
   await tx.query(`INSERT INTO ${S}.${table} (${names}) SELECT * FROM unnest(${arrays})`, columns.map(([name]) => rows.map((r) => r[name])));
 }
 
