@@ -10,8 +10,9 @@ import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, wi
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 
-const Amount = z.coerce.number().nonnegative().finite();
-const Count = z.coerce.number().int().nonnegative();
+// Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
+const Amount = z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be an amount such as 0.5').transform(Number);
+const Count = z.string().trim().regex(/^\d+$/, 'must be a whole number such as 20').transform(Number);
 
 const StartFlagsSchema = z.object({
   id: WorkflowIdSchema.optional(),
