@@ -21,3 +21,4 @@ export * from './step-execution';
 export * from './messages';
 export * from './routing';
 export * from './canonical-json';
+export * from './options';

@@ -10,6 +10,7 @@ import type { Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
+import type { PlanningOptions } from '../domain/options';
 import type { Stage } from '../domain/stages';
 import type { StepResult } from '../domain/step-execution';
 
@@ -52,20 +53,7 @@ export interface PendingQuestion {
   asked_at: string;
 }
 
-export interface PlanningOptions {
-  require_approval: boolean;
-  max_refinements: number;
-  max_replans: number;
-  max_clarifications: number;
-  strict_critique: boolean;
-  clarification_timeout_ms: number;
-  approval_timeout_ms: number;
-  budget_timeout_ms: number;
-  step_start_to_close_ms: number;
-  step_heartbeat_ms: number;
-  /** Continue as new once history has this many events (Temporal's own suggestion also triggers it). */
-  continue_as_new_after_events: number;
-}
+export type { PlanningOptions } from '../domain/options';
 
 export interface PlanningState {
   workflow_id: string;

@@ -41,6 +41,8 @@ import {
   parseMessage,
   type ClarificationAnswer,
 } from '../domain/messages';
+import { formatZodIssues } from '../domain/errors';
+import { DEFAULT_PLANNING_OPTIONS, PlanningOptionsSchema } from '../domain/options';
 import { flattenSteps } from '../domain/plan';
 import { parsePlanningRequest, type PlanningRequestInput } from '../domain/request';
 import { routeSteps } from '../domain/routing';
@@ -79,19 +81,6 @@ export interface PlanningWorkflowInput {
 
 export const DEFAULT_BUDGET = { cost_usd: 1, tokens: 200_000, calls: 100, policy: 'block' } as const;
 
-export const DEFAULT_OPTIONS: PlanningOptions = {
-  require_approval: false,
-  max_refinements: 2,
-  max_replans: 2,
-  max_clarifications: 3,
-  strict_critique: false,
-  clarification_timeout_ms: 60 * 60_000,
-  approval_timeout_ms: 24 * 60 * 60_000,
-  budget_timeout_ms: 60 * 60_000,
-  step_start_to_close_ms: 5 * 60_000,
-  step_heartbeat_ms: 20_000,
-  continue_as_new_after_events: 5_000,
-};
 
 /** What one LLM call is expected to use before it is made (tokens; cost is charged as reported). */
 const LLM_CALL_ESTIMATE: Usage = { calls: 1, tokens: 2_000, cost_usd: 0 };
@@ -180,12 +169,20 @@ function initialState(input: PlanningWorkflowInput): PlanningState {
   } catch (err) {
     throw ApplicationFailure.create({ type: 'InvalidInputError', message: (err as Error).message, nonRetryable: true });
   }
+  const options = PlanningOptionsSchema.partial().safeParse(input.options ?? {});
+  if (!options.success) {
+    throw ApplicationFailure.create({
+      type: 'InvalidInputError',
+      message: `PLAN-006 invalid planning options: ${formatZodIssues(options.error).join('; ')}`,
+      nonRetryable: true,
+    });
+  }
   return {
     workflow_id: info.workflowId,
     stage: 'CREATED',
     stage_before_budget: null,
     request,
-    options: { ...DEFAULT_OPTIONS, ...input.options },
+    options: { ...DEFAULT_PLANNING_OPTIONS, ...options.data },
     analyzer_kind: null,
     requirements: null,
     question: null,

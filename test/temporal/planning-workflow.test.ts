@@ -230,6 +230,16 @@ describe('planningWorkflow', () => {
     });
   });
 
+  test('bad input fails the run at once with a typed, non-retryable error naming the problem', async () => {
+    await withPlanner(async (planner) => {
+      const handle = await start(planner, 'bad-options', { request: { goal: SCENARIO }, options: { max_replans: -1 } as never });
+      const failure = await handle.result().catch((e: Error & { cause?: Error & { type?: string; nonRetryable?: boolean } }) => e);
+      expect(failure).toBeInstanceOf(Error);
+      expect((failure as { cause?: { type?: string } }).cause).toMatchObject({ type: 'InvalidInputError', nonRetryable: true });
+      expect(((failure as { cause?: Error }).cause as Error).message).toMatch(/PLAN-006 invalid planning options: max_replans/);
+    });
+  });
+
   test('Temporal cancel ends the run in CANCELLED', async () => {
     await withPlanner(async (planner) => {
       const handle = await start(planner, 'cancel', { request: { goal: SCENARIO }, options: { require_approval: true } });
