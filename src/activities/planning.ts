@@ -9,7 +9,7 @@ import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budge
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
 import { InvalidInputError, PlanValidationError, PlannerError, formatZodIssues, type ValidationIssue } from '../domain/errors';
 import { PlanSchema, type Plan } from '../domain/plan';
-import { PlanningRequestSchema, type PlanningRequest } from '../domain/request';
+import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { validatePlan as checkPlan } from '../domain/validation';
@@ -19,6 +19,7 @@ import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
 import type { ToolCatalogs } from '../tools/registry';
+import { gatherWorkspaceContext } from '../tools/workspace/context';
 import { withPlannerFailures } from './failures';
 
 export interface PlanningDependencies {
@@ -106,6 +107,19 @@ function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: st
   });
 }
 
+/** For coding goals (a workspace_root): the structure and most relevant files, trimmed to max_context_tokens. */
+async function workspaceContext(request: PlanningRequest): Promise<{ text: string; summary: string } | undefined> {
+  const { workspace_root: root, max_context_tokens } = request.constraints;
+  if (!root || max_context_tokens === 0) return undefined;
+  const context = await gatherWorkspaceContext({ root, goal: effectiveGoal(request), max_context_tokens });
+  const included = context.files.filter((f) => f.included !== 'omitted');
+  const listed = included.map((f) => `${f.path} (${f.included})`).join(', ') || 'no files';
+  return {
+    text: context.text,
+    summary: `Planned with workspace context from ${root}: ${listed}; ${context.total_tokens} of ${context.budget} tokens (${context.tokenizer})`,
+  };
+}
+
 export function createPlanningActivities(deps: PlanningDependencies) {
   const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(result: R): Promise<WithTranscriptRef<R>> => {
     const { transcript, ...rest } = result;
@@ -134,7 +148,11 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult>> => {
       const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      const result = await chargingEveryCall(deps.ledger, () => pick(request).planner.generate({ request, requirements, catalog, stamp, refinement }));
+      const planner = pick(request).planner;
+      const workspace = planner.kind === 'llm' ? await workspaceContext(request) : undefined;
+      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace }));
+      // What the planner saw of the workspace is part of the plan's record.
+      const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
       if (issues.length > 0) throw new PlanValidationError(issues);
       return await keepOutOfHistory(result);

@@ -7,6 +7,8 @@ export const ConstraintsSchema = z.object({
   max_steps: z.number().int().min(1).max(500).default(20),
   /** Absolute POSIX path; file paths in params must stay inside it. */
   workspace_root: z.string().startsWith('/').optional(),
+  /** With a workspace: how many tokens of its structure and relevant files the LLM planner may see. */
+  max_context_tokens: z.number().int().min(0).max(200_000).default(4_000),
   /** When set, only these catalog tools may be used. */
   allowed_tools: z.array(z.string()).optional(),
 });
@@ -29,7 +31,7 @@ export const PlanningRequestSchema = z.object({
   /** Which tool catalog (name or name@version) the planner may use. */
   tool_catalog: z.string().min(1),
   budget: BudgetLimitsSchema,
-  constraints: ConstraintsSchema.default({ max_steps: 20 }),
+  constraints: ConstraintsSchema.default({ max_steps: 20, max_context_tokens: 4_000 }),
   context: z.array(ConversationMessageSchema).default([]),
   now: z.iso.datetime({ offset: true }),
 });

@@ -23,7 +23,7 @@ export class LlmPlanner implements Planner {
   constructor(private readonly client: LlmClient) {}
 
   async generate(input: PlanGenerationInput): Promise<PlanGenerationResult> {
-    const { request, requirements, catalog, stamp, refinement } = input;
+    const { request, requirements, catalog, stamp, refinement, workspace } = input;
     const temperature = refinement ? REFINE_TEMPERATURE : PLAN_TEMPERATURE;
     const planStamp: PlanStamp = {
       id: stamp.id,
@@ -37,7 +37,7 @@ export class LlmPlanner implements Planner {
     const { value: plan, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: plannerSystemPrompt(catalog) },
-        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement }) },
+        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace }) },
       ],
       temperature,
       parse: (text) => {

@@ -154,6 +154,7 @@ export interface PlannerPromptInput {
   requirements: Requirements;
   temporal_references: readonly TemporalReference[];
   refinement?: Refinement;
+  workspace?: { text: string };
 }
 
 /** The fields of a plan the model writes, i.e. without what the system stamps. */
@@ -172,7 +173,7 @@ function constraintsSection(request: PlanningRequest): string {
 }
 
 export function plannerUserPrompt(input: PlannerPromptInput): string {
-  const { request, requirements, temporal_references, refinement } = input;
+  const { request, requirements, temporal_references, refinement, workspace } = input;
   const { temporal_references: _dates, ...analysis } = requirements;
   const sections = [
     `Goal: ${request.goal}`,
@@ -181,6 +182,7 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
     `Requirements (the analysis of the goal):\n${json(analysis)}`,
     constraintsSection(request),
     ...conversationSection(request),
+    ...(workspace ? [`Workspace (its structure and the files most relevant to the goal):\n${workspace.text}`] : []),
   ];
   if (refinement) {
     sections.push(

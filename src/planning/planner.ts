@@ -44,6 +44,8 @@ export interface PlanGenerationInput {
   catalog: ToolSpec[];
   stamp: PlanStampInput;
   refinement?: Refinement;
+  /** For coding goals: the workspace's structure and relevant files, already trimmed to the token budget. */
+  workspace?: { text: string; summary: string };
 }
 
 export interface PlanGenerationResult {
