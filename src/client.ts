@@ -60,8 +60,12 @@ export class PlannerClient {
     return this.client.workflow.getHandle<typeof planningWorkflow>(workflowId);
   }
 
-  async state(workflowId: string): Promise<PlanningState> {
-    return await this.handle(workflowId).query(getStateQuery);
+  /**
+   * The run's state. A query needs a worker to answer it (a closed run is replayed by one), so it is bounded:
+   * after `timeoutMs` (PLANNER_QUERY_TIMEOUT_MS, default 10 s) it fails with DEADLINE_EXCEEDED instead of hanging.
+   */
+  async state(workflowId: string, timeoutMs = Number(process.env.PLANNER_QUERY_TIMEOUT_MS ?? 10_000)): Promise<PlanningState> {
+    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(workflowId).query(getStateQuery));
   }
 
   /** `answer` is `{ option: n }` (1-based, as shown) or `{ text }`; rejected with a clear message if invalid. */

@@ -74,7 +74,17 @@ function firstLine(text: string): string {
   return text.split('\n')[0]!.trim();
 }
 
+const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_NOT_FOUND = 5;
+const GRPC_FAILED_PRECONDITION = 9;
+
+/** The gRPC status of an error or of the error it wraps (the client wraps query failures in a ServiceError). */
+function grpcStatusOf(err: unknown): { code: number; details: string } | undefined {
+  for (const e of [err, err instanceof Error ? err.cause : undefined]) {
+    if (isGrpcServiceError(e)) return { code: e.code, details: e.details ?? e.message };
+  }
+  return undefined;
+}
 const GRPC_UNAVAILABLE = 14;
 
 /** Maps Temporal's errors on a run to CliErrors: unknown id → 3, a message the workflow refused → 2. */
@@ -104,6 +114,14 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
   if (err instanceof WorkflowFailedError) {
     const cause = err.cause instanceof Error ? err.cause.message : err.message;
     return new CliError(`run ${workflowId} failed: ${firstLine(cause)}`, EXIT.planFailed, `see why with \`planner history ${workflowId}\``);
+  }
+  const status = grpcStatusOf(err);
+  if (status && (status.code === GRPC_DEADLINE_EXCEEDED || status.code === GRPC_FAILED_PRECONDITION)) {
+    return new CliError(
+      `no worker answered for run ${workflowId} (${firstLine(status.details)}); its state comes from a worker, which replays a closed run`,
+      EXIT.error,
+      'start one with `planner worker` (or `planner dev`) and try again; `planner history` still shows the event history',
+    );
   }
   if (isGrpcServiceError(err) && err.code === GRPC_UNAVAILABLE) {
     return new CliError(

@@ -175,6 +175,13 @@ test('errors: unknown id, bad arguments, unreachable server — one line, exit c
   expect(badBudget.code).toBe(2);
   expect(badBudget.stderr.split('\n')).toHaveLength(2);
 
+  // A run no worker polls for: show says so at once instead of hanging on the query.
+  const orphan = await json<{ workflowId: string }>('start', 'Get me shipments from last week', '--task-queue', `${planner.taskQueue}-nobody`);
+  const unanswered = await cli('show', orphan.workflowId);
+  expect(unanswered.code).toBe(1);
+  expect(unanswered.stderr).toMatch(/^error: no worker answered for run .*\(hint: start one with `planner worker`/);
+  await cli('cancel', orphan.workflowId);
+
   const down = await cli('show', 'x', '--address', '127.0.0.1:1');
   expect(down.code).toBe(1);
   expect(down.stderr).toMatch(/^error: cannot reach Temporal at 127\.0\.0\.1:1 .*\(hint: start a local server with `planner dev`/);
