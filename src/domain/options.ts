@@ -17,6 +17,11 @@ export const PlanningOptionsSchema = z
     step_heartbeat_ms: ms.min(1),
     /** Continue as new once history has this many events (Temporal's own suggestion also triggers it). */
     continue_as_new_after_events: z.number().int().min(10),
+    /**
+     * Publish PlanStage & co. Turn off for a namespace without them registered (upserting an unknown search
+     * attribute fails every workflow task) and on Temporal's time-skipping test server, which cannot register any.
+     */
+    search_attributes: z.boolean(),
   })
   .strict();
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
@@ -33,4 +38,5 @@ export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   step_start_to_close_ms: 5 * 60_000,
   step_heartbeat_ms: 20_000,
   continue_as_new_after_events: 5_000,
+  search_attributes: true,
 };

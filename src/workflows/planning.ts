@@ -218,6 +218,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
 
   const publish = () =>
+    state.options.search_attributes &&
     upsertSearchAttributes([
       { key: PlanStageKey, value: state.stage },
       { key: PlanVersionKey, value: state.plan?.version ?? 0 },
@@ -599,7 +600,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   if (!input.resume) {
     upsertMemo({ goal: state.request.goal });
     const keywords = [...new Set(contentTokens(tokenize(state.request.goal)).map((t) => t.lower))].slice(0, 10);
-    upsertSearchAttributes([{ key: PlanGoalKeywordsKey, value: keywords }]);
+    if (state.options.search_attributes) upsertSearchAttributes([{ key: PlanGoalKeywordsKey, value: keywords }]);
     if (!lean) publish(); // on the lean path entering ANALYZING publishes
     enter('ANALYZING', 'run started');
   }
