@@ -27,7 +27,7 @@ import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-se
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../src/tools/demo';
 import { getStateQuery, planningWorkflow, type PlanningOutcome, type PlanningState } from '../src/workflows';
-import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer, promptKind } from '../test/support/scripted-llm-server';
+import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
 
 const ROOT = path.resolve(__dirname, '..');
 const TASK_QUEUE = 'chaos';
@@ -43,38 +43,32 @@ const marker = (i: number) => `[plan-${String(i).padStart(3, '0')}]`;
 const MARKER = /\[plan-(\d{3})\]/;
 
 /** The scripted LLM: analysis, a 3-step record-note plan with per-plan delays, and an empty pre-mortem. */
-function llmReply(body: ChatRequestBody): string {
-  const kind = promptKind(body);
-  if (kind === 'premortem') return JSON.stringify({ critiques: [] });
-  if (kind === 'analysis') {
-    return JSON.stringify({
-      is_clear: true,
-      clarification: null,
-      steps: ['Record two notes', 'Record a closing note'],
-      required_capabilities: ['record-note'],
-      intent: { type: 'command', confidence: 0.9 },
+const llmReply = plannerReplies({
+  steps: ['Record two notes', 'Record a closing note'],
+  capabilities: ['record-note'],
+  intent: 'command',
+  plan: (body: ChatRequestBody): string => {
+    const text = body.messages.map((m) => m.content).join('\n');
+    const n = Number(MARKER.exec(text)?.[1] ?? 0);
+    const random = seededRandom(1000 + n);
+    const ms = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo));
+    const step = (id: string, title: string, depends_on: number[]) => ({
+      id,
+      title,
+      action: 'tool_call',
+      tool: 'record-note',
+      params: { text: `${marker(n)} ${title}`, delay_ms: ms(300, 2500), delay_after_ms: ms(0, 1500) },
+      depends_on,
+      parallel: depends_on.length === 0,
     });
-  }
-  const text = body.messages.map((m) => m.content).join('\n');
-  const n = Number(MARKER.exec(text)?.[1] ?? 0);
-  const random = seededRandom(1000 + n);
-  const ms = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo));
-  const step = (id: string, title: string, depends_on: number[]) => ({
-    id,
-    title,
-    action: 'tool_call',
-    tool: 'record-note',
-    params: { text: `${marker(n)} ${title}`, delay_ms: ms(300, 2500), delay_after_ms: ms(0, 1500) },
-    depends_on,
-    parallel: depends_on.length === 0,
-  });
-  return JSON.stringify({
-    status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Record the notes', steps: [step('1.1', 'first note', []), step('1.2', 'second note', []), step('1.3', 'closing note', [0, 1])] }],
-    complexity: 3,
-    estimate: { cost_usd: 0, tokens: 0, calls: 3, duration_ms: 8000 },
-  });
-}
+    return JSON.stringify({
+      status: 'FEASIBLE',
+      tasks: [{ id: '1', title: 'Record the notes', steps: [step('1.1', 'first note', []), step('1.2', 'second note', []), step('1.3', 'closing note', [0, 1])] }],
+      complexity: 3,
+      estimate: { cost_usd: 0, tokens: 0, calls: 3, duration_ms: 8000 },
+    });
+  },
+});
 
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
@@ -125,7 +119,7 @@ async function main() {
     const bundle = path.join(dir, 'bundle.js');
     writeFileSync(bundle, code);
     llm = await startScriptedLlmServer({
-      reply: (body) => llmReply(body),
+      reply: llmReply,
       faults: { rate: 0.2, seed, kinds: ['error', 'timeout'], status: 500, timeout_ms: 6_000 },
     });
     const env = {
@@ -260,7 +254,8 @@ async function main() {
         const expected = (okReplies.get(i) ?? 0) + done.length;
         budgetCalls += state.budget.spent.calls;
         if (state.budget.spent.calls !== expected) {
-          problems.push(`${id}: budget charged ${state.budget.spent.calls} call(s), settled calls ${expected} (${okReplies.get(i) ?? 0} LLM + ${done.length} tool)`);
+          const charges = state.audit.filter((a) => a.kind === 'budget' || a.kind === 'plan').map((a) => `${a.at.slice(11, 19)} ${a.message}`);
+          problems.push(`${id}: budget charged ${state.budget.spent.calls} call(s), settled calls ${expected} (${okReplies.get(i) ?? 0} LLM + ${done.length} tool)\n      ${charges.join('\n      ')}`);
         }
       }),
     );

@@ -44,6 +44,30 @@ export function promptKind(body: ChatRequestBody): 'analysis' | 'plan' | 'premor
   return system.includes('You analyse goals') ? 'analysis' : 'plan';
 }
 
+/**
+ * A reply function for the planner's three prompts: analysis answers a clear goal with these requirement steps and
+ * capabilities, the pre-mortem finds nothing, and plan requests get `plan(body)`.
+ */
+export function plannerReplies(options: {
+  steps: string[];
+  capabilities: string[];
+  intent?: 'query' | 'command';
+  plan: (body: ChatRequestBody) => string;
+}): (body: ChatRequestBody) => string {
+  return (body) => {
+    const kind = promptKind(body);
+    if (kind === 'premortem') return JSON.stringify({ critiques: [] });
+    if (kind === 'plan') return options.plan(body);
+    return JSON.stringify({
+      is_clear: true,
+      clarification: null,
+      steps: options.steps,
+      required_capabilities: options.capabilities,
+      intent: { type: options.intent ?? 'query', confidence: 0.9 },
+    });
+  };
+}
+
 /** 'undelivered': a reply was due but the client had gone (it timed out or was killed), so no one was charged. */
 export type Outcome = 'reply' | 'undelivered' | 'error' | 'fault-error' | 'fault-timeout';
 

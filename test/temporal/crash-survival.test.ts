@@ -11,33 +11,27 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery, planningWorkflow } from '../../src/workflows';
-import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer, promptKind } from '../support/scripted-llm-server';
+import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-function llmReply(body: ChatRequestBody): string {
-  const kind = promptKind(body);
-  if (kind === 'premortem') return JSON.stringify({ critiques: [] });
-  if (kind === 'analysis') {
+const llmReply = plannerReplies({
+  steps: ['Record a note'],
+  capabilities: ['record-note'],
+  intent: 'command',
+  plan: (): string => {
     return JSON.stringify({
-      is_clear: true,
-      clarification: null,
-      steps: ['Record a note'],
-      required_capabilities: ['record-note'],
-      intent: { type: 'command', confidence: 0.9 },
+      status: 'FEASIBLE',
+      tasks: [{ id: '1', title: 'Record the note', steps: [{
+        id: '1.1', title: 'Record the note', action: 'tool_call', tool: 'record-note',
+        params: { text: 'crash-proof note', delay_after_ms: 4000 }, depends_on: [], parallel: true,
+      }] }],
+      complexity: 1,
+      estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
     });
-  }
-  return JSON.stringify({
-    status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Record the note', steps: [{
-      id: '1.1', title: 'Record the note', action: 'tool_call', tool: 'record-note',
-      params: { text: 'crash-proof note', delay_after_ms: 4000 }, depends_on: [], parallel: true,
-    }] }],
-    complexity: 1,
-    estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
-  });
-}
+  },
+});
 
 function spawnWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'test/fixtures/planner-worker-process.ts'], {
@@ -56,7 +50,7 @@ function spawnWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
 let llm: ScriptedLlmServer;
 let client: Client;
 beforeAll(async () => {
-  llm = await startScriptedLlmServer({ reply: (body) => llmReply(body) });
+  llm = await startScriptedLlmServer({ reply: llmReply });
   client = await connectClient();
 });
 afterAll(async () => {

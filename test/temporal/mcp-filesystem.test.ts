@@ -16,7 +16,7 @@ import { StepFailedError } from '../../src/domain/errors';
 import { createMcpPack, McpServerUnavailableError, McpToolError, mcpTaskQueue, type McpPack } from '../../src/tools/mcp';
 import { getStateQuery, planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer, promptKind } from '../support/scripted-llm-server';
+import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
 
 const NOTES = 'Buy milk.\nCall the lab about batch 42.\n';
@@ -35,27 +35,21 @@ function step(id: string, tool: string, params: Record<string, unknown>, depends
   return { id, title: `Run ${tool}`, action: 'tool_call', tool, params, depends_on, parallel: true };
 }
 
-function llmReply(body: ChatRequestBody): string {
-  const kind = promptKind(body);
-  if (kind === 'premortem') return JSON.stringify({ critiques: [] });
-  if (kind === 'analysis') {
+const llmReply = plannerReplies({
+  steps: ['List the files in the folder', 'Find notes.txt', 'Read notes.txt'],
+  capabilities: ['list_directory', 'read_text_file'],
+  intent: 'query',
+  plan: (): string => {
+    const steps = plans[Math.min(planCalls, plans.length - 1)]!;
+    planCalls++;
     return JSON.stringify({
-      is_clear: true,
-      clarification: null,
-      steps: ['List the files in the folder', 'Find notes.txt', 'Read notes.txt'],
-      required_capabilities: ['list_directory', 'read_text_file'],
-      intent: { type: 'query', confidence: 0.9 },
+      status: 'FEASIBLE',
+      tasks: [{ id: '1', title: 'Read the notes', steps }],
+      complexity: 3,
+      estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
     });
-  }
-  const steps = plans[Math.min(planCalls, plans.length - 1)]!;
-  planCalls++;
-  return JSON.stringify({
-    status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Read the notes', steps }],
-    complexity: 3,
-    estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-  });
-}
+  },
+});
 
 function filesServer(dir: string) {
   return { command: process.execPath, args: [SERVER_BIN, dir], env: {} };
@@ -65,7 +59,7 @@ beforeAll(async () => {
   folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'mcp-files-')));
   writeFileSync(path.join(folder, 'notes.txt'), NOTES);
   pack = await createMcpPack('files', filesServer(folder));
-  llm = await startScriptedLlmServer({ reply: (body) => llmReply(body) });
+  llm = await startScriptedLlmServer({ reply: llmReply });
   client = await connectClient();
 });
 
