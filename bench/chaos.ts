@@ -4,20 +4,21 @@
  *
  * 50 plans, each planned by the LLM planner against a chat-completions server on 127.0.0.1
  * (test/support/scripted-llm-server.ts) that answers 20% of calls with a 500 or a timeout (PLANNER_LLM_TIMEOUT_MS
- * is 1 s, the injected timeouts hold 3 s), and each running three side-effecting, slow `record-note` steps (two in
+ * is 3 s, the injected timeouts hold 6 s), and each running three side-effecting, slow `record-note` steps (two in
  * parallel, then one after both). The workers run in a child process that is SIGKILLed at random moments and
  * restarted each time; the dev server is restarted once on the same --db-filename and port.
  *
  * At the end, for every plan: COMPLETED; every side effect happened exactly once (the notes file has one line per
- * step idempotency key, no duplicates, none missing); budget calls = the LLM calls the server answered successfully
- * for that plan + its tool calls; plan versions are 1..n without a gap. Prints one line of totals and exits non-zero
- * on any loss.
+ * step idempotency key, no duplicates, none missing); budget calls = its settled calls, i.e. the LLM replies a
+ * worker received (each is written to the ledger before the activity goes on) + its tool calls, and never more
+ * LLM calls than the server answered; plan versions are 1..n without a gap. A reply the server wrote to the socket
+ * of a worker killed before it read it is answered but not settled (`llm_lost_in_flight`); there can be no more of
+ * those than kills. Prints one line of totals and exits non-zero on any loss.
  *
- * Note: a worker killed during a planning activity (analysis, plan, critique) leaves that activity to its
- * start-to-close timeout (3 minutes, set by the workflow), so a drill where a kill lands there takes ~4 minutes.
+ * A worker killed during a planning activity is noticed within the activity's heartbeat timeout (10 s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +38,17 @@ function flag(name: string, fallback: number): number {
   const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} takes a whole number`);
   return n;
+}
+
+/** Every key in a FileIdempotencyLedger folder (one JSON file per key, `{ key, value }`). */
+async function readLedgerKeys(dir: string): Promise<string[]> {
+  const keys: string[] = [];
+  for (const sub of await fs.readdir(dir).catch(() => [] as string[])) {
+    for (const file of await fs.readdir(path.join(dir, sub)).catch(() => [] as string[])) {
+      if (file.endsWith('.json')) keys.push((JSON.parse(await fs.readFile(path.join(dir, sub, file), 'utf8')) as { key: string }).key);
+    }
+  }
+  return keys;
 }
 
 const marker = (i: number) => `[plan-${String(i).padStart(3, '0')}]`;
@@ -218,6 +230,16 @@ async function main() {
     }
     if (unattributed > 0) problems.push(`${unattributed} successful LLM call(s) could not be attributed to a plan`);
 
+    // A call is settled when a worker received its reply: the planning activities record each one in the ledger
+    // before going on. A reply the server wrote to the socket of a worker SIGKILLed before reading it is answered
+    // but not settled (the retry asks again); those are counted apart, never charged, and never more than the kills.
+    const received = new Map<string, number>();
+    for (const value of await readLedgerKeys(path.join(dir, 'store', 'ledger'))) {
+      const m = /^llm-call:([^:]+):/.exec(value);
+      if (m) received.set(m[1]!, (received.get(m[1]!) ?? 0) + 1);
+    }
+    let lostInFlight = 0;
+
     const stepKeys = new Set<string>();
     let completed = 0;
     let steps = 0;
@@ -251,22 +273,26 @@ async function main() {
           stepKeys.add(key);
           if (!noteKeys.has(key)) problems.push(`${id}: the effect of a completed step (${key}) is missing from the notes`);
         }
-        const expected = (okReplies.get(i) ?? 0) + done.length;
+        const settledLlm = received.get(id) ?? 0;
+        const answered = okReplies.get(i) ?? 0;
+        const expected = settledLlm + done.length;
         budgetCalls += state.budget.spent.calls;
-        if (state.budget.spent.calls !== expected) {
+        lostInFlight += answered - settledLlm;
+        if (state.budget.spent.calls !== expected || settledLlm > answered) {
           const charges = state.audit.filter((a) => a.kind === 'budget' || a.kind === 'plan').map((a) => `${a.at.slice(11, 19)} ${a.message}`);
-          problems.push(`${id}: budget charged ${state.budget.spent.calls} call(s), settled calls ${expected} (${okReplies.get(i) ?? 0} LLM + ${done.length} tool)\n      ${charges.join('\n      ')}`);
+          problems.push(`${id}: budget charged ${state.budget.spent.calls} call(s), settled calls ${expected} (${settledLlm} LLM received of ${answered} answered + ${done.length} tool)\n      ${charges.join('\n      ')}`);
         }
       }),
     );
     const orphans = [...noteKeys.keys()].filter((k) => !stepKeys.has(k));
+    if (lostInFlight > killed) problems.push(`${lostInFlight} answered LLM replies never reached a worker, more than the ${killed} kills explain`);
     if (orphans.length > 0) problems.push(`${orphans.length} note(s) belong to no completed step: ${orphans.slice(0, 3).join(', ')}`);
 
     const outcomes = llm.requests.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }), {});
     console.log(
       `chaos plans=${plans} completed=${completed} lost=${plans - completed} steps=${steps} notes=${notes.length} duplicate_effects=${duplicates.length} ` +
         `missing_effects=${stepKeys.size - [...stepKeys].filter((k) => noteKeys.has(k)).length} llm_calls=${llm.requests.length} llm_ok=${outcomes.reply ?? 0} ` +
-        `llm_500=${outcomes['fault-error'] ?? 0} llm_timeouts=${outcomes['fault-timeout'] ?? 0} tool_calls=${toolCalls} budget_calls=${budgetCalls} ` +
+        `llm_received=${[...received.values()].reduce((a, b) => a + b, 0)} llm_lost_in_flight=${lostInFlight} llm_500=${outcomes['fault-error'] ?? 0} llm_timeouts=${outcomes['fault-timeout'] ?? 0} tool_calls=${toolCalls} budget_calls=${budgetCalls} ` +
         `budget_mismatches=${problems.filter((p) => p.includes('budget charged')).length} plan_versions=${versionsTotal} replans=${replans} ` +
         `worker_kills=${killed} server_restarts=1 seconds=${elapsed().toFixed(0)} problems=${problems.length}`,
     );
