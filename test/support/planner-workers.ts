@@ -6,13 +6,14 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
 import { LocalContentStore } from '../../src/store/content-store';
 import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
+import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { catalogsOf, createLocalWorkers, type LocalWorkers } from '../../src/worker';
-import { testAddress, uniqueTaskQueue, workflowBundle } from './temporal';
+import { connectClient, testAddress, uniqueTaskQueue, workflowBundle } from './temporal';
 
 let runtimeInstalled = false;
 
@@ -73,4 +74,22 @@ export async function recordHistory(handle: WorkflowHandle, name: string): Promi
   const dir = path.resolve(__dirname, '..', 'histories');
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, `${name}.binpb`), temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish());
+}
+
+/**
+ * A waste pack and a client for one test file: opened before its tests, closed after. Read them through the
+ * returned getters inside tests (they exist only once beforeAll has run).
+ */
+export function useWastePackAndClient(): { pack: () => WastePack; client: () => Client } {
+  let pack: WastePack | undefined;
+  let client: Client | undefined;
+  beforeAll(async () => {
+    pack = await createWastePack({ today: new Date() });
+    client = await connectClient();
+  });
+  afterAll(async () => {
+    await pack?.close();
+    await client?.connection.close();
+  });
+  return { pack: () => pack!, client: () => client! };
 }

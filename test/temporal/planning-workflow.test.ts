@@ -2,10 +2,9 @@
  * planningWorkflow on a real Temporal dev server, with the real planning activities (rules analyzer, ranking
  * planner, critics, gatekeeper) and the waste pack's tools over embedded PostgreSQL.
  */
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { StepFailedError } from '../../src/domain/errors';
 import type { ToolImplementation } from '../../src/tools/tool';
-import { createWastePack, type WastePack } from '../../src/tools/waste';
 import {
   answerClarificationUpdate,
   approveUpdate,
@@ -15,24 +14,14 @@ import {
   rejectUpdate,
   type PlanningWorkflowInput,
 } from '../../src/workflows';
-import { recordHistory, startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { connectClient, waitFor } from '../support/temporal';
+import { recordHistory, startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
+import { waitFor } from '../support/temporal';
 
 const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
-let pack: WastePack;
-let client: Client;
-
-beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
-  client = await connectClient();
-});
-afterAll(async () => {
-  await pack?.close();
-  await client?.connection.close();
-});
+const fixtures = useWastePackAndClient();
 
 async function withPlanner<T>(fn: (planner: TestPlanner) => Promise<T>, wrap?: (tool: ToolImplementation) => ToolImplementation): Promise<T> {
-  const planner = await startTestPlanner(pack, { wrap });
+  const planner = await startTestPlanner(fixtures.pack(), { wrap });
   try {
     return await fn(planner);
   } finally {
@@ -41,7 +30,7 @@ async function withPlanner<T>(fn: (planner: TestPlanner) => Promise<T>, wrap?: (
 }
 
 function start(planner: TestPlanner, id: string, input: PlanningWorkflowInput) {
-  return client.workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}`, args: [input] });
+  return fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}`, args: [input] });
 }
 
 
@@ -111,7 +100,7 @@ describe('planningWorkflow', () => {
       expect(question!.options[0]).toBe('Shipments from last week');
 
       await waitFor(async () => {
-        const runs = client.workflow.list({ query: `PlanStage = "AWAITING_CLARIFICATION" AND WorkflowId = "${handle.workflowId}"` });
+        const runs = fixtures.client().workflow.list({ query: `PlanStage = "AWAITING_CLARIFICATION" AND WorkflowId = "${handle.workflowId}"` });
         for await (const _ of runs) return true;
         return false;
       }, 30_000, 'the PlanStage search attribute');

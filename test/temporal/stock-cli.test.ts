@@ -4,11 +4,9 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Client } from '@temporalio/client';
-import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { getStateQuery, planningWorkflow } from '../../src/workflows';
-import { startTestPlanner } from '../support/planner-workers';
-import { connectClient, testAddress, waitFor } from '../support/temporal';
+import { startTestPlanner, useWastePackAndClient } from '../support/planner-workers';
+import { testAddress, waitFor } from '../support/temporal';
 
 /** Asynchronous on purpose: the worker answering the query runs in this process and must keep running. */
 async function temporal(...args: string[]): Promise<string> {
@@ -16,21 +14,12 @@ async function temporal(...args: string[]): Promise<string> {
   return stdout;
 }
 
-let pack: WastePack;
-let client: Client;
-beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
-  client = await connectClient();
-});
-afterAll(async () => {
-  await pack?.close();
-  await client?.connection.close();
-});
+const fixtures = useWastePackAndClient();
 
 test('the stock temporal CLI answers a clarification and queries getState', async () => {
-  const planner = await startTestPlanner(pack, { prefix: 'stock-cli' });
+  const planner = await startTestPlanner(fixtures.pack(), { prefix: 'stock-cli' });
   try {
-    const handle = await client.workflow.start(planningWorkflow, {
+    const handle = await fixtures.client().workflow.start(planningWorkflow, {
       taskQueue: planner.taskQueue,
       workflowId: `stock-cli-${planner.taskQueue}`,
       args: [{ request: { goal: 'Check the reports' } }],
