@@ -21,7 +21,7 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from '../src/tools/bench';
-import type { PlanningOutcome } from '../src/workflows';
+import type { PlanningOutcome } from '../src/api';
 import { renderChart } from './chart';
 
 const ROOT = path.resolve(__dirname, '..');

@@ -27,7 +27,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../src/tools/demo';
-import { getStateQuery, planningWorkflow, type PlanningOutcome, type PlanningState } from '../src/workflows';
+import { getStateQuery, type PlanningOutcome, type PlanningState } from '../src/api';
+import { planningWorkflow } from '../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
 
 const ROOT = path.resolve(__dirname, '..');

@@ -12,18 +12,10 @@ import {
 } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { plannerTaskQueue } from './config';
-import type { ClarificationAnswer } from './domain/messages';
+import type { ClarificationAnswer } from './api/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
-import {
-  answerClarificationUpdate,
-  approveUpdate,
-  getStateQuery,
-  planningWorkflow,
-  raiseBudgetUpdate,
-  rejectUpdate,
-  type PlanningState,
-  type PlanningWorkflowInput,
-} from './workflows';
+import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningState, type PlanningWorkflowInput } from './api';
+import { planningWorkflow } from './workflows';
 
 export interface StartOptions {
   workflowId?: string;

@@ -7,7 +7,7 @@ import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { temporal } from '@temporalio/proto';
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { PLANNER_SEARCH_ATTRIBUTES } from './domain/search-attributes';
+import { PLANNER_SEARCH_ATTRIBUTES } from './api/search-attributes';
 
 export interface TemporalTarget {
   address: string;

@@ -20,7 +20,7 @@ import type { ContentStore } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
 import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';
-import { withPlannerFailures } from './failures';
+import { withPlannerFailures } from '../api/failures';
 
 export interface PlanningDependencies {
   catalogs: ToolCatalogs;
@@ -138,14 +138,17 @@ export function createPlanningActivities(deps: PlanningDependencies) {
   const budgetOf = (request: PlanningRequest, state?: ToolBudget): ToolBudget => state ?? createBudget(request.budget);
 
   return {
-    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult>> => {
+    /** Says which analyzer ran (`analyzer`), so the run budgets LLM calls ahead only when one may be made. */
+    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules' }> => {
       const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      return await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => pick(request).analyzer.analyze({ request, catalog })));
+      const { analyzer } = pick(request);
+      const result = await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => analyzer.analyze({ request, catalog })));
+      return { ...result, analyzer: analyzer.kind };
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
-    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult>> => {
+    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking' }> => {
       const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
@@ -155,7 +158,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
       if (issues.length > 0) throw new PlanValidationError(issues);
-      return await keepOutOfHistory(result);
+      return { ...(await keepOutOfHistory(result)), planner: planner.kind };
     }),
 
     validatePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<ValidationIssue[]> => {

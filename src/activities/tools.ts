@@ -24,7 +24,7 @@ import { LocalContentStore, type ContentStore } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
 import { FileIdempotencyLedger, once, type IdempotencyLedger } from '../tools/idempotency';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
-import { withPlannerFailures } from './failures';
+import { withPlannerFailures } from '../api/failures';
 import * as path from 'node:path';
 
 export interface ToolActivityDependencies {

@@ -3,8 +3,8 @@
  * connection to Temporal (envconfig via loadTemporalTarget, overridden by --address / --namespace).
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { readFailure } from '../api/failures';
 import { PlannerClient } from '../client';
 import { formatZodIssues } from '../domain/errors';
 import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
@@ -102,18 +102,20 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
     return new CliError(`no planning run with id "${workflowId}"`, EXIT.notFound, 'list the runs with `planner list`');
   }
   if (err instanceof WorkflowUpdateFailedError) {
-    const cause = err.cause;
-    const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : err.message;
-    const invalid = cause instanceof ApplicationFailure && cause.type === 'InvalidInputError';
+    const refusal = readFailure(err);
     return new CliError(
-      `the run refused it: ${firstLine(message)}`,
-      invalid ? EXIT.usage : EXIT.error,
-      `see the run's stage and question with \`planner show ${workflowId}\``,
+      `the run refused it: ${firstLine(refusal.message)}`,
+      refusal.code === 'PLAN-006' ? EXIT.usage : EXIT.error,
+      `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${workflowId}\``,
     );
   }
   if (err instanceof WorkflowFailedError) {
-    const cause = err.cause instanceof Error ? err.cause.message : err.message;
-    return new CliError(`run ${workflowId} failed: ${firstLine(cause)}`, EXIT.planFailed, `see why with \`planner history ${workflowId}\``);
+    const failure = readFailure(err);
+    return new CliError(
+      `run ${workflowId} failed: ${failure.code} ${firstLine(failure.message)}`,
+      EXIT.planFailed,
+      `${failure.hint.replace(/\.$/, '')}; see why with \`planner history ${workflowId}\``,
+    );
   }
   const status = grpcStatusOf(err);
   if (status && (status.code === GRPC_DEADLINE_EXCEEDED || status.code === GRPC_FAILED_PRECONDITION)) {

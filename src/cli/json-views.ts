@@ -7,7 +7,8 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { ToolBudget, Usage } from '../domain/budget';
 import type { PlanDiff } from '../domain/diff';
 import { flattenSteps, type Plan } from '../domain/plan';
-import type { AuditEntry, PlanningOutcome, PlanningState, PlanVersionRecord, StepRecord } from '../workflows/planning-state';
+import type { PlanFailure } from '../api/failures';
+import type { AuditEntry, PlanningOutcome, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
 
 export interface UsageView {
   costUsd: number;
@@ -75,7 +76,8 @@ export interface StateView {
   question: { text: string; options: string[]; default: number; askedAt: string } | null;
   approval: { status: string; reason: string | null } | null;
   warnings: string[];
-  failure: string | null;
+  /** Why the run failed: its PLAN code, message and hint. */
+  failure: { type: string; code: string; message: string; hint: string } | null;
 }
 
 export interface RunView {
@@ -174,7 +176,7 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
       : null,
     approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
     warnings: [...state.warnings],
-    failure: state.failure,
+    failure: state.failure && failureView(state.failure),
   };
 }
 
@@ -187,8 +189,12 @@ export function outcomeView(outcome: PlanningOutcome) {
     steps: outcome.steps.map((s) => ({ id: s.id, tool: s.tool, status: s.status, items: s.items, preview: s.preview, ref: s.ref })),
     budget: budgetView(outcome.budget),
     warnings: [...outcome.warnings],
-    failure: outcome.failure,
+    failure: outcome.failure && failureView(outcome.failure),
   };
+}
+
+function failureView({ type, code, message, hint }: PlanFailure) {
+  return { type, code, message, hint };
 }
 
 function firstOf(value: unknown): unknown {

@@ -77,7 +77,7 @@ export function renderState(view: StateView, options: { task?: number } = {}): s
   if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${view.workflowId} --calls 10`);
   if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${v.reason})`).join(', ')}`);
   for (const w of view.warnings) lines.push(`warning: ${w}`);
-  if (view.failure) lines.push(`Failure: ${view.failure}`);
+  if (view.failure) lines.push(`Failure: ${view.failure.code} ${view.failure.message}`, `Hint: ${view.failure.hint}`);
   return lines;
 }
 

@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } f
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { searchAttributeCliFlags } from '../domain/search-attributes';
+import { searchAttributeCliFlags } from '../api/search-attributes';
 import { ensureTemporalCli, LOCAL_DIR } from './temporal-binaries';
 
 export interface DevServerOptions {

@@ -10,16 +10,22 @@
 import type { z } from 'zod';
 import { formatPath } from './walk';
 
-export type PlannerErrorCode =
-  | 'PLAN-001'
-  | 'PLAN-002'
-  | 'PLAN-003'
-  | 'PLAN-004'
-  | 'PLAN-005'
-  | 'PLAN-006'
-  | 'PLAN-007'
-  | 'PLAN-008'
-  | 'PLAN-009';
+export const PLANNER_ERROR_CODES = [
+  'PLAN-001',
+  'PLAN-002',
+  'PLAN-003',
+  'PLAN-004',
+  'PLAN-005',
+  'PLAN-006',
+  'PLAN-007',
+  'PLAN-008',
+  'PLAN-009',
+  'PLAN-010',
+  'PLAN-011',
+  'PLAN-012',
+  'PLAN-013',
+] as const;
+export type PlannerErrorCode = (typeof PLANNER_ERROR_CODES)[number];
 
 /** Plain-JSON form of an error, safe to put in workflow history. */
 export interface FailureDetails {
@@ -164,12 +170,12 @@ export class InvalidTransitionError extends InvalidInputError {
   }
 }
 
-/** PLAN-007: an operation ran out of time. */
+/** PLAN-007: a wait or an activity ran out of time (no approval, no budget raise, an activity past its retries). */
 export class PlanningTimeoutError extends PlannerError {
   override readonly name = 'PlanningTimeoutError';
   readonly code = 'PLAN-007';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Retry, or raise the timeout for this stage.', details, retryable: true });
+    super(message, { hint: 'Answer sooner, raise the timeout in the run options, or check that a worker serves the queue.', details, retryable: true });
   }
 }
 
@@ -211,6 +217,45 @@ export class PlanningExhaustedError extends PlannerError {
       details: { attempts, last_error: lastError.toFailureDetails() },
       cause: lastError,
     });
+  }
+}
+
+/** PLAN-010: the planner found the goal impossible with the catalog; `details.missing` names what is missing. */
+export class PlanImpossibleError extends PlannerError {
+  override readonly name = 'PlanImpossibleError';
+  readonly code = 'PLAN-010';
+  constructor(missing: readonly string[], details?: Record<string, unknown>) {
+    super(`the plan is IMPOSSIBLE: missing ${missing.join('; ') || 'unnamed capabilities'}`, {
+      hint: 'Add tools that provide the missing capabilities to the catalog, or change the goal.',
+      details: { missing, ...details },
+    });
+  }
+}
+
+/** PLAN-011: the gatekeeper rejected the plan after its refinements. */
+export class PlanRejectedError extends PlannerError {
+  override readonly name = 'PlanRejectedError';
+  readonly code = 'PLAN-011';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'Read the critiques (planner show), then rephrase the goal or allow more refinements (max_refinements).', details });
+  }
+}
+
+/** PLAN-012: the goal stayed unclear after the allowed clarifications. */
+export class GoalUnclearError extends PlannerError {
+  override readonly name = 'GoalUnclearError';
+  readonly code = 'PLAN-012';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'Start again with a goal that names what to do and on what, or allow more clarifications (max_clarifications).', details });
+  }
+}
+
+/** PLAN-013: a worker failed in a way the planner does not classify (a crash, an unregistered activity, a bug). */
+export class WorkerFailureError extends PlannerError {
+  override readonly name = 'WorkerFailureError';
+  readonly code = 'PLAN-013';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'Check the worker logs, and that the workers run the same version as the workflow.', details });
   }
 }
 

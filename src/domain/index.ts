@@ -18,7 +18,5 @@ export * from './validation';
 export * from './diff';
 export * from './stages';
 export * from './step-execution';
-export * from './messages';
 export * from './routing';
 export * from './canonical-json';
-export * from './options';

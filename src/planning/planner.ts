@@ -3,22 +3,13 @@
  * ranking planner (src/planning/ranking-planner.ts). The caller stamps id, version and timestamps so a planner
  * never chooses them.
  */
-import { z } from 'zod';
 import type { Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
 import type { ToolSpec } from '../domain/tool-spec';
 
-/** What one LLM call consumed; deterministic work reports none. Every entry counts as one call. */
-export const LlmCallUsageSchema = z.object({
-  model: z.string(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  /** Prompt tokens the provider served from its prompt cache (part of prompt_tokens). */
-  cached_tokens: z.number().int().nonnegative(),
-  cost_usd: z.number().nonnegative(),
-});
-export type LlmCallUsage = z.output<typeof LlmCallUsageSchema>;
+export { LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
+import type { LlmCallUsage } from '../domain/llm-calls';
 
 /** One message of an LLM conversation; stored in the content store, never in workflow history. */
 export interface TranscriptMessage {

@@ -88,7 +88,7 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   expect(invalid.code).toBe(2);
   expect(invalid.stderr.trim().split('\n')).toHaveLength(1);
   expect(invalid.stderr).toMatch(/^error: the run refused it: option 9 does not exist; choose 1–\d+: 1\. Shipments from last week/);
-  expect(invalid.stderr).toContain(`(hint: see the run's stage and question with \`planner show ${id}\`)`);
+  expect(invalid.stderr).toContain(`; see the run's stage and question with \`planner show ${id}\`)`);
   expect(invalid.stderr).not.toMatch(/\n\s+at /);
 
   const answered = await cli('answer', id, '1');

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LocalContentStore } from '../../src/store/content-store';
-import { getStateQuery, planningWorkflow } from '../../src/workflows';
+import { getStateQuery } from '../../src/api';
+import { planningWorkflow } from '../../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 

@@ -8,17 +8,10 @@
 import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
-import { ApproveSchema, ClarificationAnswerSchema, RejectSchema } from '../../src/domain/messages';
+import { ApproveSchema, ClarificationAnswerSchema, RejectSchema } from '../../src/api/messages';
 import { BENCH_GOAL, createBenchPack } from '../../src/tools/bench';
-import {
-  answerClarificationSignal,
-  answerClarificationUpdate,
-  approveUpdate,
-  getStateQuery,
-  planningWorkflow,
-  raiseBudgetUpdate,
-  rejectUpdate,
-} from '../../src/workflows';
+import { answerClarificationSignal, answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate } from '../../src/api';
+import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, waitFor } from '../support/temporal';
 

@@ -5,15 +5,8 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { StepFailedError } from '../../src/domain/errors';
 import type { ToolImplementation } from '../../src/tools/tool';
-import {
-  answerClarificationUpdate,
-  approveUpdate,
-  getStateQuery,
-  planningWorkflow,
-  raiseBudgetUpdate,
-  rejectUpdate,
-  type PlanningWorkflowInput,
-} from '../../src/workflows';
+import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
+import { planningWorkflow } from '../../src/workflows';
 import { recordHistory, startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
 import { waitFor } from '../support/temporal';
 
@@ -86,7 +79,8 @@ describe('planningWorkflow', () => {
       expect(state.steps[1]!.error).toMatchObject({ code: 'PLAN-008' });
       expect(state.steps[1]!.error!.message).toMatch(/step\[0\]\.data\[0\]\.id/);
       expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
-      expect(state.failure).toMatch(/no re-plans left \(1 of 1 used\)/);
+      expect(state.failure).toMatchObject({ type: 'StepFailedError', code: 'PLAN-008' });
+      expect(state.failure!.message).toMatch(/no re-plans left \(1 of 1 used\)/);
       expect(state.audit.filter((a) => a.kind === 'step' && a.message.includes('facilities') && a.message.includes('completed'))).toHaveLength(1);
     });
   });

@@ -4,7 +4,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { getStateQuery, planningWorkflow } from '../../src/workflows';
+import { getStateQuery } from '../../src/api';
+import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, useWastePackAndClient } from '../support/planner-workers';
 import { testAddress, waitFor } from '../support/temporal';
 

@@ -7,11 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
-import { DEFAULT_PLANNING_OPTIONS } from '../../src/domain/options';
+import { DEFAULT_PLANNING_OPTIONS } from '../../src/api/input';
 import { LocalContentStore } from '../../src/store/content-store';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { createLocalWorkers } from '../../src/worker';
-import { getStateQuery, planningWorkflow } from '../../src/workflows';
+import { getStateQuery } from '../../src/api';
+import { planningWorkflow } from '../../src/workflows';
 import { onQueue } from '../support/planner-workers';
 import { uniqueTaskQueue, workflowBundle } from '../support/temporal';
 

@@ -14,7 +14,7 @@ import {
   RaiseBudgetSchema,
   RejectSchema,
   parseMessage,
-} from '../../src/domain/messages';
+} from '../../src/api/messages';
 import { PlanSchema, parsePlanJson } from '../../src/domain/plan';
 import { RequirementsSchema, parseRequirementsJson } from '../../src/domain/requirements';
 import { validPlanInput } from './fixtures';

@@ -1,5 +1,5 @@
 import { loadTemporalTarget, workflowUiUrl } from '../../src/temporal-connection';
-import { searchAttributeCliFlags } from '../../src/domain/search-attributes';
+import { searchAttributeCliFlags } from '../../src/api/search-attributes';
 
 describe('Temporal connection settings', () => {
   const saved = { ...process.env };

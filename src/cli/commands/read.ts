@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { diffPlans } from '../../domain/diff';
 import { STAGES } from '../../domain/stages';
-import type { PlanningState } from '../../workflows';
+import type { PlanningState } from '../../api';
 import { CliError, EXIT, output, parseArg, withClient } from '../context';
 import { auditEntryView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
 import { renderDiff, renderHistory, renderRuns, renderState } from '../render';

@@ -1,18 +1,21 @@
 /**
- * The planning run's state: everything `getState` shows and continue-as-new carries. Plain JSON, built and changed
- * only by the workflow (deterministic code: no I/O, workflow clock only).
+ * The planning run's state: everything `getState` shows and continue-as-new carries, and the outcome a run returns.
+ * Plain JSON, changed only by the workflow's run state class (src/workflows/run.ts).
  */
 import type { ToolBudget, Usage } from '../domain/budget';
-import { canonicalJson } from '../domain/canonical-json';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { PlanVersion, PlanVersionReason } from '../domain/diff';
 import type { Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
-import type { PlanningOptions } from '../domain/options';
 import type { Stage } from '../domain/stages';
 import type { StepResult } from '../domain/step-execution';
+import type { PlanFailure } from './failures';
+import type { PlanningOptions } from './input';
+
+export type { Stage } from '../domain/stages';
+export { STAGES, TERMINAL_STAGES } from '../domain/stages';
 
 export type StepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
@@ -26,7 +29,7 @@ export interface StepRecord {
   /** The plan version whose run produced the result (earlier than the current one when preserved by a re-plan). */
   completed_in_version?: number;
   result?: StepResult;
-  error?: { code: string; message: string };
+  error?: { code: string; type: string; message: string };
 }
 
 export interface PlanVersionRecord extends PlanVersion {
@@ -53,8 +56,6 @@ export interface PendingQuestion {
   asked_at: string;
 }
 
-export type { PlanningOptions } from '../domain/options';
-
 export interface PlanningState {
   workflow_id: string;
   stage: Stage;
@@ -62,7 +63,7 @@ export interface PlanningState {
   stage_before_budget: Stage | null;
   request: PlanningRequest;
   options: PlanningOptions;
-  /** 'llm' or 'rules' once analysis has run; decides whether LLM calls are budgeted ahead. */
+  /** Which analyzer ran last ('llm' or 'rules', as the analysis result says); decides whether LLM calls are budgeted ahead. */
   analyzer_kind: 'llm' | 'rules' | null;
   requirements: Requirements | null;
   question: PendingQuestion | null;
@@ -88,7 +89,8 @@ export interface PlanningState {
   refinements: number;
   replans: number;
   audit: AuditEntry[];
-  failure: string | null;
+  /** Why the run FAILED: the failure a client sees (type, PLAN code, message, hint). */
+  failure: PlanFailure | null;
   continued_as_new: number;
 }
 
@@ -101,7 +103,7 @@ export interface PlanningOutcome {
   steps: { id: string; tool: string | null; status: StepStatus; items: number | null; preview: string | null; ref: string | null }[];
   budget: ToolBudget;
   warnings: string[];
-  failure: string | null;
+  failure: PlanFailure | null;
 }
 
 export function outcomeOf(state: PlanningState): PlanningOutcome {
@@ -123,9 +125,3 @@ export function outcomeOf(state: PlanningState): PlanningOutcome {
     failure: state.failure,
   };
 }
-
-/** Identity of a step across plan versions: same id, tool and params means the same work. */
-export function stepKey(step: { id: string; tool: string | null; params: Record<string, unknown> }): string {
-  return `${step.id}|${step.tool ?? ''}|${canonicalJson(step.params)}`;
-}
-

@@ -7,8 +7,11 @@
  *   update raiseBudget {"cost_usd": 1, "tokens": 10000, "calls": 10}   (amounts added to the limits)
  * Cancellation is Temporal's own cancel.
  */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import { InvalidInputError, formatZodIssues } from './errors';
+import type { ToolBudget } from '../domain/budget';
+import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import type { PlanningState } from './state';
 
 export const MESSAGE_NAMES = {
   getState: 'getState',
@@ -46,3 +49,10 @@ export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown, m
   if (parsed.success) return parsed.data;
   throw new InvalidInputError(`invalid ${message} payload: ${formatZodIssues(parsed.error).join('; ')}`, `Send JSON like ${example}.`);
 }
+
+export const getStateQuery = defineQuery<PlanningState>(MESSAGE_NAMES.getState);
+export const answerClarificationUpdate = defineUpdate<string, [ClarificationAnswer]>(MESSAGE_NAMES.answerClarification);
+export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>(MESSAGE_NAMES.answerClarification);
+export const approveUpdate = defineUpdate<string, [z.input<typeof ApproveSchema>]>(MESSAGE_NAMES.approve);
+export const rejectUpdate = defineUpdate<string, [z.input<typeof RejectSchema>]>(MESSAGE_NAMES.reject);
+export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(MESSAGE_NAMES.raiseBudget);

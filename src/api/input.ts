@@ -1,0 +1,82 @@
+/**
+ * What a planning run starts from: the request (goal, catalog, budget, constraints) and the options that shape the
+ * run (approval, refinement and re-plan limits, timeouts), with their defaults. Parsed at the workflow's boundary.
+ */
+import { z } from 'zod';
+import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
+import type { PlanningState } from './state';
+
+const ms = z.number().int().min(0).max(365 * 24 * 60 * 60_000);
+
+export const PlanningOptionsSchema = z
+  .object({
+    require_approval: z.boolean(),
+    max_refinements: z.number().int().min(0).max(20),
+    max_replans: z.number().int().min(0).max(20),
+    max_clarifications: z.number().int().min(0).max(20),
+    strict_critique: z.boolean(),
+    clarification_timeout_ms: ms,
+    approval_timeout_ms: ms,
+    budget_timeout_ms: ms,
+    step_start_to_close_ms: ms.min(1),
+    step_heartbeat_ms: ms.min(1),
+    /** Continue as new once history has this many events (Temporal's own suggestion also triggers it). */
+    continue_as_new_after_events: z.number().int().min(10),
+    /**
+     * Publish PlanStage & co. Turn off for a namespace without them registered (upserting an unknown search
+     * attribute fails every workflow task) and on Temporal's time-skipping test server, which cannot register any.
+     */
+    search_attributes: z.boolean(),
+  })
+  .strict();
+export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
+
+export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
+  require_approval: false,
+  max_refinements: 2,
+  max_replans: 2,
+  max_clarifications: 3,
+  strict_critique: false,
+  clarification_timeout_ms: 60 * 60_000,
+  approval_timeout_ms: 24 * 60 * 60_000,
+  budget_timeout_ms: 60 * 60_000,
+  step_start_to_close_ms: 5 * 60_000,
+  step_heartbeat_ms: 20_000,
+  continue_as_new_after_events: 5_000,
+  search_attributes: true,
+};
+
+/** The budget of a run whose request names none. */
+export const DEFAULT_BUDGET = { cost_usd: 1, tokens: 200_000, calls: 100, policy: 'block' } as const;
+export const DEFAULT_TOOL_CATALOG = 'waste';
+
+/** Request fields the workflow can fill itself: trace id, catalog, budget and the planning clock. */
+export type PlanningRequestArg = Omit<PlanningRequestInput, 'trace_id' | 'tool_catalog' | 'budget' | 'now'> &
+  Partial<Pick<PlanningRequestInput, 'trace_id' | 'tool_catalog' | 'budget' | 'now'>>;
+
+export interface PlanningWorkflowInput {
+  request: PlanningRequestArg;
+  options?: Partial<PlanningOptions>;
+  /** State carried across continue-as-new; never set by clients. */
+  resume?: PlanningState;
+}
+
+const WorkflowInputSchema = z.object({ request: z.record(z.string(), z.unknown()), options: z.record(z.string(), z.unknown()).optional() });
+
+/**
+ * The request and options of a new run, with the workflow's defaults filled in; throws InvalidInputError (PLAN-006)
+ * listing every problem, so malformed input ends the run at once instead of failing its workflow tasks forever.
+ */
+export function parseWorkflowInput(input: unknown, defaults: { trace_id: string; now: string }): { request: PlanningRequest; options: PlanningOptions } {
+  const shape = WorkflowInputSchema.safeParse(input);
+  if (!shape.success) {
+    throw new InvalidInputError(`invalid workflow input: ${formatZodIssues(shape.error).join('; ')}`, 'Start the run with {"request": {"goal": "…"}, "options": {…}}.');
+  }
+  const request = parsePlanningRequest({ tool_catalog: DEFAULT_TOOL_CATALOG, budget: DEFAULT_BUDGET, ...defaults, ...shape.data.request });
+  const options = PlanningOptionsSchema.partial().safeParse(shape.data.options ?? {});
+  if (!options.success) {
+    throw new InvalidInputError(`invalid planning options: ${formatZodIssues(options.error).join('; ')}`, 'Fix the options listed (path: message); see the README for each option.');
+  }
+  return { request, options: { ...DEFAULT_PLANNING_OPTIONS, ...options.data } };
+}

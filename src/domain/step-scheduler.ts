@@ -1,0 +1,30 @@
+/**
+ * Which steps of a plan start next: a pure function of the steps, their statuses and what the budget affords, so
+ * the workflow's DAG loop and unit tests drive the same logic. A failed step stops new starts (the run re-plans);
+ * under `block`, the first ready step the budget cannot afford stops them too, and the run pauses for budget.
+ */
+import { readySteps, type DagNode } from './dag';
+
+export type ScheduledStepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+
+export interface StepsToStart {
+  start: number[];
+  /** Why nothing more starts: a step failed, or the next ready step does not fit the budget. */
+  stop: 'failed' | 'budget' | null;
+}
+
+export function stepsToStart(
+  steps: readonly (DagNode & { readonly parallel: boolean })[],
+  statuses: readonly ScheduledStepStatus[],
+  affordable: (index: number) => boolean,
+): StepsToStart {
+  const withStatus = (...wanted: ScheduledStepStatus[]) => new Set(statuses.flatMap((s, i) => (wanted.includes(s) ? [i] : [])));
+  if (withStatus('FAILED').size > 0) return { start: [], stop: 'failed' };
+  // CANCELLED steps count as running: nothing new starts beside them, none restarts.
+  const start: number[] = [];
+  for (const index of readySteps(steps, withStatus('COMPLETED'), withStatus('RUNNING', 'CANCELLED'))) {
+    if (!affordable(index)) return { start, stop: 'budget' };
+    start.push(index);
+  }
+  return { start, stop: null };
+}

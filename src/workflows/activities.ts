@@ -1,0 +1,34 @@
+/** The activities the workflow calls, with their options: planning work and the steps of a plan. */
+import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import type { PlannerActivities } from '../activities';
+import type { StepExecutionInput, StepResult } from '../domain/step-execution';
+
+const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '3 minutes',
+  // Planning activities heartbeat every 2 s, so a dead worker is noticed within this, not after 3 minutes.
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+};
+
+/** Deterministic planning work takes milliseconds: as local activities it needs no round trip through the server. */
+const LOCAL_PLANNING_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: PLANNING_ACTIVITY_OPTIONS.retry,
+};
+
+export function planningActivities(summary: string, local: boolean): PlannerActivities {
+  return local
+    ? proxyLocalActivities<PlannerActivities>({ ...LOCAL_PLANNING_OPTIONS, summary })
+    : proxyActivities<PlannerActivities>({ ...PLANNING_ACTIVITY_OPTIONS, summary });
+}
+
+/** `executeStep` on the step's queue, with the run's step timeouts; side-effecting tools retry under their key. */
+export function stepActivity(options: { taskQueue: string; startToCloseMs: number; heartbeatMs: number; maximumAttempts: number; summary: string }) {
+  return proxyActivities<{ executeStep(input: StepExecutionInput): Promise<StepResult> }>({
+    taskQueue: options.taskQueue,
+    startToCloseTimeout: options.startToCloseMs,
+    heartbeatTimeout: options.heartbeatMs,
+    retry: { maximumAttempts: options.maximumAttempts, initialInterval: 1_000 },
+    summary: options.summary,
+  }).executeStep;
+}

@@ -1,0 +1,54 @@
+/** The state a new run starts from, built from its parsed input; the workflow's clock is its `now`. */
+import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import { parseWorkflowInput, type PlanningWorkflowInput } from '../api/input';
+import type { PlanningState } from '../api/state';
+import { createBudget } from '../domain/budget';
+import { PlannerError } from '../domain/errors';
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Throws the run's final failure (PLAN-006, non-retryable) for malformed input. */
+export function initialState(input: PlanningWorkflowInput, workflowId: string): PlanningState {
+  let parsed;
+  try {
+    parsed = parseWorkflowInput(input, { trace_id: workflowId, now: nowIso() });
+  } catch (err) {
+    if (err instanceof PlannerError) throw planFailureToApplicationFailure(failureOf(err));
+    throw err;
+  }
+  const { request, options } = parsed;
+  return {
+    workflow_id: workflowId,
+    stage: 'CREATED',
+    stage_before_budget: null,
+    request,
+    options,
+    analyzer_kind: null,
+    requirements: null,
+    question: null,
+    answer: null,
+    clarifications: [],
+    plan_id: null,
+    plan: null,
+    versions: [],
+    next_version_reason: { reason: 'initial', feedback: [] },
+    critiques: [],
+    decision: null,
+    approval: null,
+    routes: {},
+    route_turns: {},
+    routing: [],
+    steps: [],
+    completed_steps: {},
+    budget: createBudget(request.budget),
+    budget_needed: null,
+    warnings: [],
+    refinements: 0,
+    replans: 0,
+    audit: [],
+    failure: null,
+    continued_as_new: 0,
+  };
+}

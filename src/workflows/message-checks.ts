@@ -1,0 +1,72 @@
+/**
+ * Whether a message may be accepted now, and its parsed payload: pure checks over the run's state, shared by the
+ * update validators (which refuse before anything is written to history) and the handlers. A refusal is the typed
+ * failure activities use too: PLAN-006 with a hint.
+ */
+import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import {
+  ApproveSchema,
+  ClarificationAnswerSchema,
+  MESSAGE_NAMES,
+  RaiseBudgetSchema,
+  RejectSchema,
+  parseMessage,
+  type ApproveInput,
+  type ClarificationAnswer,
+  type RaiseBudgetInput,
+  type RejectInput,
+} from '../api/messages';
+import type { PlanningState } from '../api/state';
+import { InvalidInputError, PlannerError } from '../domain/errors';
+import { isTerminal } from '../domain/stages';
+import type { z } from 'zod';
+
+function refuse(message: string, hint: string): never {
+  throw planFailureToApplicationFailure(failureOf(new InvalidInputError(message, hint)));
+}
+
+function parse<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
+  try {
+    return parseMessage(schema, payload, message, example);
+  } catch (err) {
+    if (err instanceof PlannerError) throw planFailureToApplicationFailure(failureOf(err));
+    throw err;
+  }
+}
+
+/** The answer and the text it stands for (an option's text, or the free text). */
+export function checkAnswer(state: PlanningState, payload: unknown): { answer: ClarificationAnswer; text: string } {
+  const { stage, question } = state;
+  if (stage !== 'AWAITING_CLARIFICATION' || !question) {
+    refuse(`no question is pending (stage ${stage})`, 'Query getState; answer only while the stage is AWAITING_CLARIFICATION.');
+  }
+  const answer = parse(ClarificationAnswerSchema, payload, MESSAGE_NAMES.answerClarification, '{"option": 1} or {"text": "…"}');
+  if ('option' in answer && answer.option > question.options.length) {
+    refuse(
+      `option ${answer.option} does not exist; choose 1–${question.options.length}: ${question.options.map((o, i) => `${i + 1}. ${o}`).join(' ')}`,
+      'Send {"option": n} with n from the list, or {"text": "…"}.',
+    );
+  }
+  return { answer, text: 'option' in answer ? question.options[answer.option - 1]! : answer.text };
+}
+
+function requireApprovalStage(state: PlanningState): void {
+  if (state.stage !== 'AWAITING_APPROVAL') {
+    refuse(`nothing awaits approval (stage ${state.stage})`, 'Query getState; approve or reject only while the stage is AWAITING_APPROVAL.');
+  }
+}
+
+export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
+  requireApprovalStage(state);
+  return parse(ApproveSchema, payload, MESSAGE_NAMES.approve, '{}');
+}
+
+export function checkRejection(state: PlanningState, payload: unknown): RejectInput {
+  requireApprovalStage(state);
+  return parse(RejectSchema, payload, MESSAGE_NAMES.reject, '{"reason": "…"}');
+}
+
+export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
+  if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
+  return parse(RaiseBudgetSchema, payload, MESSAGE_NAMES.raiseBudget, '{"calls": 10}');
+}

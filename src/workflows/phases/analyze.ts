@@ -1,0 +1,38 @@
+/** ANALYZING: requirements from the goal; a clear goal goes on to planning, a vague one asks a question. */
+import { isCancellation } from '@temporalio/workflow';
+import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import type { Usage } from '../../domain/budget';
+import { GoalUnclearError } from '../../domain/errors';
+import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { planningActivities } from '../activities';
+import { nowIso } from '../initial-state';
+import type { PlanningRun } from '../run';
+import { failedWhile, failWith, move, type Transition } from '../transitions';
+
+/** What one LLM call is expected to use before it is made (tokens; cost is charged as reported). */
+export const LLM_CALL_ESTIMATE: Usage = { calls: 1, tokens: 2_000, cost_usd: 0 };
+
+export async function analyze(run: PlanningRun): Promise<Transition> {
+  const pause = run.mayCallLlm ? run.pauseForBudget(LLM_CALL_ESTIMATE, 'requirements analysis') : null;
+  if (pause) return pause;
+  const { state } = run;
+  let analysis;
+  try {
+    analysis = await planningActivities(`analyze: ${state.request.goal.slice(0, 80)}`, run.lean && !run.mayCallLlm).analyzeRequirements({ request: state.request });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed requirements analysis');
+    return failedWhile('requirements analysis', readFailure(err));
+  }
+  const { requirements, llm_calls, transcript_ref } = analysis;
+  run.charge(usageOfLlmCalls(llm_calls), 'requirements analysis');
+  // Results recorded before activities named their analyzer ran the rules unless they made LLM calls.
+  run.recordAnalysis(analysis.analyzer ?? (llm_calls.length > 0 ? 'llm' : 'rules'), requirements, transcript_ref);
+  if (requirements.is_clear) return move('PLANNING', 'requirements are clear');
+  if (state.clarifications.length >= state.options.max_clarifications) {
+    return failWith(new GoalUnclearError(`the goal is still unclear after ${state.clarifications.length} clarification(s)`));
+  }
+  const c = requirements.clarification!;
+  run.ask({ text: c.question, options: c.options, default_option: c.default_option + 1, asked_at: nowIso() });
+  return move('AWAITING_CLARIFICATION', c.question);
+}

@@ -1,0 +1,41 @@
+/** CRITIQUING: critics review the plan; the gatekeeper refines, rejects, or passes it on (to a person if asked). */
+import { isCancellation } from '@temporalio/workflow';
+import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import { PlanRejectedError } from '../../domain/errors';
+import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { planningActivities } from '../activities';
+import type { PlanningRun } from '../run';
+import { failedWhile, failWith, move, type Transition } from '../transitions';
+
+export async function critique(run: PlanningRun): Promise<Transition> {
+  const { state } = run;
+  const plan = state.plan!;
+  let critiqued;
+  try {
+    critiqued = await planningActivities(`critique plan v${plan.version}`, run.lean && !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
+    return failedWhile('critique', readFailure(err));
+  }
+  run.charge(usageOfLlmCalls(critiqued.llm_calls), 'critique');
+  run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
+  const decision = await planningActivities(`gatekeeper for plan v${plan.version}`, run.lean).gatekeeper({
+    critiques: critiqued.critiques,
+    strict: state.options.strict_critique,
+    max_refinements: state.options.max_refinements,
+    refinements_done: state.refinements,
+  });
+  run.recordDecision(decision);
+  if (decision.decision === 'refine') {
+    const feedback = decision.blocking.map((c) => `${c.critic}${c.step_id ? ` (step ${c.step_id})` : ''}: ${c.message}. ${c.suggestion}`);
+    run.requestVersion('refinement', feedback);
+    return move('PLANNING', decision.reason);
+  }
+  if (decision.decision === 'reject') {
+    return failWith(new PlanRejectedError(`the gatekeeper rejected plan v${plan.version}: ${decision.reason}`, { plan_version: plan.version }));
+  }
+  if (!state.options.require_approval) return move('APPROVED', 'approved by the gatekeeper');
+  run.awaitApproval();
+  return move('AWAITING_APPROVAL', 'a person must approve the plan');
+}

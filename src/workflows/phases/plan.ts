@@ -1,0 +1,54 @@
+/** PLANNING: a new plan version (first, refined, after a rejection or a failed step) and the routes of its tools. */
+import { isCancellation } from '@temporalio/workflow';
+import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import { createPlanVersion } from '../../domain/diff';
+import { PlanImpossibleError } from '../../domain/errors';
+import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { flattenSteps } from '../../domain/plan';
+import { planningActivities } from '../activities';
+import { nowIso } from '../initial-state';
+import type { PlanningRun } from '../run';
+import { failedWhile, failWith, move, type Transition } from '../transitions';
+import { LLM_CALL_ESTIMATE } from './analyze';
+
+export async function plan(run: PlanningRun): Promise<Transition> {
+  const pause = run.mayCallLlm ? run.pauseForBudget(LLM_CALL_ESTIMATE, 'plan generation') : null;
+  if (pause) return pause;
+  const { state } = run;
+  const { reason, feedback } = state.next_version_reason;
+  const parent = state.versions.at(-1) ?? null;
+  const version = (parent?.version ?? 0) + 1;
+  const stamp = { id: run.planId(), version, created_at: nowIso() };
+  let generated;
+  try {
+    generated = await planningActivities(`plan v${version} (${reason})`, run.lean && !run.mayCallLlm).generatePlan({
+      request: state.request,
+      requirements: state.requirements!,
+      stamp,
+      refinement: parent ? { previous: parent.plan, feedback } : undefined,
+    });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed plan generation');
+    return failedWhile('planning', readFailure(err));
+  }
+  const { plan: generatedPlan, transcript_ref } = generated;
+  run.charge(usageOfLlmCalls(generated.llm_calls), `plan v${generatedPlan.version}`);
+  const record = {
+    ...createPlanVersion(generatedPlan, parent, reason),
+    explanation: feedback.join('\n') || 'first plan for the goal',
+    created_at: nowIso(),
+    ...(transcript_ref ? { transcript_ref } : {}),
+  };
+  const by = generated.planner ? ` by the ${generated.planner} planner` : '';
+  run.audit('plan', `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`, transcript_ref);
+  run.recordPlan(record);
+  if (generatedPlan.status === 'IMPOSSIBLE') {
+    return failWith(new PlanImpossibleError(generatedPlan.missing_capabilities, { plan_version: version }));
+  }
+  if (generatedPlan.status === 'PARTIAL') run.warn(`plan v${version} is PARTIAL: missing ${generatedPlan.missing_capabilities.join('; ')}`);
+  const tools = [...new Set(flattenSteps(generatedPlan).flatMap((s) => (s.tool ? [s.tool] : [])))];
+  const routes = await planningActivities('look up tool pools', run.lean).lookupTools({ tool_catalog: state.request.tool_catalog, tools });
+  run.addRoutes(routes);
+  return move('CRITIQUING', `plan v${version} ready for review`);
+}

@@ -1,0 +1,254 @@
+/**
+ * PlanningRun: the one owner of a run's state. Phases and message handlers read `state` and change it only through
+ * these methods; `apply` is the one way a stage changes (checked by the domain's stage table, audited, published).
+ * Continue-as-new carries `state`.
+ */
+import { workflowInfo } from '@temporalio/workflow';
+import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import type { PlanningWorkflowInput } from '../api/input';
+import { outcomeOf, type AuditEntry, type PendingQuestion, type PlanningOutcome, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
+import { addUsage, canAfford, charge, remaining, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import type { Critique, GatekeeperDecision } from '../domain/critique';
+import type { PlannerError } from '../domain/errors';
+import { uuidv7 } from '../domain/ids';
+import type { Requirements } from '../domain/requirements';
+import type { RoutingDecision, ToolRoute } from '../domain/routing';
+import type { StepResult } from '../domain/step-execution';
+import { isTerminal, transition, type Stage } from '../domain/stages';
+import { initialState, nowIso } from './initial-state';
+import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
+import type { Transition } from './transitions';
+import { publishGoal, publishProgress } from './visibility';
+
+export class PlanningRun {
+  private constructor(
+    readonly state: PlanningState,
+    /** On the LEAN_PLANNING_PATCH path: local activities for deterministic work, search attributes per stage. */
+    readonly lean: boolean,
+  ) {}
+
+  /** A new run from its input, or the run continue-as-new carried; malformed input fails the run at once. */
+  static of(input: PlanningWorkflowInput, lean: boolean): PlanningRun {
+    return new PlanningRun(input?.resume ?? initialState(input, workflowInfo().workflowId), lean);
+  }
+
+  get isOver(): boolean {
+    return isTerminal(this.state.stage);
+  }
+
+  /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
+  get mayCallLlm(): boolean {
+    return this.state.analyzer_kind !== 'rules' && this.state.request.planner !== 'ranking';
+  }
+
+  /** Memo, goal keywords and the first stage: once, when a new run starts. */
+  begin(): void {
+    publishGoal(this.state);
+    if (!this.lean) publishProgress(this.state); // on the lean path entering ANALYZING publishes
+    this.apply({ to: 'ANALYZING', why: 'run started' });
+  }
+
+  /** The one way stages change: checked by the domain's transition table, audited and published. */
+  apply(t: Transition): void {
+    const state = this.state;
+    if (t.to === 'BUDGET_EXHAUSTED') {
+      state.stage_before_budget = state.stage;
+      state.budget_needed = t.needs;
+    }
+    let next: Stage;
+    try {
+      next = transition(state.stage, t.to, state.stage_before_budget ?? undefined);
+    } catch (err) {
+      // A move the table forbids is a bug in this workflow: fail the run loudly rather than continue wrongly.
+      throw planFailureToApplicationFailure(failureOf(err as PlannerError));
+    }
+    if (state.stage === 'BUDGET_EXHAUSTED') {
+      state.stage_before_budget = null;
+      state.budget_needed = null;
+    }
+    if (t.to === 'FAILED') state.failure = t.failure;
+    this.audit('stage', `${state.stage} → ${next}: ${t.to === 'FAILED' ? t.failure.message : t.why}`);
+    state.stage = next;
+    publishProgress(this.state);
+  }
+
+  /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
+  cancel(): void {
+    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'PENDING') s.status = 'CANCELLED';
+    this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
+    this.state.stage = 'CANCELLED';
+    publishProgress(this.state);
+  }
+
+  /** The outcome of a finished run; a FAILED run ends with its typed failure, the outcome in its details. */
+  settle(): PlanningOutcome {
+    const outcome = outcomeOf(this.state);
+    const { failure } = this.state;
+    if (failure) throw planFailureToApplicationFailure({ ...failure, details: { ...failure.details, outcome } });
+    return outcome;
+  }
+
+  noteContinuedAsNew(): void {
+    this.state.continued_as_new += 1;
+    this.audit('stage', `continued as new after ${workflowInfo().historyLength} history events`);
+  }
+
+  /** The budget gate: under `block` work that does not fit pauses the run (the transition returned); under `warn` it is noted. */
+  pauseForBudget(estimate: Usage, what: string): Transition | null {
+    const { budget } = this.state;
+    if (canAfford(budget, estimate)) return null;
+    if (budget.policy === 'warn') {
+      this.warn(`${what} does not fit the budget (policy warn: continuing)`);
+      return null;
+    }
+    const left = remaining(budget);
+    const why = `${what} needs ${estimate.calls} call(s), ${estimate.tokens} tokens, $${estimate.cost_usd}; left: ${left.calls} call(s), ${left.tokens} tokens, $${left.cost_usd.toFixed(6)}`;
+    return { to: 'BUDGET_EXHAUSTED', needs: estimate, why };
+  }
+
+  /** Whether the budget now covers what the paused work needs. */
+  get budgetCoversNeed(): boolean {
+    return this.state.budget_needed === null || canAfford(this.state.budget, this.state.budget_needed);
+  }
+
+  charge(usage: Usage, what: string): void {
+    if (usage.calls === 0 && usage.tokens === 0 && usage.cost_usd === 0) return;
+    this.state.budget = charge(this.state.budget, usage);
+    this.audit('budget', `${what}: ${usage.calls} call(s), ${usage.tokens} tokens, $${usage.cost_usd.toFixed(6)}`);
+    if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') {
+      this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
+    }
+    if (!this.lean) publishProgress(this.state);
+  }
+
+  answer(payload: unknown): string {
+    const { text } = checkAnswer(this.state, payload);
+    this.state.answer = { text, by: 'user' };
+    this.audit('message', `clarification answered: ${text}`);
+    return text;
+  }
+
+  /** Signals cannot be refused: a bad one is audited and ignored. */
+  answerBySignal(payload: unknown): void {
+    try {
+      this.answer(payload);
+    } catch (err) {
+      this.audit('message', `ignored answerClarification signal: ${(err as Error).message}`);
+    }
+  }
+
+  approve(payload: unknown): string {
+    const { comment } = checkApproval(this.state, payload);
+    this.state.approval = { status: 'approved', reason: comment };
+    this.audit('approval', `approved${comment ? `: ${comment}` : ''}`);
+    return `plan v${this.state.plan?.version} approved`;
+  }
+
+  reject(payload: unknown): string {
+    const { reason } = checkRejection(this.state, payload);
+    this.state.approval = { status: 'rejected', reason };
+    this.audit('approval', `rejected: ${reason}`);
+    return `plan v${this.state.plan?.version} rejected; refining`;
+  }
+
+  raiseBudget(payload: unknown): ToolBudget {
+    const raise = checkRaise(this.state, payload);
+    this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
+    this.audit('budget', `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}`);
+    publishProgress(this.state);
+    return this.state.budget;
+  }
+
+  // ---- records of the phases ------------------------------------------------------------------------------------
+
+  recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref?: string): void {
+    this.state.analyzer_kind = kind;
+    this.state.requirements = requirements;
+    this.audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
+  }
+
+  ask(question: PendingQuestion): void {
+    this.state.question = question;
+  }
+
+  /** The pending question's answer (or its default) joins the conversation the next analysis reads. */
+  takeAnswer(): void {
+    const { state } = this;
+    const question = state.question!;
+    const answer = state.answer ?? { text: question.options[question.default_option - 1]!, by: 'timeout' as const };
+    state.clarifications.push({ question: question.text, answer: answer.text, by: answer.by });
+    state.request = { ...state.request, context: [...state.request.context, { role: 'assistant', content: question.text }, { role: 'user', content: answer.text }] };
+    this.audit('clarification', `${question.text} → ${answer.text}${answer.by === 'timeout' ? ' (default, no answer in time)' : ''}`);
+    state.question = null;
+    state.answer = null;
+  }
+
+  /** The plan id of every version of this run, made once from the workflow's deterministic clock and randomness. */
+  planId(): string {
+    return (this.state.plan_id ??= uuidv7(Date.now(), Uint8Array.from({ length: 10 }, () => Math.floor(Math.random() * 256))));
+  }
+
+  recordPlan(version: PlanVersionRecord): void {
+    this.state.versions.push(version);
+    this.state.plan = version.plan;
+  }
+
+  addRoutes(routes: Record<string, ToolRoute>): void {
+    this.state.routes = { ...this.state.routes, ...routes };
+  }
+
+  recordCritiques(critiques: Critique[], ref?: string): void {
+    this.state.critiques = critiques;
+    this.audit('critique', `${critiques.length} critique(s): ${critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`, ref);
+  }
+
+  recordDecision(decision: GatekeeperDecision): void {
+    this.state.decision = decision;
+    this.audit('gatekeeper', `${decision.decision}: ${decision.reason}`);
+  }
+
+  /** The next version is planned for `reason`, with the feedback that explains it. */
+  requestVersion(reason: 'refinement' | 'human_rejection' | 'replan_after_failure', feedback: string[]): void {
+    if (reason === 'refinement') this.state.refinements += 1;
+    if (reason === 'replan_after_failure') this.state.replans += 1;
+    this.state.next_version_reason = { reason, feedback };
+  }
+
+  awaitApproval(): void {
+    this.state.approval = { status: 'pending' };
+  }
+
+  recordRouting(steps: StepRecord[], decisions: RoutingDecision[], turns: Record<string, number>): void {
+    const { state } = this;
+    state.route_turns = turns;
+    state.routing.push(...decisions.map((d) => ({ ...d, version: state.plan!.version })));
+    for (const d of decisions) this.audit('routing', `step ${d.step_id} → ${d.queue}: ${d.reason}`);
+    state.steps = steps;
+  }
+
+  stepRunning(index: number): void {
+    this.state.steps[index]!.status = 'RUNNING';
+  }
+
+  stepCompleted(index: number, key: string, result: StepResult): void {
+    const version = this.state.plan!.version;
+    Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
+    this.state.completed_steps[key] = { version, result };
+  }
+
+  stepFailed(index: number, error: StepRecord['error']): void {
+    Object.assign(this.state.steps[index]!, { status: 'FAILED', error });
+  }
+
+  stepCancelled(index: number): void {
+    this.state.steps[index]!.status = 'CANCELLED';
+  }
+
+  audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
+    this.state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
+  }
+
+  warn(message: string): void {
+    this.state.warnings.push(message);
+  }
+}

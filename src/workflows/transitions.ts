@@ -1,0 +1,23 @@
+/** What a phase returns: the next stage and why, a pause for budget with what is needed, or the run's failure. */
+import { failureOf, type PlanFailure } from '../api/failures';
+import type { Usage } from '../domain/budget';
+import { PlannerError } from '../domain/errors';
+import type { Stage } from '../domain/stages';
+
+export type Transition =
+  | { to: Exclude<Stage, 'CREATED' | 'FAILED' | 'CANCELLED' | 'BUDGET_EXHAUSTED'>; why: string }
+  | { to: 'BUDGET_EXHAUSTED'; why: string; needs: Usage }
+  | { to: 'FAILED'; failure: PlanFailure };
+
+export function move(to: Extract<Transition, { why: string; needs?: never }>['to'], why: string): Transition {
+  return { to, why };
+}
+
+export function failWith(failure: PlannerError | PlanFailure): Transition {
+  return { to: 'FAILED', failure: failure instanceof PlannerError ? failureOf(failure) : failure };
+}
+
+/** An activity's failure as the run's, its message prefixed with what was being done. */
+export function failedWhile(what: string, failure: PlanFailure): Transition {
+  return failWith({ ...failure, message: `${what} failed: ${failure.message}` });
+}
