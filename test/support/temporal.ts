@@ -11,7 +11,7 @@ import { probeActivities } from '../fixtures/probe-activities';
 const ROOT = path.resolve(__dirname, '..', '..');
 
 let runtimeInstalled = false;
-function quietRuntime() {
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   runtimeInstalled = true;

@@ -1,0 +1,78 @@
+/**
+ * Stub planning activities for workflow tests: each stage's activity is a function the test scripts, so every branch
+ * of the stage machine can be driven on a real (time-skipping) Temporal server without LLMs or tools.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { toApplicationFailure } from '../../src/api/failures';
+import type { PlanningRequest } from '../../src/domain/request';
+import type { Critique, GatekeeperDecision } from '../../src/domain/critique';
+import { decide } from '../../src/domain/critique';
+import type { PlannerError } from '../../src/domain/errors';
+import type { LlmCallUsage } from '../../src/domain/llm-calls';
+import type { Plan } from '../../src/domain/plan';
+import type { ToolRoute } from '../../src/domain/routing';
+import type { StepExecutionInput, StepResult } from '../../src/domain/step-execution';
+import { analyze, rankingPlan } from './planning';
+
+export const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
+
+/** One LLM call's usage, for stubs that pretend to have called a model. */
+export function llmCall(tokens = 100): LlmCallUsage {
+  return { model: 'stub', prompt_tokens: tokens, completion_tokens: 0, cached_tokens: 0, cost_usd: 0 };
+}
+
+/** A planner error as an activity throws it: through the one failure bridge, LLM calls in its details. */
+export function activityFailure(err: PlannerError, llmCalls: LlmCallUsage[] = []): ApplicationFailure {
+  Object.assign(err.details, { llm_calls: llmCalls });
+  return toApplicationFailure(err) as ApplicationFailure;
+}
+
+export interface StubScript {
+  analyze?: (request: PlanningRequest, call: number) => { analyzer?: 'llm' | 'rules'; llm_calls?: LlmCallUsage[] } | void;
+  plan?: (plan: Plan, call: number) => Plan;
+  critiques?: (plan: Plan, call: number) => Critique[];
+  step?: (input: StepExecutionInput) => Partial<StepResult> | void;
+}
+
+/** The planner's activities as stubs: the seed scenario's requirements and ranking plan unless the script says otherwise. */
+export function stubActivities(script: StubScript, toolQueue: string) {
+  const calls = { analyze: 0, plan: 0, critique: 0, step: 0 };
+  return {
+    calls,
+    activities: {
+      async analyzeRequirements({ request }: { request: PlanningRequest }) {
+        const extra = script.analyze?.(request, calls.analyze++) ?? {};
+        return { requirements: analyze(request.goal, { context: request.context }), llm_calls: extra.llm_calls ?? [], analyzer: extra.analyzer ?? 'rules' };
+      },
+      async generatePlan({ request, stamp }: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string } }) {
+        const plan = { ...rankingPlan(request.goal), ...stamp };
+        return { plan: script.plan ? script.plan(plan, calls.plan++) : plan, llm_calls: [], planner: 'ranking' as const };
+      },
+      async critiquePlan({ plan }: { plan: Plan }) {
+        return { critiques: script.critiques?.(plan, calls.critique++) ?? [], llm_calls: [] };
+      },
+      async gatekeeper(input: { critiques: Critique[]; strict: boolean; max_refinements: number; refinements_done: number }): Promise<GatekeeperDecision> {
+        const { critiques, ...policy } = input;
+        return decide(critiques, policy);
+      },
+      async lookupTools({ tools }: { tools: string[] }): Promise<Record<string, ToolRoute>> {
+        return Object.fromEntries(tools.map((t) => [t, { queues: [toolQueue], cost_per_call_usd: 0, tokens_per_call: 0, idempotent: true }]));
+      },
+      async executeStep(input: StepExecutionInput): Promise<StepResult> {
+        calls.step++;
+        const result = script.step?.(input) ?? {};
+        return {
+          ref: `sha256:${'0'.repeat(64)}`,
+          bytes: 2,
+          items: 0,
+          preview: '[]',
+          data: [],
+          usage: { calls: 1, tokens: 0, cost_usd: 0 },
+          idempotency_key: `${input.idempotency_scope}:stub`,
+          replayed: false,
+          ...result,
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/** The README's failure table is the failure vocabulary of src/api/failures.ts, hints included. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { FAILURE_TYPES } from '../../src/api/failures';
+import * as errors from '../../src/domain/errors';
+
+const README = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+const rows = new Map(
+  README.split('\n')
+    .filter((line) => /^\| `\w+Error` \| `PLAN-\d{3}` \|/.test(line))
+    .map((line) => {
+      const [type, code, , hint] = line.split(' | ').map((cell) => cell.replace(/^\|? ?`?|`$/g, ''));
+      return [type!, { code: code!, hint: hint!.replace(/ \|$/, '') }];
+    }),
+);
+
+/** Each failure type with its default hint (InvalidInputError's hint is always the caller's). */
+const SAMPLES: Record<keyof typeof FAILURE_TYPES, errors.PlannerError | null> = {
+  PlanParseError: new errors.PlanParseError(''),
+  PlanSchemaError: new errors.PlanSchemaError('', []),
+  PlanValidationError: new errors.PlanValidationError([]),
+  BudgetExceededError: new errors.BudgetExceededError([]),
+  LlmCallError: new errors.LlmCallError('', { retryable: false }),
+  InvalidInputError: null,
+  InvalidTransitionError: new errors.InvalidTransitionError('A', 'B', ''),
+  PlanningTimeoutError: new errors.PlanningTimeoutError(''),
+  StepFailedError: new errors.StepFailedError('', { retryable: false }),
+  TemplateResolutionError: new errors.TemplateResolutionError('missing_result', '', {}),
+  PlanningExhaustedError: new errors.PlanningExhaustedError(1, new errors.PlanParseError('')),
+  PlanImpossibleError: new errors.PlanImpossibleError([]),
+  PlanRejectedError: new errors.PlanRejectedError(''),
+  GoalUnclearError: new errors.GoalUnclearError(''),
+  WorkerFailureError: new errors.WorkerFailureError(''),
+};
+
+test.each(Object.entries(FAILURE_TYPES))('the README lists %s as %s with its hint', (type, code) => {
+  expect(rows.get(type)?.code).toBe(code);
+  const sample = SAMPLES[type as keyof typeof FAILURE_TYPES];
+  if (sample) {
+    expect(sample.name).toBe(type);
+    expect(sample.code).toBe(code);
+    expect(rows.get(type)!.hint.startsWith(sample.hint)).toBe(true);
+  }
+});
+
+test('the README lists no failure type the code does not raise', () => {
+  expect([...rows.keys()].sort()).toEqual(Object.keys(FAILURE_TYPES).sort());
+});
