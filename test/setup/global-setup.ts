@@ -10,7 +10,6 @@ import { ensureTemporalCli } from '../../src/dev/temporal-binaries';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-server';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __plannerTestServer: { server: DevServer; dir: string } | undefined;
 }
 

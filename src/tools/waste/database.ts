@@ -63,7 +63,6 @@ export async function openWasteDatabase(options: OpenWasteDatabaseOptions): Prom
 }
 
 function openPostgres(url: string): WasteDatabase {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Pool } = require('pg') as typeof import('pg');
   const pool = new Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined); // idle clients that lose their connection are replaced on next use

@@ -14,9 +14,7 @@ function getEncoder(): Tiktoken {
   if (encoder === undefined) {
     // Loaded on first use; the "js-tiktoken/ranks/*" subpath is only reachable through the package's exports map,
     // which the project's moduleResolution ("node") does not read, hence the typed require.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Tiktoken: TiktokenClass } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ranks = require('js-tiktoken/ranks/o200k_base') as TiktokenBPE | { default: TiktokenBPE };
     encoder = new TiktokenClass('default' in ranks ? ranks.default : ranks);
   }

@@ -1,0 +1,48 @@
+// ESLint (flat config) with typescript-eslint's type information. Two rules matter most here:
+//  - no-floating-promises everywhere: an unawaited promise in a worker or the CLI loses its error;
+//  - workflow purity: workflow code may import only the workflow API, Temporal's common types, zod, the contract
+//    (src/api) and the domain (src/domain); activities only as types. Anything else could do I/O or break replay.
+const tseslint = require('typescript-eslint');
+
+const PACKAGES = ['@temporalio/workflow', '@temporalio/common', 'zod'].map((name) => name.replace('/', '\\/'));
+
+/** A rule refusing every import of a workflow file except the packages above and the relative paths in `allowed`. */
+function workflowImports(allowed) {
+  return [
+    'error',
+    {
+      patterns: [
+        {
+          regex: `^(?!(${[...PACKAGES, ...allowed].map((a) => `${a}$`).join('|')}))`,
+          allowTypeImports: true,
+          message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, zod, src/api and src/domain (activities as types only).',
+        },
+      ],
+    },
+  ];
+}
+
+module.exports = tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', 'coverage/**', 'test-output/**', 'test/lint-fixtures/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: __dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+  {
+    // src/workflows/*.ts: the workflow's own modules, the contract and the domain.
+    files: ['src/workflows/*.ts', 'test/lint-fixtures/workflows/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': workflowImports(['\\./[\\w-]+(/[\\w-]+)?', '\\.\\./(api|domain)(/[\\w-]+)?']) },
+  },
+  {
+    // src/workflows/phases/*.ts: one level deeper.
+    files: ['src/workflows/phases/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': workflowImports(['\\./[\\w-]+', '\\.\\./[\\w-]+', '\\.\\./\\.\\./(api|domain)(/[\\w-]+)?']) },
+  },
+);
