@@ -161,14 +161,12 @@ export class PlanningRun {
 
   // ---- records of the phases ------------------------------------------------------------------------------------
 
-  recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref?: string): void {
+  /** The analysis, and the question it asks when the goal is unclear. */
+  recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
     this.state.requirements = requirements;
-    this.audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
-  }
-
-  ask(question: PendingQuestion): void {
     this.state.question = question;
+    this.audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
   }
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */
@@ -226,8 +224,8 @@ export class PlanningRun {
     state.steps = steps;
   }
 
-  stepRunning(index: number): void {
-    this.state.steps[index]!.status = 'RUNNING';
+  markStep(index: number, status: 'RUNNING' | 'CANCELLED'): void {
+    this.state.steps[index]!.status = status;
   }
 
   stepCompleted(index: number, key: string, result: StepResult): void {
@@ -238,10 +236,6 @@ export class PlanningRun {
 
   stepFailed(index: number, error: StepRecord['error']): void {
     Object.assign(this.state.steps[index]!, { status: 'FAILED', error });
-  }
-
-  stepCancelled(index: number): void {
-    this.state.steps[index]!.status = 'CANCELLED';
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {

@@ -26,13 +26,11 @@ export async function analyze(run: PlanningRun): Promise<Transition> {
   }
   const { requirements, llm_calls, transcript_ref } = analysis;
   run.charge(usageOfLlmCalls(llm_calls), 'requirements analysis');
+  const c = requirements.is_clear || state.clarifications.length >= state.options.max_clarifications ? null : requirements.clarification!;
+  const question = c && { text: c.question, options: c.options, default_option: c.default_option + 1, asked_at: nowIso() };
   // Results recorded before activities named their analyzer ran the rules unless they made LLM calls.
-  run.recordAnalysis(analysis.analyzer ?? (llm_calls.length > 0 ? 'llm' : 'rules'), requirements, transcript_ref);
+  run.recordAnalysis(analysis.analyzer ?? (llm_calls.length > 0 ? 'llm' : 'rules'), requirements, transcript_ref, question);
   if (requirements.is_clear) return move('PLANNING', 'requirements are clear');
-  if (state.clarifications.length >= state.options.max_clarifications) {
-    return failWith(new GoalUnclearError(`the goal is still unclear after ${state.clarifications.length} clarification(s)`));
-  }
-  const c = requirements.clarification!;
-  run.ask({ text: c.question, options: c.options, default_option: c.default_option + 1, asked_at: nowIso() });
-  return move('AWAITING_CLARIFICATION', c.question);
+  if (!question) return failWith(new GoalUnclearError(`the goal is still unclear after ${state.clarifications.length} clarification(s)`));
+  return move('AWAITING_CLARIFICATION', question.text);
 }

@@ -59,7 +59,7 @@ async function runStep(run: PlanningRun, step: Step, index: number): Promise<voi
   const { state } = run;
   const plan = state.plan!;
   const record = state.steps[index]!;
-  run.stepRunning(index);
+  run.markStep(index, 'RUNNING');
   const inputs = Object.fromEntries(step.depends_on.map((d) => [String(d), { ref: state.steps[d]!.result!.ref, data: state.steps[d]!.result!.data }]));
   const executeStep = stepActivity({
     taskQueue: record.queue,
@@ -88,7 +88,7 @@ async function runStep(run: PlanningRun, step: Step, index: number): Promise<voi
     run.audit('step', `step ${step.id} (${step.tool}) completed: ${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`, result.ref);
   } catch (err) {
     if (isCancellation(err)) {
-      run.stepCancelled(index);
+      run.markStep(index, 'CANCELLED');
       throw err;
     }
     const { type, code, message } = readFailure(err);
