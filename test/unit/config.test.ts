@@ -1,6 +1,6 @@
 /**
- * The one configuration module: nothing else in src/ reads the environment, and its parsing (defaults, blank as
- * unset, PLAN-006 errors that name the variable).
+ * The one configuration module: nothing else in src/ reads the environment, the README's Configuration table lists
+ * every variable it reads, and its parsing (defaults, blank as unset, PLAN-006 errors that name the variable).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +25,15 @@ function tsFilesUnder(dir: string): string[] {
   });
 }
 
+/** The variables named in the first column of the README's "Configuration" table. */
+function readmeConfigurationVariables(): Set<string> {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration\n'));
+  if (!section) throw new Error('README.md has no "## Configuration" section');
+  const firstCells = section.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]!);
+  return new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+}
+
 function loadError(env: NodeJS.ProcessEnv): InvalidInputError {
   try {
     loadConfig(env);
@@ -44,6 +53,11 @@ test('no file under src/ but src/config.ts reads process.env', () => {
         .flatMap((line, i) => (line.includes('process.env') ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
     );
   expect(readers).toEqual([]);
+});
+
+test("the README's Configuration table lists every variable the config module reads", () => {
+  const documented = readmeConfigurationVariables();
+  expect(CONFIG_VARIABLES.filter((name) => !documented.has(name))).toEqual([]);
 });
 
 describe('loadConfig', () => {
