@@ -120,13 +120,13 @@ describe('loadConfig', () => {
   });
 
   test.each([
-    [{ PLANNER_QUERY_TIMEOUT_MS: 'soon' }, 'PLANNER_QUERY_TIMEOUT_MS', '3600000'],
-    [{ PLANNER_QUERY_TIMEOUT_MS: '1.5' }, 'PLANNER_QUERY_TIMEOUT_MS', 'whole milliseconds'],
-    [{ PLANNER_CONNECT_TIMEOUT: 'fast' }, 'PLANNER_CONNECT_TIMEOUT', '300ms'],
-    [{ TEMPORAL_UI_URL: 'localhost:8233' }, 'TEMPORAL_UI_URL', 'http://localhost:8233'],
-    [{ PLANNER_TASK_QUEUE: 'q'.repeat(1001) }, 'PLANNER_TASK_QUEUE', '1000'],
-  ])('rejects %j with a PLAN-006 error whose hint explains %s', (env, name, hintPart) => {
-    const error = loadError(env);
+    ['PLANNER_QUERY_TIMEOUT_MS', 'soon', '3600000'],
+    ['PLANNER_QUERY_TIMEOUT_MS', '1.5', 'whole milliseconds'],
+    ['PLANNER_CONNECT_TIMEOUT', 'fast', '300ms'],
+    ['TEMPORAL_UI_URL', 'localhost:8233', 'http://localhost:8233'],
+    ['PLANNER_TASK_QUEUE', 'q'.repeat(1001), '1000'],
+  ])('rejects a bad %s with a PLAN-006 error whose hint explains it', (name, value, hintPart) => {
+    const error = loadError({ [name]: value });
     expect(error.code).toBe('PLAN-006');
     expect(error.message).toContain(name);
     expect(error.hint).toContain(name);
