@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createPlanningDependencies } from '../src/activities';
+import { loadConfig } from '../src/config';
 import { LocalContentStore } from '../src/store/content-store';
 import { createBenchPack } from '../src/tools/bench';
 import { catalogsOf, createLocalWorkers } from '../src/worker';
@@ -31,7 +32,7 @@ async function main() {
       taskQueue,
       workflowBundle,
       store,
-      planning: createPlanningDependencies({ catalogs: catalogsOf(packs), env: {}, store }),
+      planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig({}), store }),
     });
     run = () => local.run();
   } else if (mode === 'baseline') {

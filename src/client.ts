@@ -11,7 +11,7 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { plannerTaskQueue } from './config';
+import { loadConfig } from './config';
 import type { ClarificationAnswer } from './api/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
 import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningState, type PlanningWorkflowInput } from './api';
@@ -30,7 +30,7 @@ export class PlannerClient {
     readonly target: TemporalTarget,
   ) {}
 
-  static async connect(target: TemporalTarget = loadTemporalTarget()): Promise<PlannerClient> {
+  static async connect(target: TemporalTarget = loadTemporalTarget(loadConfig().temporal)): Promise<PlannerClient> {
     const connection = await Connection.connect(target.connectionOptions);
     return new PlannerClient(new Client({ connection, namespace: target.namespace }), target);
   }
@@ -41,7 +41,7 @@ export class PlannerClient {
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
     return await this.client.workflow.start(planningWorkflow, {
       args: [input],
-      taskQueue: options.taskQueue ?? plannerTaskQueue(),
+      taskQueue: options.taskQueue ?? loadConfig().taskQueue,
       workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
       memo: { goal: input.request.goal },
       staticSummary: `Plan: ${input.request.goal}`.slice(0, 200),
@@ -56,7 +56,7 @@ export class PlannerClient {
    * The run's state. A query needs a worker to answer it (a closed run is replayed by one), so it is bounded:
    * after `timeoutMs` (PLANNER_QUERY_TIMEOUT_MS, default 10 s) it fails with DEADLINE_EXCEEDED instead of hanging.
    */
-  async state(workflowId: string, timeoutMs = Number(process.env.PLANNER_QUERY_TIMEOUT_MS ?? 10_000)): Promise<PlanningState> {
+  async state(workflowId: string, timeoutMs = loadConfig().queryTimeoutMs): Promise<PlanningState> {
     return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(workflowId).query(getStateQuery));
   }
 

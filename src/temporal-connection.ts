@@ -1,13 +1,14 @@
 /**
  * Where Temporal is: Temporal's own environment configuration (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
- * TEMPORAL_API_KEY, TLS settings, TEMPORAL_PROFILE and the TOML config file) via @temporalio/envconfig,
- * plus TEMPORAL_UI_URL for the links we print.
+ * TEMPORAL_API_KEY, TLS settings, TEMPORAL_PROFILE and the TOML config file) via @temporalio/envconfig, read from the
+ * environment src/config.ts loaded, plus TEMPORAL_UI_URL for the links we print.
  */
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { temporal } from '@temporalio/proto';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { PLANNER_SEARCH_ATTRIBUTES } from './api/search-attributes';
+import type { TemporalSettings } from './config';
 
 export interface TemporalTarget {
   address: string;
@@ -26,14 +27,17 @@ function guessWebUiUrl(address: string): string | undefined {
   return undefined;
 }
 
-export function loadTemporalTarget(overrides: { address?: string; namespace?: string } = {}): TemporalTarget {
-  const { connectionOptions, namespace } = loadClientConnectConfig();
+export function loadTemporalTarget(
+  settings: TemporalSettings,
+  overrides: { address?: string; namespace?: string } = {},
+): TemporalTarget {
+  const { connectionOptions, namespace } = loadClientConnectConfig({ overrideEnvVars: settings.env });
   const address = overrides.address ?? connectionOptions.address ?? DEFAULT_ADDRESS;
   return {
     address,
     namespace: overrides.namespace ?? namespace ?? 'default',
     connectionOptions: { ...connectionOptions, address },
-    webUiUrl: process.env.TEMPORAL_UI_URL ?? guessWebUiUrl(address),
+    webUiUrl: settings.uiUrl ?? guessWebUiUrl(address),
   };
 }
 

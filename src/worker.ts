@@ -5,14 +5,12 @@
  * Production can run them as separate pools; routing sends each step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
-import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
-import { plannerTaskQueue } from './config';
+import { loadConfig, type PlannerConfig } from './config';
 import { LocalContentStore, type ContentStore } from './store/content-store';
-import { defaultStoreDir } from './store/dirs';
 import { loadTemporalTarget } from './temporal-connection';
 import { ToolCatalogs } from './tools/registry';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
@@ -23,7 +21,7 @@ import { createWorkspacePack } from './tools/workspace';
 export interface PlannerWorkerOptions {
   connection: NativeConnection;
   namespace: string;
-  taskQueue?: string;
+  taskQueue: string;
   /** A prebuilt workflow bundle (tests build one once); otherwise src/workflows is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   activities?: WorkerOptions['activities'];
@@ -33,7 +31,7 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
   return await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue ?? plannerTaskQueue(),
+    taskQueue: options.taskQueue,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('./workflows') }),
@@ -85,10 +83,13 @@ export async function createLocalWorkers(options: {
   workflowBundle?: WorkerOptions['workflowBundle'];
   planning?: PlanningDependencies;
   store?: ContentStore;
+  /** Where the task queue, store and planning dependencies not given come from (default: loadConfig()). */
+  config?: PlannerConfig;
 }): Promise<LocalWorkers> {
-  const store = options.store ?? new LocalContentStore(defaultStoreDir());
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store });
-  const taskQueue = options.taskQueue ?? plannerTaskQueue();
+  const config = options.config ?? loadConfig();
+  const store = options.store ?? new LocalContentStore(config.storeDir);
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, config });
+  const taskQueue = options.taskQueue ?? config.taskQueue;
   const tools = options.packs.flatMap((p) => p.tools);
   // Tools on the planner's own queue are served by the planner worker itself, so Temporal can hand their steps
   // straight back to it (eager activity dispatch) instead of through another queue.
@@ -125,21 +126,21 @@ export async function createLocalWorkers(options: {
  * workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one pack per MCP server
  * configured in planner.config.json (PLANNER_CONFIG overrides the path).
  */
-export async function defaultToolPacks(): Promise<ToolPack[]> {
-  const configFile = process.env.PLANNER_CONFIG;
-  const mcp = await createMcpPacks(loadPlannerConfig(configFile, { required: configFile !== undefined }));
+export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[]> {
+  const mcp = await createMcpPacks(loadPlannerConfig(config.configFile, { required: config.configFile !== undefined }));
   return [
-    await createWastePack({ today: new Date(), databaseUrl: process.env.DATABASE_URL }),
-    createWorkspacePack(path.resolve(process.env.PLANNER_WORKSPACE_ROOT ?? process.cwd())),
+    await createWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
+    createWorkspacePack(config.workspaceRoot),
     ...mcp,
   ];
 }
 
 async function main(): Promise<void> {
-  const target = loadTemporalTarget();
+  const config = loadConfig();
+  const target = loadTemporalTarget(config.temporal);
   const connection = await NativeConnection.connect(target.connectionOptions);
-  const packs = await defaultToolPacks();
-  const local = await createLocalWorkers({ connection, namespace: target.namespace, packs });
+  const packs = await defaultToolPacks(config);
+  const local = await createLocalWorkers({ connection, namespace: target.namespace, packs, config });
   try {
     console.log(
       `Workers polling ${local.workers.map((w) => w.options.taskQueue).join(', ')} on ${target.address} (namespace ${target.namespace})`,

@@ -1,11 +1,11 @@
 /**
  * The planner worker's activities and their dependencies. `createActivities` binds them, the way Temporal's
  * samples do, so tests and the worker can hand in their own: the deterministic analyzer and ranking planner are
- * always there; the LLM ones join when OPENAI_API_KEY / OPENAI_BASE_URL configure an LLM.
+ * always there; the LLM ones join when the config has an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
  */
 import path from 'node:path';
+import { loadConfig, type PlannerConfig } from '../config';
 import { LlmClient } from '../llm/chat';
-import { loadLlmConfig } from '../llm/config';
 import { LlmAnalyzer } from '../llm/llm-analyzer';
 import { LlmPlanner } from '../llm/llm-planner';
 import { PremortemCritic } from '../llm/premortem-critic';
@@ -14,28 +14,27 @@ import { RULE_CRITICS } from '../planning/critics';
 import { RankingPlanner } from '../planning/ranking-planner';
 import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
 import { LocalContentStore, type ContentStore } from '../store/content-store';
-import { defaultStoreDir } from '../store/dirs';
 import { FileIdempotencyLedger, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
 export function createPlanningDependencies(
-  options: { env?: NodeJS.ProcessEnv; catalogs?: ToolCatalogs; store?: ContentStore; ledger?: IdempotencyLedger } = {},
+  options: { config?: PlannerConfig; catalogs?: ToolCatalogs; store?: ContentStore; ledger?: IdempotencyLedger } = {},
 ): PlanningDependencies {
-  const config = loadLlmConfig(options.env ?? process.env);
+  const config = options.config ?? loadConfig();
   let llm: PlanningDependencies['llm'];
-  if (config) {
-    const client = new LlmClient(config);
+  if (config.llm) {
+    const client = new LlmClient(config.llm);
     llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)] };
-    if (!priceOf(config.model)) console.warn(`no price known for model ${config.model}; its calls are charged $0`);
+    if (!priceOf(config.llm.model)) console.warn(`no price known for model ${config.llm.model}; its calls are charged $0`);
   }
   return {
     catalogs: options.catalogs ?? builtInCatalogs(),
     rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
     llm,
     critics: RULE_CRITICS,
-    store: options.store ?? new LocalContentStore(defaultStoreDir()),
-    ledger: options.ledger ?? new FileIdempotencyLedger(path.join(options.store instanceof LocalContentStore ? options.store.dir : defaultStoreDir(), 'ledger')),
+    store: options.store ?? new LocalContentStore(config.storeDir),
+    ledger: options.ledger ?? new FileIdempotencyLedger(path.join(options.store instanceof LocalContentStore ? options.store.dir : config.storeDir, 'ledger')),
   };
 }
 

@@ -13,6 +13,7 @@
  */
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
+import { loadConfig } from '../config';
 import { callUsage, type Usage } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { isInsideWorkspace, isPathParam } from '../domain/paths';
@@ -74,7 +75,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
   const served = [...byName.keys()].sort();
   const queues = [...new Set(deps.tools.map((t) => t.spec.task_queue))].sort();
   const ledger =
-    deps.ledger ?? new FileIdempotencyLedger(deps.store instanceof LocalContentStore ? path.join(deps.store.dir, 'ledger') : undefined);
+    deps.ledger ?? new FileIdempotencyLedger(path.join(deps.store instanceof LocalContentStore ? deps.store.dir : loadConfig().storeDir, 'ledger'));
 
   async function loadResults(input: z.output<typeof StepExecutionInputSchema>): Promise<Record<number, { data: unknown }>> {
     const results: Record<number, { data: unknown }> = {};

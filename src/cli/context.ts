@@ -6,7 +6,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, 
 import { z } from 'zod';
 import { readFailure } from '../api/failures';
 import { PlannerClient } from '../client';
-import { formatZodIssues } from '../domain/errors';
+import { loadConfig, type PlannerConfig } from '../config';
+import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, planFailed: 4 } as const;
@@ -40,15 +41,26 @@ export function parseArg<S extends z.ZodType>(schema: S, value: unknown, what: s
 
 export const WorkflowIdSchema = z.string().trim().min(1, 'a workflow id is required').max(1000);
 
-export function targetOf(options: GlobalOptions): TemporalTarget {
-  return loadTemporalTarget({ address: options.address, namespace: options.namespace });
+/** The planner's configuration; a bad variable is a usage error whose hint names it. */
+export function cliConfig(): PlannerConfig {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof InvalidInputError) throw new CliError(err.message.replace(/\n/g, ' '), EXIT.usage, err.hint);
+    throw err;
+  }
+}
+
+export function targetOf(options: GlobalOptions, config: PlannerConfig = cliConfig()): TemporalTarget {
+  return loadTemporalTarget(config.temporal, { address: options.address, namespace: options.namespace });
 }
 
 /** Connects the client, turning an unreachable server into one line that names the address tried. */
 export async function connect(options: GlobalOptions): Promise<PlannerClient> {
-  const target = targetOf(options);
+  const config = cliConfig();
+  const target = targetOf(options, config);
   // Fail fast on a wrong address (the client's default waits 10 s); PLANNER_CONNECT_TIMEOUT overrides.
-  const connectionOptions = { ...target.connectionOptions, connectTimeout: process.env.PLANNER_CONNECT_TIMEOUT ?? '5s' };
+  const connectionOptions = { ...target.connectionOptions, connectTimeout: config.connectTimeout };
   try {
     return await PlannerClient.connect({ ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] });
   } catch (err) {

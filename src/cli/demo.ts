@@ -3,6 +3,7 @@
  * Without TEMPORAL_ADDRESS it starts (or reuses) a local dev server and runs a worker in this process.
  */
 import { PlannerClient } from '../client';
+import { loadConfig } from '../config';
 import { quietSdkLogs, resolveServer, startWorkers } from './local-stack';
 
 async function main(): Promise<void> {
@@ -15,8 +16,9 @@ async function main(): Promise<void> {
   // The SDK's INFO and WARN lines (bundle sizes, worker states, tool workers without workflows) drown the result.
   quietSdkLogs();
   // TEMPORAL_ADDRESS set: that server; otherwise the local dev server, started or reused (shared with `planner dev`).
-  const { target, local } = await resolveServer({}, (line) => console.log(line));
-  const running = await startWorkers(target);
+  const config = loadConfig();
+  const { target, local } = await resolveServer(config, {}, (line) => console.log(line));
+  const running = await startWorkers(target, config);
   const workers = running.workers;
   const planner = await PlannerClient.connect(target);
   try {

@@ -4,6 +4,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { PlannerConfig } from '../config';
 import { ensureLocalDevServer, type LocalDevServer } from '../dev/temporal-server';
 import { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
 import { createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
@@ -28,13 +29,14 @@ export interface ResolvedServer {
  * local dev server on localhost:7233, started if nothing listens there.
  */
 export async function resolveServer(
+  config: PlannerConfig,
   overrides: { address?: string; namespace?: string; local?: boolean },
   log: (line: string) => void,
 ): Promise<ResolvedServer> {
-  const useLocal = overrides.local ?? (!overrides.address && !process.env.TEMPORAL_ADDRESS);
-  if (!useLocal) return { target: loadTemporalTarget(overrides) };
+  const useLocal = overrides.local ?? (!overrides.address && !config.temporal.address);
+  if (!useLocal) return { target: loadTemporalTarget(config.temporal, overrides) };
   const local = await ensureLocalDevServer(log);
-  const target = loadTemporalTarget({ ...overrides, address: local.address });
+  const target = loadTemporalTarget(config.temporal, { ...overrides, address: local.address });
   target.webUiUrl = local.uiUrl ?? target.webUiUrl;
   return { target, local };
 }
@@ -47,7 +49,11 @@ export interface RunningWorkers {
 }
 
 /** Registers missing search attributes, then creates the planner worker and the default tool packs' workers. */
-export async function startWorkers(target: TemporalTarget, options: { taskQueue?: string; warn?: (line: string) => void } = {}): Promise<RunningWorkers> {
+export async function startWorkers(
+  target: TemporalTarget,
+  config: PlannerConfig,
+  options: { taskQueue?: string; warn?: (line: string) => void } = {},
+): Promise<RunningWorkers> {
   const admin = await Connection.connect(target.connectionOptions);
   try {
     await ensureSearchAttributes(admin, target.namespace, options.warn);
@@ -58,8 +64,9 @@ export async function startWorkers(target: TemporalTarget, options: { taskQueue?
   const workers = await createLocalWorkers({
     connection,
     namespace: target.namespace,
-    packs: await defaultToolPacks(),
+    packs: await defaultToolPacks(config),
     taskQueue: options.taskQueue,
+    config,
   });
   return {
     workers,

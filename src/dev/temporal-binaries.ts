@@ -8,6 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig, type PlannerConfig } from '../config';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 export const LOCAL_DIR = path.join(PROJECT_ROOT, '.temporal');
@@ -50,9 +51,8 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
+function onPath(name: string, pathDirs: readonly string[]): string | undefined {
+  for (const dir of pathDirs) {
     const candidate = path.join(dir, name);
     if (isExecutable(candidate)) return candidate;
   }
@@ -103,8 +103,11 @@ function ensureLocal(spec: BinarySpec, log: (line: string) => void): string {
 }
 
 /** The `temporal` CLI: $TEMPORAL_CLI_PATH, then PATH, then .temporal/ (installed on first use). */
-export function ensureTemporalCli(log: (line: string) => void = () => {}): string {
-  const fromEnv = process.env.TEMPORAL_CLI_PATH;
+export function ensureTemporalCli(
+  log: (line: string) => void = () => {},
+  config: Pick<PlannerConfig, 'temporalCliPath' | 'pathDirs'> = loadConfig(),
+): string {
+  const fromEnv = config.temporalCliPath;
   if (fromEnv) {
     if (!isExecutable(fromEnv)) {
       throw new TemporalBinaryMissingError(
@@ -114,12 +117,15 @@ export function ensureTemporalCli(log: (line: string) => void = () => {}): strin
     }
     return fromEnv;
   }
-  return onPath(CLI.executable) ?? ensureLocal(CLI, log);
+  return onPath(CLI.executable, config.pathDirs) ?? ensureLocal(CLI, log);
 }
 
 /** The time-skipping test server: $TEMPORAL_TEST_SERVER_PATH, then .temporal/ (installed on first use). */
-export function ensureTimeSkippingServer(log: (line: string) => void = () => {}): string {
-  const fromEnv = process.env.TEMPORAL_TEST_SERVER_PATH;
+export function ensureTimeSkippingServer(
+  log: (line: string) => void = () => {},
+  config: Pick<PlannerConfig, 'temporalTestServerPath'> = loadConfig(),
+): string {
+  const fromEnv = config.temporalTestServerPath;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   return ensureLocal(TEST_SERVER, log);
 }
@@ -127,6 +133,7 @@ export function ensureTimeSkippingServer(log: (line: string) => void = () => {})
 /** Installs both binaries (used by .ci/run and `npm run temporal:install`). */
 if (require.main === module) {
   const log = (line: string) => console.log(line);
-  console.log(`temporal CLI: ${ensureTemporalCli(log)}`);
-  console.log(`time-skipping test server: ${ensureTimeSkippingServer(log)}`);
+  const config = loadConfig();
+  console.log(`temporal CLI: ${ensureTemporalCli(log, config)}`);
+  console.log(`time-skipping test server: ${ensureTimeSkippingServer(log, config)}`);
 }

@@ -10,7 +10,6 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidInputError } from '../domain/errors';
 import { canonicalJson, sha256Hex } from './canonical';
-import { defaultStoreDir } from './dirs';
 
 export interface StoredRef {
   /** `sha256:<64 hex>` of the value's canonical JSON. */
@@ -51,7 +50,7 @@ function missing(ref: string, where: string): InvalidInputError {
 export class LocalContentStore implements ContentStore {
   readonly dir: string;
 
-  constructor(dir: string = defaultStoreDir()) {
+  constructor(dir: string) {
     this.dir = path.resolve(dir);
   }
 

@@ -1,4 +1,4 @@
-/** Where the planner keeps local state: `<project>/.planner/` (git-ignored), overridable by environment variables. */
+/** The project folder, under which the planner keeps local state (`<project>/.planner/`, git-ignored; see src/config.ts). */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -11,14 +11,4 @@ export function projectRoot(): string {
     if (parent === dir) return process.cwd();
     dir = parent;
   }
-}
-
-/** `<project>/.planner`: local state of the demo (content store, idempotency ledger, database caches). */
-export function plannerHome(): string {
-  return path.join(projectRoot(), '.planner');
-}
-
-/** The content store directory: PLANNER_STORE_DIR, or `<project>/.planner/store`. Workers and the CLI must agree on it. */
-export function defaultStoreDir(): string {
-  return process.env.PLANNER_STORE_DIR || path.join(plannerHome(), 'store');
 }

@@ -12,7 +12,6 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson, sha256Hex } from '../store/canonical';
 import { writeFileAtomic } from '../store/content-store';
-import { defaultStoreDir } from '../store/dirs';
 
 export interface IdempotencyLedger {
   /** The value recorded under `key`, or undefined when the key is new. */
@@ -27,11 +26,11 @@ interface Entry {
   recorded_at: string;
 }
 
-/** One JSON file per key under `dir` (default `<store dir>/ledger`), written atomically. */
+/** One JSON file per key under `dir` (the planner uses `<store dir>/ledger`), written atomically. */
 export class FileIdempotencyLedger implements IdempotencyLedger {
   readonly dir: string;
 
-  constructor(dir: string = path.join(defaultStoreDir(), 'ledger')) {
+  constructor(dir: string) {
     this.dir = path.resolve(dir);
   }
 

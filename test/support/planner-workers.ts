@@ -9,6 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
+import { loadConfig } from '../../src/config';
 import { LocalContentStore } from '../../src/store/content-store';
 import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
@@ -49,7 +50,7 @@ export async function startTestPlanner(
     taskQueue,
     workflowBundle: workflowBundle(),
     store,
-    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), env: options.env ?? {}, store }),
+    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig(options.env ?? {}), store }),
   });
   const runs = local.workers.map((w) => w.run());
   return {

@@ -1,56 +1,10 @@
-/** LLM settings, prices and LlmClient error mapping (over real HTTP), plus the scripted server's fault injection. */
+/** Prices and LlmClient error mapping (over real HTTP), plus the scripted server's fault injection (LLM settings: config.test.ts). */
 import fc from 'fast-check';
-import { InvalidInputError, LlmCallError, type PlannerError } from '../../src/domain/errors';
+import { LlmCallError, type PlannerError } from '../../src/domain/errors';
 import { LlmClient } from '../../src/llm/chat';
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS, loadLlmConfig } from '../../src/llm/config';
 import { PRICES, costOf, priceOf } from '../../src/llm/prices';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { LlmHarness } from './llm-fixtures';
-
-describe('loadLlmConfig', () => {
-  it('is undefined without a key and a base URL (the deterministic planner is used)', () => {
-    expect(loadLlmConfig({})).toBeUndefined();
-    expect(loadLlmConfig({ OPENAI_API_KEY: '  ', OPENAI_BASE_URL: '', PLANNER_MODEL: 'gpt-4o' })).toBeUndefined();
-  });
-
-  it('defaults the base URL, model and timeout when only a key is set', () => {
-    expect(loadLlmConfig({ OPENAI_API_KEY: 'sk-test' })).toEqual({
-      baseURL: DEFAULT_BASE_URL,
-      apiKey: 'sk-test',
-      model: DEFAULT_MODEL,
-      timeoutMs: DEFAULT_TIMEOUT_MS,
-    });
-  });
-
-  it('accepts a keyless local server and all settings', () => {
-    expect(loadLlmConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1/', PLANNER_MODEL: 'llama3.1:8b', PLANNER_LLM_TIMEOUT_MS: '90000' })).toEqual({
-      baseURL: 'http://localhost:11434/v1',
-      model: 'llama3.1:8b',
-      timeoutMs: 90_000,
-    });
-  });
-
-  it.each([
-    [{ OPENAI_BASE_URL: 'localhost:11434' }, 'OPENAI_BASE_URL', 'http://localhost:11434/v1'],
-    [{ OPENAI_BASE_URL: 'ftp://example.com/v1' }, 'OPENAI_BASE_URL', 'https://openrouter.ai/api/v1'],
-    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TIMEOUT_MS: 'soon' }, 'PLANNER_LLM_TIMEOUT_MS', '600000'],
-    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TIMEOUT_MS: '5' }, 'PLANNER_LLM_TIMEOUT_MS', '1000'],
-    [{ OPENAI_API_KEY: 'k', PLANNER_MODEL: 'gpt 4o' }, 'PLANNER_MODEL', 'gpt-4o-mini'],
-  ])('rejects %j with a PLAN-006 error whose hint explains %s', (env, name, hintPart) => {
-    let error: InvalidInputError | undefined;
-    try {
-      loadLlmConfig(env);
-    } catch (e) {
-      error = e as InvalidInputError;
-    }
-    expect(error).toBeInstanceOf(InvalidInputError);
-    expect(error!.code).toBe('PLAN-006');
-    expect(error!.message).toContain(name);
-    expect(error!.hint).toContain(name);
-    expect(error!.hint).toContain(hintPart);
-    expect(JSON.stringify(error!.toFailureDetails())).not.toContain('"k"'); // the key is never echoed
-  });
-});
 
 describe('prices', () => {
   it('knows common models, OpenRouter ids and dated snapshots', () => {

@@ -5,6 +5,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningDependencies } from '../../src/activities';
 import { createPlanningActivities } from '../../src/activities/planning';
+import { loadConfig } from '../../src/config';
 import { MemoryContentStore } from '../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../src/tools/idempotency';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
@@ -28,8 +29,8 @@ beforeAll(async () => {
 afterAll(() => llm.close());
 
 function activities(ledger: MemoryIdempotencyLedger) {
-  const env = { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' };
-  return createPlanningActivities(createPlanningDependencies({ env, store: new MemoryContentStore(), ledger }));
+  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' });
+  return createPlanningActivities(createPlanningDependencies({ config, store: new MemoryContentStore(), ledger }));
 }
 
 test('each answered call is in the ledger before the activity goes on', async () => {

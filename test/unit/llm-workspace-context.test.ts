@@ -8,6 +8,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningDependencies } from '../../src/activities';
 import { createPlanningActivities } from '../../src/activities/planning';
+import { loadConfig } from '../../src/config';
 import type { Plan } from '../../src/domain/plan';
 import { MemoryContentStore } from '../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../src/tools/idempotency';
@@ -35,9 +36,9 @@ beforeAll(async () => {
 afterAll(() => llm.close());
 
 test('the LLM planner is shown the relevant files within the token budget, and the plan records them', async () => {
-  const env = { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' };
+  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' });
   const activities = createPlanningActivities(
-    createPlanningDependencies({ env, store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger() }),
+    createPlanningDependencies({ config, store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger() }),
   );
   const goal = 'Add email validation to the signup form';
   const req = request(goal, { planner: 'llm', constraints: { max_steps: 20, workspace_root: root, max_context_tokens: 300 } });

@@ -1,17 +1,10 @@
+import { loadConfig } from '../../src/config';
 import { loadTemporalTarget, workflowUiUrl } from '../../src/temporal-connection';
 import { searchAttributeCliFlags } from '../../src/api/search-attributes';
 
 describe('Temporal connection settings', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-  });
-
   test('without TEMPORAL_ADDRESS the target is the local dev server and its Web UI', () => {
-    delete process.env.TEMPORAL_ADDRESS;
-    delete process.env.TEMPORAL_NAMESPACE;
-    delete process.env.TEMPORAL_UI_URL;
-    const target = loadTemporalTarget();
+    const target = loadTemporalTarget(loadConfig({}).temporal);
     expect(target.address).toBe('localhost:7233');
     expect(target.namespace).toBe('default');
     expect(workflowUiUrl(target, 'plan-1', 'run-1')).toBe(
@@ -20,13 +13,18 @@ describe('Temporal connection settings', () => {
   });
 
   test('Temporal Cloud settings come from the standard variables, with TLS for an API key', () => {
-    process.env.TEMPORAL_ADDRESS = 'ns.acct.tmprl.cloud:7233';
-    process.env.TEMPORAL_NAMESPACE = 'ns.acct';
-    process.env.TEMPORAL_API_KEY = 'key';
-    const target = loadTemporalTarget();
+    const env = { TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'key' };
+    const target = loadTemporalTarget(loadConfig(env).temporal);
     expect(target.namespace).toBe('ns.acct');
     expect(target.connectionOptions).toMatchObject({ address: 'ns.acct.tmprl.cloud:7233', apiKey: 'key', tls: true });
     expect(workflowUiUrl(target, 'a b')).toBe('https://cloud.temporal.io/namespaces/ns.acct/workflows/a%20b');
+  });
+
+  test('TEMPORAL_UI_URL and the --address / --namespace overrides win', () => {
+    const config = loadConfig({ TEMPORAL_ADDRESS: 'a:7233', TEMPORAL_UI_URL: 'http://ui:8080' });
+    const target = loadTemporalTarget(config.temporal, { address: 'b:7233', namespace: 'ns' });
+    expect(target).toMatchObject({ address: 'b:7233', namespace: 'ns', webUiUrl: 'http://ui:8080' });
+    expect(target.connectionOptions.address).toBe('b:7233');
   });
 
   test('the dev server registers every planner search attribute with its CLI type name', () => {

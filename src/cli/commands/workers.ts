@@ -1,8 +1,7 @@
 /** Commands that run workers: `planner dev` (local dev server + workers) and `planner worker` (production). */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { plannerTaskQueue } from '../../config';
-import { parseArg } from '../context';
+import { cliConfig, parseArg } from '../context';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
 
@@ -15,10 +14,11 @@ export function registerWorkerCommands(program: Command): void {
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .action(
       action(async (opts) => {
-        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? plannerTaskQueue();
+        const config = cliConfig();
+        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
         quietSdkLogs();
-        const { target, local } = await resolveServer({ namespace: opts.namespace, local: true }, (line) => console.log(line));
-        const running = await startWorkers(target, { taskQueue });
+        const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) => console.log(line));
+        const running = await startWorkers(target, config, { taskQueue });
         console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
         console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
         console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}). Ctrl-C to stop.`);
@@ -38,10 +38,11 @@ export function registerWorkerCommands(program: Command): void {
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .action(
       action(async (opts) => {
-        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? plannerTaskQueue();
+        const config = cliConfig();
+        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
         quietSdkLogs('WARN');
-        const { target } = await resolveServer({ address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
-        const running = await startWorkers(target, { taskQueue }).catch((err: Error) => {
+        const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
+        const running = await startWorkers(target, config, { taskQueue }).catch((err: Error) => {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
         console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}). Ctrl-C to stop.`);

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { plannerHome } from '../../store/dirs';
+import { loadConfig } from '../../config';
 import { generateWasteData, type WasteDataSet } from './data';
 import { PgliteThread } from './pglite-thread';
 
@@ -37,7 +37,7 @@ export interface OpenWasteDatabaseOptions {
   databaseUrl?: string;
   /** PGlite only: keep the database in this folder instead of memory (one process at a time!). */
   dataDir?: string;
-  /** PGlite only: where the initialised empty cluster is cached; false disables the cache. */
+  /** PGlite only: where the initialised empty cluster is cached (default: the configured cacheDir); false disables the cache. */
   cacheDir?: string | false;
 }
 
@@ -100,7 +100,7 @@ function pgliteVersion(): string {
 
 async function openPglite(options: OpenWasteDatabaseOptions): Promise<{ db: WasteDatabase; cachedImage: boolean }> {
   if (options.dataDir) return await PgliteThread.start({ dataDir: path.resolve(options.dataDir) });
-  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? (process.env.PLANNER_CACHE_DIR || path.join(plannerHome(), 'cache')));
+  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? loadConfig().cacheDir);
   const image = cacheDir ? path.resolve(cacheDir, `pglite-${pgliteVersion()}-initdb.tar.gz`) : undefined;
   return await PgliteThread.start(image ? { image } : {});
 }

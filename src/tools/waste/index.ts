@@ -14,7 +14,7 @@ export interface WastePack extends ToolPack {
 
 /**
  * Opens (and seeds, for `today`) the waste database and returns its tools. `databaseUrl` defaults to nothing
- * (embedded PGlite); pass `process.env.DATABASE_URL` to use a PostgreSQL server. Call `close()` when done.
+ * (embedded PGlite); pass the config's `databaseUrl` (DATABASE_URL) to use a PostgreSQL server. Call `close()` when done.
  */
 export async function createWastePack(options: OpenWasteDatabaseOptions): Promise<WastePack> {
   const { db, data, timings } = await openWasteDatabase(options);
