@@ -1,5 +1,5 @@
 /**
- * The planner's workers: `npm run worker` against TEMPORAL_ADDRESS (or, in-process, for the demo and tests).
+ * The planner's workers, as `planner worker`, `planner dev`, the demo and the tests create them:
  *   - the planner worker: the workflows and the planning activities, on PLANNER_TASK_QUEUE;
  *   - one tool worker per task queue of the tool packs it serves, each running `executeStep`.
  * Production can run them as separate pools; routing sends each step to its tool's queue either way.
@@ -13,7 +13,6 @@ import { createToolActivities } from './activities/tools';
 import { plannerTaskQueue } from './config';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { defaultStoreDir } from './store/dirs';
-import { loadTemporalTarget } from './temporal-connection';
 import { ToolCatalogs } from './tools/registry';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
@@ -133,27 +132,4 @@ export async function defaultToolPacks(): Promise<ToolPack[]> {
     createWorkspacePack(path.resolve(process.env.PLANNER_WORKSPACE_ROOT ?? process.cwd())),
     ...mcp,
   ];
-}
-
-async function main(): Promise<void> {
-  const target = loadTemporalTarget();
-  const connection = await NativeConnection.connect(target.connectionOptions);
-  const packs = await defaultToolPacks();
-  const local = await createLocalWorkers({ connection, namespace: target.namespace, packs });
-  try {
-    console.log(
-      `Workers polling ${local.workers.map((w) => w.options.taskQueue).join(', ')} on ${target.address} (namespace ${target.namespace})`,
-    );
-    await local.run();
-  } finally {
-    await local.close();
-    await connection.close();
-  }
-}
-
-if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
 }

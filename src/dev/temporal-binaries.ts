@@ -123,10 +123,3 @@ export function ensureTimeSkippingServer(log: (line: string) => void = () => {})
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   return ensureLocal(TEST_SERVER, log);
 }
-
-/** Installs both binaries (used by .ci/run and `npm run temporal:install`). */
-if (require.main === module) {
-  const log = (line: string) => console.log(line);
-  console.log(`temporal CLI: ${ensureTemporalCli(log)}`);
-  console.log(`time-skipping test server: ${ensureTimeSkippingServer(log)}`);
-}
