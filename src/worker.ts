@@ -14,6 +14,7 @@ import { plannerTaskQueue } from './config';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { defaultStoreDir } from './store/dirs';
 import { ToolCatalogs } from './tools/registry';
+import { onQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
@@ -33,11 +34,30 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? plannerTaskQueue(),
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('./workflows') }),
+    ...plannerWorkflows(options.workflowBundle),
     activities: options.activities ?? createActivities(),
   });
+}
+
+/** The planner's workflows: a prebuilt bundle, or src/workflows (dist/workflows once compiled) bundled at start. */
+export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  return bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('./workflows') };
+}
+
+/**
+ * The activities of a planner worker on `taskQueue`: planning over the packs' catalogs, and the tools of the packs
+ * that run on that queue. Serving those here lets Temporal hand their steps straight back to this worker (eager
+ * activity dispatch) instead of through another queue. `packs` are already on their queues (see onQueue).
+ */
+export function plannerActivities(options: {
+  packs: readonly ToolPack[];
+  taskQueue: string;
+  store: ContentStore;
+  planning?: PlanningDependencies;
+}): NonNullable<WorkerOptions['activities']> {
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store });
+  const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
+  return { ...createActivities(planning), ...(colocated.length ? createToolActivities({ tools: colocated, store: options.store }) : {}) };
 }
 
 /** The catalogs a set of packs makes available to the planner. */
@@ -86,19 +106,16 @@ export async function createLocalWorkers(options: {
   store?: ContentStore;
 }): Promise<LocalWorkers> {
   const store = options.store ?? new LocalContentStore(defaultStoreDir());
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store });
   const taskQueue = options.taskQueue ?? plannerTaskQueue();
-  const tools = options.packs.flatMap((p) => p.tools);
-  // Tools on the planner's own queue are served by the planner worker itself, so Temporal can hand their steps
-  // straight back to it (eager activity dispatch) instead of through another queue.
-  const colocated = tools.filter((t) => t.spec.task_queue === taskQueue);
+  const packs = options.packs.map((p) => onQueue(p, taskQueue));
+  const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
   const workers = [
     await createPlannerWorker({
       ...options,
       taskQueue,
-      activities: { ...createActivities(planning), ...(colocated.length ? createToolActivities({ tools: colocated, store }) : {}) },
+      activities: plannerActivities({ packs, taskQueue, store, planning: options.planning }),
     }),
-    ...(await createToolWorkers({ ...options, tools: tools.filter((t) => !colocated.includes(t)), store })),
+    ...(await createToolWorkers({ ...options, tools: others, store })),
   ];
   const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
   return {
