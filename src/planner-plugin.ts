@@ -8,7 +8,7 @@
 import type { WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { defaultStoreDir } from './store/dirs';
-import { onQueue } from './tools/define-tool';
+import { withPlannerQueue } from './tools/define-tool';
 import type { ToolPack } from './tools/tool';
 import { plannerActivities, plannerWorkflows } from './worker';
 
@@ -30,7 +30,7 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
         throw new Error('plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own');
       }
       const store = options.store ?? new LocalContentStore(defaultStoreDir());
-      const packs = options.packs.map((p) => onQueue(p, worker.taskQueue));
+      const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
       return {
         ...worker,
         ...plannerWorkflows(options.workflowBundle),

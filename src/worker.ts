@@ -14,7 +14,7 @@ import { plannerTaskQueue } from './config';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { defaultStoreDir } from './store/dirs';
 import { ToolCatalogs } from './tools/registry';
-import { onQueue } from './tools/define-tool';
+import { withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
@@ -47,7 +47,7 @@ export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle']): Pick
 /**
  * The activities of a planner worker on `taskQueue`: planning over the packs' catalogs, and the tools of the packs
  * that run on that queue. Serving those here lets Temporal hand their steps straight back to this worker (eager
- * activity dispatch) instead of through another queue. `packs` are already on their queues (see onQueue).
+ * activity dispatch) instead of through another queue. `packs` are already on their queues (see withPlannerQueue).
  */
 export function plannerActivities(options: {
   packs: readonly ToolPack[];
@@ -107,7 +107,7 @@ export async function createLocalWorkers(options: {
 }): Promise<LocalWorkers> {
   const store = options.store ?? new LocalContentStore(defaultStoreDir());
   const taskQueue = options.taskQueue ?? plannerTaskQueue();
-  const packs = options.packs.map((p) => onQueue(p, taskQueue));
+  const packs = options.packs.map((p) => withPlannerQueue(p, taskQueue));
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
   const workers = [
     await createPlannerWorker({

@@ -22,7 +22,7 @@ export interface ToolDefinitionInput<P extends z.ZodObject, R extends z.ZodType>
   idempotent?: boolean;
   /** Extra keywords the ranking planner matches goals against. */
   tags?: string[];
-  /** The queue of the workers serving the tool; default: the planner worker's own queue (see `onQueue`). */
+  /** The queue of the workers serving the tool; default: the planner worker's own queue (see `withPlannerQueue`). */
   taskQueue?: string;
   run(params: z.output<P>, ctx: ToolContext): Promise<z.input<R>>;
 }
@@ -56,7 +56,7 @@ export function defineToolPack(catalog: string, tools: ToolImplementation[], clo
 }
 
 /** The pack as served by a planner on `taskQueue`: its tools defined without a queue of their own move there. */
-export function onQueue(pack: ToolPack, taskQueue: string): ToolPack {
+export function withPlannerQueue(pack: ToolPack, taskQueue: string): ToolPack {
   const tools = pack.tools.map((t) => (onPlannerQueue.has(t) ? { ...t, spec: { ...t.spec, task_queue: taskQueue } } : t));
   return { ...pack, tools };
 }
