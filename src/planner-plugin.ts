@@ -2,10 +2,10 @@
  * plannerPlugin: the planner as a Temporal worker plugin (WorkerPlugin, experimental in the SDK since 1.13), for
  * teams running it in their own workers: `Worker.create({ connection, taskQueue, plugins: [plannerPlugin({ packs })] })`.
  * The plugin adds the planner's workflows and activities to that worker, and the tools of `packs` that run on its
- * task queue (tools defined without a queue of their own do). Tools on other queues need workers there
- * (createToolWorkers).
+ * task queue (tools defined without a queue of their own do), and closes the packs when the worker stops. Tools
+ * on other queues need workers there (createToolWorkers).
  */
-import type { WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { defaultStoreDir } from './store/dirs';
 import { withPlannerQueue } from './tools/define-tool';
@@ -36,6 +36,13 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
         ...plannerWorkflows(options.workflowBundle),
         activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store }) },
       };
+    },
+    async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+      try {
+        await next(worker);
+      } finally {
+        await Promise.all(options.packs.map((p) => p.close()));
+      }
     },
   };
 }
