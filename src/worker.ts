@@ -1,5 +1,5 @@
 /**
- * The planner's workers: `npm run worker` against TEMPORAL_ADDRESS (or, in-process, for the demo and tests).
+ * The planner's workers, as `planner worker`, `planner dev`, the demo and the tests create them:
  *   - the planner worker: the workflows and the planning activities, on PLANNER_TASK_QUEUE;
  *   - one tool worker per task queue of the tool packs it serves, each running `executeStep`.
  * Production can run them as separate pools; routing sends each step to its tool's queue either way.
@@ -11,8 +11,8 @@ import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig } from './config';
 import { LocalContentStore, type ContentStore } from './store/content-store';
-import { loadTemporalTarget } from './temporal-connection';
 import { ToolCatalogs } from './tools/registry';
+import { withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
@@ -32,11 +32,30 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('./workflows') }),
+    ...plannerWorkflows(options.workflowBundle),
     activities: options.activities ?? createActivities(),
   });
+}
+
+/** The planner's workflows: a prebuilt bundle, or src/workflows (dist/workflows once compiled) bundled at start. */
+export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  return bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('./workflows') };
+}
+
+/**
+ * The activities of a planner worker on `taskQueue`: planning over the packs' catalogs, and the tools of the packs
+ * that run on that queue. Serving those here lets Temporal hand their steps straight back to this worker (eager
+ * activity dispatch) instead of through another queue. `packs` are already on their queues (see withPlannerQueue).
+ */
+export function plannerActivities(options: {
+  packs: readonly ToolPack[];
+  taskQueue: string;
+  store: ContentStore;
+  planning?: PlanningDependencies;
+}): NonNullable<WorkerOptions['activities']> {
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store });
+  const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
+  return { ...createActivities(planning), ...(colocated.length ? createToolActivities({ tools: colocated, store: options.store }) : {}) };
 }
 
 /** The catalogs a set of packs makes available to the planner. */
@@ -90,17 +109,15 @@ export async function createLocalWorkers(options: {
   const store = options.store ?? new LocalContentStore(config.storeDir);
   const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, config });
   const taskQueue = options.taskQueue ?? config.taskQueue;
-  const tools = options.packs.flatMap((p) => p.tools);
-  // Tools on the planner's own queue are served by the planner worker itself, so Temporal can hand their steps
-  // straight back to it (eager activity dispatch) instead of through another queue.
-  const colocated = tools.filter((t) => t.spec.task_queue === taskQueue);
+  const packs = options.packs.map((p) => withPlannerQueue(p, taskQueue));
+  const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
   const workers = [
     await createPlannerWorker({
       ...options,
       taskQueue,
-      activities: { ...createActivities(planning), ...(colocated.length ? createToolActivities({ tools: colocated, store }) : {}) },
+      activities: plannerActivities({ packs, taskQueue, store, planning }),
     }),
-    ...(await createToolWorkers({ ...options, tools: tools.filter((t) => !colocated.includes(t)), store })),
+    ...(await createToolWorkers({ ...options, tools: others, store })),
   ];
   const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
   return {
@@ -133,28 +150,4 @@ export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[
     createWorkspacePack(config.workspaceRoot),
     ...mcp,
   ];
-}
-
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const target = loadTemporalTarget(config.temporal);
-  const connection = await NativeConnection.connect(target.connectionOptions);
-  const packs = await defaultToolPacks(config);
-  const local = await createLocalWorkers({ connection, namespace: target.namespace, packs, config });
-  try {
-    console.log(
-      `Workers polling ${local.workers.map((w) => w.options.taskQueue).join(', ')} on ${target.address} (namespace ${target.namespace})`,
-    );
-    await local.run();
-  } finally {
-    await local.close();
-    await connection.close();
-  }
-}
-
-if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
 }

@@ -4,8 +4,10 @@
  */
 import { Command, CommanderError } from 'commander';
 import { EXIT, reportError } from './context';
+import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
+import { registerTemporalCommands } from './commands/temporal';
 import { registerWorkerCommands } from './commands/workers';
 
 export function buildProgram(): Command {
@@ -21,7 +23,11 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerReadCommands(program);
   registerWorkerCommands(program);
-  for (const command of program.commands) command.exitOverride();
+  registerDemoCommand(program);
+  registerTemporalCommands(program);
+  // Subcommands (`dev stop`, `temporal install`) too: every commander error must come back to main as an exit code.
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const command of all(program).slice(1)) command.exitOverride();
   return program;
 }
 
@@ -37,8 +43,4 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     }
     return reportError(err, argv.includes('--verbose'));
   }
-}
-
-if (require.main === module) {
-  void main().then((code) => process.exit(code));
 }

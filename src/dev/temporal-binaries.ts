@@ -129,11 +129,3 @@ export function ensureTimeSkippingServer(
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   return ensureLocal(TEST_SERVER, log);
 }
-
-/** Installs both binaries (used by .ci/run and `npm run temporal:install`). */
-if (require.main === module) {
-  const log = (line: string) => console.log(line);
-  const config = loadConfig();
-  console.log(`temporal CLI: ${ensureTemporalCli(log, config)}`);
-  console.log(`time-skipping test server: ${ensureTimeSkippingServer(log, config)}`);
-}

@@ -1,16 +1,21 @@
-/** Commands that run workers: `planner dev` (local dev server + workers) and `planner worker` (production). */
+/**
+ * Commands that run workers: `planner dev` (local dev server + workers; `planner dev stop` stops that server) and
+ * `planner worker` (production). Both start workers through local-stack's startWorkers, which registers the search
+ * attributes first.
+ */
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { cliConfig, parseArg } from '../context';
+import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
 
 const TaskQueue = z.string().trim().min(1).optional();
 
 export function registerWorkerCommands(program: Command): void {
-  program
+  const dev = program
     .command('dev')
-    .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C')
+    .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C; `dev stop` stops the server')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .action(
       action(async (opts) => {
@@ -28,7 +33,16 @@ export function registerWorkerCommands(program: Command): void {
         } finally {
           await running.close();
         }
-        if (local?.started) console.log(`The dev server keeps running (pid ${local.pid}); stop it with: npm run dev:stop`);
+        if (local?.started) console.log(`The dev server keeps running (pid ${local.pid}); stop it with: planner dev stop`);
+      }),
+    );
+  dev
+    .command('stop')
+    .description('stop the background dev server that `planner dev` or the demo started')
+    .action(
+      action(async () => {
+        const pid = await stopLocalDevServer();
+        console.log(pid ? `Stopped the Temporal dev server (pid ${pid}).` : `No dev server recorded in ${LOCAL_SERVER_PID_FILE}.`);
       }),
     );
 

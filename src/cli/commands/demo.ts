@@ -1,0 +1,51 @@
+/**
+ * `planner demo "<goal>"` (`npm run demo -- "<goal>"`): runs one planning workflow end to end and prints its result
+ * and Web UI link. Without TEMPORAL_ADDRESS (or --address) it starts or reuses the local dev server, and it always
+ * runs the planner and tool workers in this process.
+ */
+import type { Command } from 'commander';
+import { PlannerClient } from '../../client';
+import { cliConfig } from '../context';
+import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
+import { action } from './runs';
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('run one goal end to end with in-process workers (starting the local dev server if needed) and print the result')
+    .argument('<goal...>', 'what to plan, e.g. "Get contaminated shipments from last week"')
+    .action(
+      action(async (opts, goalWords: string[]) => {
+        const goal = goalWords.join(' ').trim();
+        // The SDK's INFO and WARN lines (bundle sizes, worker states, tool workers without workflows) drown the result.
+        quietSdkLogs();
+        const config = cliConfig();
+        const { target, local } = await resolveServer(config, { address: opts.address, namespace: opts.namespace }, (line) => console.log(line));
+        const running = await startWorkers(target, config);
+        const planner = await PlannerClient.connect(target);
+        try {
+          const handle = await planner.start({ request: { goal } });
+          console.log(`Started ${handle.workflowId} on ${target.address}`);
+          const outcome = await running.workers.runUntil(handle.result().catch((err: Error) => err));
+          if (outcome instanceof Error) {
+            console.log(`Run failed: ${outcome.cause instanceof Error ? outcome.cause.message : outcome.message}`);
+            process.exitCode = 1;
+          } else {
+            const { spent, limit } = outcome.budget;
+            console.log(`${outcome.stage} · plan v${outcome.plan_version} (${outcome.plan_status}) · ${spent.calls}/${limit.calls} calls, ${spent.tokens} tokens, $${spent.cost_usd.toFixed(4)}`);
+            for (const step of outcome.steps) {
+              console.log(`  ${step.id} ${step.tool} [${step.status}] ${step.items ?? '-'} item(s)  ${(step.preview ?? '').slice(0, 110)}`);
+            }
+            for (const warning of outcome.warnings) console.log(`  warning: ${warning}`);
+          }
+          console.log(`Web UI: ${planner.uiUrl(handle.workflowId, handle.firstExecutionRunId) ?? '(no Web UI known; set TEMPORAL_UI_URL)'}`);
+          if (local?.started) {
+            console.log(`The dev server keeps running (pid ${local.pid}) so the link works; stop it with: planner dev stop`);
+          }
+        } finally {
+          await running.close();
+          await planner.close();
+        }
+      }),
+    );
+}

@@ -1,0 +1,48 @@
+/**
+ * plannerPlugin: the planner as a Temporal worker plugin (WorkerPlugin, experimental in the SDK since 1.13), for
+ * teams running it in their own workers: `Worker.create({ connection, taskQueue, plugins: [plannerPlugin({ packs })] })`.
+ * The plugin adds the planner's workflows and activities to that worker, and the tools of `packs` that run on its
+ * task queue (tools defined without a queue of their own do), and closes the packs when the worker stops. Tools
+ * on other queues need workers there (createToolWorkers).
+ */
+import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import { LocalContentStore, type ContentStore } from './store/content-store';
+import { loadConfig } from './config';
+import { withPlannerQueue } from './tools/define-tool';
+import type { ToolPack } from './tools/tool';
+import { plannerActivities, plannerWorkflows } from './worker';
+
+export interface PlannerPluginOptions {
+  /** The catalogs the planner plans with; a run names one in `request.tool_catalog`. */
+  packs: readonly ToolPack[];
+  /** Where step results are stored; default: PLANNER_STORE_DIR, or .planner/store in the package's folder. */
+  store?: ContentStore;
+  /** A prebuilt bundle of the planner's workflows; by default they are bundled when the worker is created. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
+  return {
+    name: 'durable-planner',
+    configureWorker(worker: WorkerOptions): WorkerOptions {
+      // A worker runs one workflow bundle, so the planner's workflows cannot join the user's own.
+      if (worker.workflowsPath || worker.workflowBundle) {
+        throw new Error('plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own');
+      }
+      const store = options.store ?? new LocalContentStore(loadConfig().storeDir);
+      const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
+      return {
+        ...worker,
+        ...plannerWorkflows(options.workflowBundle),
+        activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store }) },
+      };
+    },
+    async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+      try {
+        await next(worker);
+      } finally {
+        await Promise.all(options.packs.map((p) => p.close()));
+      }
+    },
+  };
+}
