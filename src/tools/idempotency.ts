@@ -10,7 +10,8 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { canonicalJson, sha256Hex } from '../store/canonical';
+import { canonicalJson } from '../domain/canonical-json';
+import { sha256Hex } from '../sha256';
 import { writeFileAtomic } from '../store/content-store';
 import { defaultStoreDir } from '../store/dirs';
 

@@ -6,7 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createStoreActivities } from '../../src/activities/store';
 import { InvalidInputError } from '../../src/domain/errors';
-import { canonicalJson } from '../../src/store/canonical';
+import { canonicalJson } from '../../src/domain/canonical-json';
 import { LocalContentStore, MemoryContentStore, contentAddress } from '../../src/store/content-store';
 
 let dir: string;
