@@ -27,6 +27,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../src/tools/demo';
+import { ledgerDir } from '../src/tools/idempotency';
 import { getStateQuery, planningWorkflow, type PlanningOutcome, type PlanningState } from '../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
 
@@ -234,7 +235,7 @@ async function main() {
     // before going on. A reply the server wrote to the socket of a worker SIGKILLed before reading it is answered
     // but not settled (the retry asks again); those are counted apart, never charged, and never more than the kills.
     const received = new Map<string, number>();
-    for (const value of await readLedgerKeys(path.join(dir, 'store', 'ledger'))) {
+    for (const value of await readLedgerKeys(ledgerDir(path.join(dir, 'store')))) {
       const m = /^llm-call:([^:]+):/.exec(value);
       if (m) received.set(m[1]!, (received.get(m[1]!) ?? 0) + 1);
     }

@@ -3,7 +3,6 @@
  * samples do, so tests and the worker can hand in their own: the deterministic analyzer and ranking planner are
  * always there; the LLM ones join when OPENAI_API_KEY / OPENAI_BASE_URL configure an LLM.
  */
-import path from 'node:path';
 import { LlmClient } from '../llm/chat';
 import { loadLlmConfig } from '../llm/config';
 import { LlmAnalyzer } from '../llm/llm-analyzer';
@@ -15,7 +14,7 @@ import { RankingPlanner } from '../planning/ranking-planner';
 import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
 import { LocalContentStore, type ContentStore } from '../store/content-store';
 import { defaultStoreDir } from '../store/dirs';
-import { FileIdempotencyLedger, type IdempotencyLedger } from '../tools/idempotency';
+import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
@@ -35,7 +34,7 @@ export function createPlanningDependencies(
     llm,
     critics: RULE_CRITICS,
     store: options.store ?? new LocalContentStore(defaultStoreDir()),
-    ledger: options.ledger ?? new FileIdempotencyLedger(path.join(options.store instanceof LocalContentStore ? options.store.dir : defaultStoreDir(), 'ledger')),
+    ledger: options.ledger ?? ledgerBeside(options.store),
   };
 }
 

@@ -21,17 +21,16 @@ import { referencedSteps, resolveTemplates } from '../domain/templates';
 import { forEachString, formatPath, lastKey } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
-import { LocalContentStore, type ContentStore } from '../store/content-store';
+import type { ContentStore } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
-import { FileIdempotencyLedger, once, type IdempotencyLedger } from '../tools/idempotency';
+import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from './failures';
-import * as path from 'node:path';
 
 export interface ToolActivityDependencies {
   tools: readonly ToolImplementation[];
   store: ContentStore;
-  /** Where non-idempotent tools record their results; default: `<store dir>/ledger` for a LocalContentStore. */
+  /** Where non-idempotent tools record their results; default: the file ledger beside the store (ledgerBeside). */
   ledger?: IdempotencyLedger;
 }
 
@@ -74,8 +73,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
   const byName = new Map(deps.tools.map((t) => [t.spec.name, { tool: t, params: strictParams(t.paramsSchema) }]));
   const served = [...byName.keys()].sort();
   const queues = [...new Set(deps.tools.map((t) => t.spec.task_queue))].sort();
-  const ledger =
-    deps.ledger ?? new FileIdempotencyLedger(deps.store instanceof LocalContentStore ? path.join(deps.store.dir, 'ledger') : undefined);
+  const ledger = deps.ledger ?? ledgerBeside(deps.store);
 
   async function loadResults(input: z.output<typeof StepExecutionInputSchema>): Promise<Record<number, { data: unknown }>> {
     const results: Record<number, { data: unknown }> = {};

@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
-import { writeFileAtomic } from '../store/content-store';
+import { LocalContentStore, writeFileAtomic, type ContentStore } from '../store/content-store';
 import { defaultStoreDir } from '../store/dirs';
 
 export interface IdempotencyLedger {
@@ -28,11 +28,21 @@ interface Entry {
   recorded_at: string;
 }
 
-/** One JSON file per key under `dir` (default `<store dir>/ledger`), written atomically. */
+/** `<store dir>/ledger`: a ledger lives beside the content store of the results it records. */
+export function ledgerDir(storeDir: string): string {
+  return path.join(storeDir, 'ledger');
+}
+
+/** The file ledger beside `store`, or beside the default store when `store` keeps no files (e.g. in memory). */
+export function ledgerBeside(store: ContentStore | undefined): FileIdempotencyLedger {
+  return new FileIdempotencyLedger(ledgerDir(store instanceof LocalContentStore ? store.dir : defaultStoreDir()));
+}
+
+/** One JSON file per key under `dir` (see ledgerDir), written atomically. */
 export class FileIdempotencyLedger implements IdempotencyLedger {
   readonly dir: string;
 
-  constructor(dir: string = path.join(defaultStoreDir(), 'ledger')) {
+  constructor(dir: string) {
     this.dir = path.resolve(dir);
   }
 
