@@ -7,7 +7,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { ToolBudget, Usage } from '../domain/budget';
 import type { PlanDiff } from '../domain/diff';
 import { flattenSteps, type Plan } from '../domain/plan';
-import type { AuditEntry, PlanningOutcome, PlanningState, PlanVersionRecord, StepRecord } from '../workflows/planning-state';
+import type { AuditEntry, PlanningState, PlanVersionRecord, StepRecord } from '../workflows/planning-state';
 
 export interface UsageView {
   costUsd: number;
@@ -175,19 +175,6 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
     approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
     warnings: [...state.warnings],
     failure: state.failure,
-  };
-}
-
-export function outcomeView(outcome: PlanningOutcome) {
-  return {
-    workflowId: outcome.workflow_id,
-    stage: outcome.stage,
-    planVersion: outcome.plan_version,
-    planStatus: outcome.plan_status,
-    steps: outcome.steps.map((s) => ({ id: s.id, tool: s.tool, status: s.status, items: s.items, preview: s.preview, ref: s.ref })),
-    budget: budgetView(outcome.budget),
-    warnings: [...outcome.warnings],
-    failure: outcome.failure,
   };
 }
 

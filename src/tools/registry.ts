@@ -11,17 +11,9 @@ export const DEFAULT_CATALOG = 'waste';
 
 export class ToolCatalogs {
   private readonly catalogs = new Map<string, ToolSpec[]>();
-  /** Extra pools (task queues) serving a tool besides the one its spec names. */
-  private readonly replicas = new Map<string, string[]>();
 
   register(name: string, tools: ToolSpec[]): this {
     this.catalogs.set(name, tools);
-    return this;
-  }
-
-  /** Declares another worker pool for `tool`; routing round-robins among the pools. */
-  addReplica(tool: string, taskQueue: string): this {
-    this.replicas.set(tool, [...(this.replicas.get(tool) ?? []), taskQueue]);
     return this;
   }
 
@@ -32,7 +24,7 @@ export class ToolCatalogs {
       specs.map((t) => [
         t.name,
         {
-          queues: [t.task_queue, ...(this.replicas.get(t.name) ?? [])],
+          queues: [t.task_queue],
           cost_per_call_usd: t.cost_per_call_usd,
           tokens_per_call: t.tokens_per_call,
           idempotent: t.idempotent,

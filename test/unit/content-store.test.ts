@@ -1,10 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
-import { createStoreActivities } from '../../src/activities/store';
 import { InvalidInputError } from '../../src/domain/errors';
 import { canonicalJson } from '../../src/domain/canonical-json';
 import { LocalContentStore, MemoryContentStore, contentAddress } from '../../src/store/content-store';
@@ -97,20 +93,6 @@ describe('MemoryContentStore', () => {
     expect(await memory.get((await memory.put(value)).ref)).toEqual(value);
     expect(memory.size).toBe(1);
     await expect(memory.get(contentAddress(1).ref)).rejects.toBeInstanceOf(InvalidInputError);
-  });
-});
-
-describe('store activities', () => {
-  test('storeContent returns the ref that loadContent reads back; a missing ref fails non-retryably', async () => {
-    const activities = createStoreActivities(new LocalContentStore(dir));
-    const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-    const stored = (await env.run(activities.storeContent, { prompt: 'hello' })) as { ref: string; bytes: number };
-    expect(stored).toEqual({ ref: contentAddress({ prompt: 'hello' }).ref, bytes: '{"prompt":"hello"}'.length });
-    expect(await env.run(activities.loadContent, stored.ref)).toEqual({ prompt: 'hello' });
-    const err = await env.run(activities.loadContent, contentAddress('nope').ref).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApplicationFailure);
-    expect((err as ApplicationFailure).nonRetryable).toBe(true);
-    expect((err as ApplicationFailure).type).toBe('InvalidInputError');
   });
 });
 

@@ -142,7 +142,6 @@ describe('parsePlanningRequest', () => {
 
   it('fills defaults', () => {
     expect(parsePlanningRequest(request)).toMatchObject({
-      profile: 'default',
       constraints: { max_steps: 20 },
       context: [],
       budget: { policy: 'block' },

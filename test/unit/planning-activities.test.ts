@@ -34,11 +34,10 @@ describe('planning activities', () => {
     expect(result.llm_calls).toEqual([]);
   });
 
-  test('generatePlan → validatePlan → critiquePlan → gatekeeper approves the scenario plan', async () => {
+  test('generatePlan → critiquePlan → gatekeeper approves the scenario plan', async () => {
     const req = request(goal);
     const { plan } = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP });
     expect(plan).toMatchObject({ id: STAMP.id, version: 1, status: 'FEASIBLE', metadata: { planner: 'ranking', created_at: NOW } });
-    expect(await env.run(activities.validatePlan, { plan, request: req })).toEqual([]);
     const { critiques } = await env.run(activities.critiquePlan, { plan, request: req });
     const decision = await env.run(activities.gatekeeper, { critiques, max_refinements: 2, refinements_done: 0 });
     expect(decision.decision).toBe('approve');
