@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createPlanningDependencies } from '../src/activities';
 import { LocalContentStore } from '../src/store/content-store';
-import { createBenchPack } from '../src/tools/bench';
+import { createBenchPack } from './bench-pack';
 import { catalogsOf, createLocalWorkers } from '../src/worker';
 import type { BaselineActivities } from './baseline-workflow';
 

@@ -26,7 +26,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
-import { readNotes } from '../src/tools/demo';
+import { readNotes } from '../test/fixtures/demo-pack';
 import { ledgerDir } from '../src/tools/idempotency';
 import { getStateQuery, planningWorkflow, type PlanningOutcome, type PlanningState } from '../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';

@@ -5,13 +5,13 @@
  */
 import { LlmClient } from '../llm/chat';
 import { loadLlmConfig } from '../llm/config';
-import { LlmAnalyzer } from '../llm/llm-analyzer';
-import { LlmPlanner } from '../llm/llm-planner';
-import { PremortemCritic } from '../llm/premortem-critic';
+import { LlmAnalyzer } from '../planners/analyze/llm-analyzer';
+import { LlmPlanner } from '../planners/generate/llm-planner';
+import { PremortemCritic } from '../planners/critique/premortem-critic';
 import { priceOf } from '../llm/prices';
-import { RULE_CRITICS } from '../planning/critics';
-import { RankingPlanner } from '../planning/ranking-planner';
-import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
+import { RULE_CRITICS } from '../planners/critique/rule-critics';
+import { RankingPlanner } from '../planners/generate/ranking-planner';
+import { RuleBasedAnalyzer } from '../planners/analyze/rules-analyzer';
 import { LocalContentStore, type ContentStore } from '../store/content-store';
 import { defaultStoreDir } from '../store/dirs';
 import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';

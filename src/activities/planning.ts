@@ -13,8 +13,8 @@ import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../d
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { validatePlan as checkPlan } from '../domain/validation';
-import { runCritics, type Critic, type CriticResult } from '../planning/critics';
-import { LlmCallUsageSchema, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planning/planner';
+import { runCritics } from '../planners/critique/run-critics';
+import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';

@@ -55,8 +55,8 @@ import {
 } from '../domain/search-attributes';
 import { isTerminal, transition, type Stage } from '../domain/stages';
 import type { StepExecutionInput, StepResult } from '../domain/step-execution';
-import type { LlmCallUsage } from '../planning/planner';
-import { contentTokens, tokenize } from '../planning/text';
+import type { LlmCallUsage } from '../planners/types';
+import { contentTokens, tokenize } from '../domain/words';
 import {
   outcomeOf,
   stepKey,

@@ -2,8 +2,8 @@
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../../src/domain/request';
 import type { Requirements } from '../../src/domain/requirements';
 import type { Plan } from '../../src/domain/plan';
-import { RankingPlanner } from '../../src/planning/ranking-planner';
-import { analyzeGoalByRules } from '../../src/planning/requirements-analyzer';
+import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
+import { analyzeGoalByRules } from '../../src/planners/analyze/rules-analyzer';
 import { WASTE_CATALOG } from '../../src/tools/waste/catalog';
 
 export const NOW = '2026-11-23T10:00:00Z';

@@ -9,7 +9,7 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@te
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { ApproveSchema, ClarificationAnswerSchema, RejectSchema } from '../../src/domain/messages';
-import { BENCH_GOAL, createBenchPack } from '../../src/tools/bench';
+import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,

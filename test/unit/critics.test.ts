@@ -1,7 +1,8 @@
 import { charge, createBudget } from '../../src/domain/budget';
 import { decide } from '../../src/domain/critique';
 import { PlanSchema, type Plan } from '../../src/domain/plan';
-import { atomicityCritic, budgetCritic, dependencyCritic, runCritics, RULE_CRITICS, toolFitnessCritic } from '../../src/planning/critics';
+import { atomicityCritic, budgetCritic, dependencyCritic, RULE_CRITICS, toolFitnessCritic } from '../../src/planners/critique/rule-critics';
+import { runCritics } from '../../src/planners/critique/run-critics';
 import { WASTE_CATALOG } from '../../src/tools/waste/catalog';
 import { rankingPlan, request } from '../support/planning';
 

@@ -1,8 +1,8 @@
 /** LlmAnalyzer and PremortemCritic against a real chat-completions HTTP server. */
 import { PlanningExhaustedError, type PlannerError } from '../../src/domain/errors';
 import { parsePlanJson, type Plan } from '../../src/domain/plan';
-import { LlmAnalyzer } from '../../src/llm/llm-analyzer';
-import { PREMORTEM_CRITIC_ID, PREMORTEM_TEMPERATURE, PremortemCritic } from '../../src/llm/premortem-critic';
+import { LlmAnalyzer } from '../../src/planners/analyze/llm-analyzer';
+import { PREMORTEM_CRITIC_ID, PREMORTEM_TEMPERATURE, PremortemCritic } from '../../src/planners/critique/premortem-critic';
 import { LlmHarness, STAMP, catalog, planReply, request } from './llm-fixtures';
 
 const harness = new LlmHarness();

@@ -2,7 +2,7 @@
 import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../src/domain/errors';
 import { parsePlanJson } from '../../src/domain/plan';
 import { parseRequirementsJson } from '../../src/domain/requirements';
-import { LlmPlanner, PLAN_TEMPERATURE, REFINE_TEMPERATURE } from '../../src/llm/llm-planner';
+import { LlmPlanner, PLAN_TEMPERATURE, REFINE_TEMPERATURE } from '../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../src/llm/prompts';
 import { LlmHarness, MODEL, STAMP, catalog, planReply, request, requirements, validSteps } from './llm-fixtures';
 

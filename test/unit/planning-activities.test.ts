@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningActivities } from '../../src/activities/planning';
-import { RULE_CRITICS } from '../../src/planning/critics';
-import { RankingPlanner } from '../../src/planning/ranking-planner';
-import { RuleBasedAnalyzer } from '../../src/planning/requirements-analyzer';
+import { RULE_CRITICS } from '../../src/planners/critique/rule-critics';
+import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
+import { RuleBasedAnalyzer } from '../../src/planners/analyze/rules-analyzer';
 import { MemoryContentStore } from '../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../src/tools/idempotency';
 import { builtInCatalogs } from '../../src/tools/registry';

@@ -10,7 +10,7 @@ import { INLINE_RESULT_BYTES, StepResultSchema, type StepExecutionInput, type St
 import { toolSpecFromZod } from '../../src/domain/tool-spec';
 import { createToolActivities, idempotencyKey } from '../../src/activities/tools';
 import { LocalContentStore } from '../../src/store/content-store';
-import { createRecordNoteTool, readNotes } from '../../src/tools/demo';
+import { createRecordNoteTool, readNotes } from '../fixtures/demo-pack';
 import { FileIdempotencyLedger } from '../../src/tools/idempotency';
 import type { ToolContext, ToolImplementation } from '../../src/tools/tool';
 

@@ -1,5 +1,5 @@
-/** Date ranges for prompts and results: the domain's resolver decides; a model's ranges are not trusted over it. */
-import { resolveTemporalReferences, type TemporalReference } from '../domain/dates';
+/** The date ranges a goal names, for prompts and results: the domain's resolver decides; a model's are not trusted over it. */
+import { resolveTemporalReferences, type TemporalReference } from './dates';
 
 /**
  * The resolver's ranges for the phrases of `goal`, then those of `extra` (e.g. from a model) whose phrase the

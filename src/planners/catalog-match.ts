@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from '../domain/json-schema';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, identifierStems, stem, type Token } from './text';
+import { contentTokens, identifierStems, stem, type Token } from '../domain/words';
 
 export const SELECTION_THRESHOLD = 3;
 

@@ -3,15 +3,15 @@
  * JSON, does not match the plan schema or fails validatePlan is sent back with its errors in the same conversation
  * (see askForJson); after MAX_JSON_ATTEMPTS unusable replies planning fails with PLAN-009.
  */
-import { PlanValidationError } from '../domain/errors';
-import { parsePlanJson, type PlanStamp } from '../domain/plan';
-import { effectiveGoal } from '../domain/request';
-import { validatePlan, type ValidationContext } from '../domain/validation';
-import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../planning/planner';
-import type { LlmClient } from './chat';
-import { askForJson } from './json-conversation';
-import { plannerSystemPrompt, plannerUserPrompt } from './prompts';
-import { temporalReferencesFor } from './temporal';
+import { PlanValidationError } from '../../domain/errors';
+import { parsePlanJson, type PlanStamp } from '../../domain/plan';
+import { effectiveGoal } from '../../domain/request';
+import { validatePlan, type ValidationContext } from '../../domain/validation';
+import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
+import type { LlmClient } from '../../llm/chat';
+import { askForJson } from '../../llm/json-conversation';
+import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
+import { temporalReferencesFor } from '../../domain/date-ranges';
 
 /** Low but not zero for a fresh plan; a refinement must change only what the feedback asks, so 0. */
 export const PLAN_TEMPERATURE = 0.1;

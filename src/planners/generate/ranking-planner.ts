@@ -4,15 +4,15 @@
  * fills params from what the goal says (date ranges, enum values, locations, boolean filters), orders the steps
  * as a DAG and trims to max_steps and the budget. Same input → same plan, byte for byte.
  */
-import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../domain/budget';
-import type { JsonSchema } from '../domain/json-schema';
-import { PlanSchema, type Complexity, type Plan, type PlanStatus, type Step } from '../domain/plan';
-import { effectiveGoal } from '../domain/request';
-import type { Requirements } from '../domain/requirements';
-import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
-import { findBooleanModifiers, matchTools, paramSchemas } from './catalog-match';
-import type { PlanGenerationInput, PlanGenerationResult, Planner } from './planner';
-import { findLocations, identifierStems, stem, tokenize, type Token } from './text';
+import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
+import type { JsonSchema } from '../../domain/json-schema';
+import { PlanSchema, type Complexity, type Plan, type PlanStatus, type Step } from '../../domain/plan';
+import { effectiveGoal } from '../../domain/request';
+import type { Requirements } from '../../domain/requirements';
+import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
+import { findBooleanModifiers, matchTools, paramSchemas } from '../catalog-match';
+import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
+import { findLocations, identifierStems, stem, tokenize, type Token } from '../../domain/words';
 
 const DATE_FROM = /^(date_from|from_date|start_date|since)$/;
 const DATE_TO = /^(date_to|to_date|end_date|until)$/;

@@ -4,13 +4,13 @@
  * have is sent back like any other unusable reply.
  */
 import { z } from 'zod';
-import { CritiqueSchema, type Critique } from '../domain/critique';
-import { PlanSchemaError } from '../domain/errors';
-import { flattenSteps, parseJsonWith, type Plan } from '../domain/plan';
-import type { Critic, CriticResult, CritiqueContext } from '../planning/critics';
-import type { LlmClient } from './chat';
-import { askForJson } from './json-conversation';
-import { premortemSystemPrompt, premortemUserPrompt } from './prompts';
+import { CritiqueSchema, type Critique } from '../../domain/critique';
+import { PlanSchemaError } from '../../domain/errors';
+import { flattenSteps, parseJsonWith, type Plan } from '../../domain/plan';
+import type { Critic, CriticResult, CritiqueContext } from '../types';
+import type { LlmClient } from '../../llm/chat';
+import { askForJson } from '../../llm/json-conversation';
+import { premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
 
 export const PREMORTEM_CRITIC_ID = 'llm-premortem';
 export const PREMORTEM_TEMPERATURE = 0.2;

@@ -3,13 +3,13 @@
  * is_clear=false and a clarifying question with concrete options and a default. Date ranges are the domain
  * resolver's (see temporalReferencesFor), not the model's.
  */
-import { effectiveGoal } from '../domain/request';
-import { parseRequirementsJson, type Requirements } from '../domain/requirements';
-import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../planning/planner';
-import type { LlmClient } from './chat';
-import { askForJson } from './json-conversation';
-import { analyzerSystemPrompt, analyzerUserPrompt } from './prompts';
-import { temporalReferencesFor } from './temporal';
+import { effectiveGoal } from '../../domain/request';
+import { parseRequirementsJson, type Requirements } from '../../domain/requirements';
+import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
+import type { LlmClient } from '../../llm/chat';
+import { askForJson } from '../../llm/json-conversation';
+import { analyzerSystemPrompt, analyzerUserPrompt } from '../../llm/prompts';
+import { temporalReferencesFor } from '../../domain/date-ranges';
 
 export const ANALYSIS_TEMPERATURE = 0;
 

@@ -1,9 +1,11 @@
 /**
- * The one interface both planners implement: the LLM planner (src/llm/llm-planner.ts) and the deterministic
- * ranking planner (src/planning/ranking-planner.ts). The caller stamps id, version and timestamps so a planner
- * never chooses them.
+ * What the planner strategies implement, by role: a RequirementsAnalyzer (analyze/: rules or LLM), a Planner
+ * (generate/: ranking or LLM) and Critics (critique/: rules or the LLM pre-mortem). The caller stamps id, version
+ * and timestamps so a planner never chooses them.
  */
 import { z } from 'zod';
+import type { ToolBudget } from '../domain/budget';
+import type { Critique } from '../domain/critique';
 import type { Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
@@ -70,8 +72,27 @@ export interface RequirementsAnalysisResult {
   transcript?: TranscriptMessage[];
 }
 
-/** Requirements analysis: by rules (src/planning/requirements-analyzer.ts) or by an LLM (src/llm/llm-analyzer.ts). */
+/** Requirements analysis: by rules (analyze/rules-analyzer.ts) or by an LLM (analyze/llm-analyzer.ts). */
 export interface RequirementsAnalyzer {
   readonly kind: 'llm' | 'rules';
   analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult>;
+}
+
+/** A critic reviews a plan before it runs; the gatekeeper (src/domain/critique.ts `decide`) weighs the critiques. */
+export interface CritiqueContext {
+  request: PlanningRequest;
+  catalog: ToolSpec[];
+  /** What is left to spend; the request's limits when omitted. */
+  budget?: ToolBudget;
+}
+
+export interface CriticResult {
+  critiques: Critique[];
+  llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
+}
+
+export interface Critic {
+  readonly id: string;
+  review(plan: Plan, context: CritiqueContext): Promise<CriticResult>;
 }

@@ -4,13 +4,13 @@
  * "Fetch shipments filtered by date range"), and asks a clarifying question with concrete options when the goal is
  * empty or too vague to plan ("Add validation").
  */
-import { resolveTemporalReferences } from '../domain/dates';
-import { effectiveGoal } from '../domain/request';
-import { RequirementsSchema, type Clarification, type Intent, type Requirements } from '../domain/requirements';
-import type { ToolSpec } from '../domain/tool-spec';
-import { findBooleanModifiers, matchTools, paramSchemas } from './catalog-match';
-import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from './planner';
-import { contentTokens, findLocations, splitClauses, stem, tokenize } from './text';
+import { resolveTemporalReferences } from '../../domain/dates';
+import { effectiveGoal } from '../../domain/request';
+import { RequirementsSchema, type Clarification, type Intent, type Requirements } from '../../domain/requirements';
+import type { ToolSpec } from '../../domain/tool-spec';
+import { findBooleanModifiers, matchTools, paramSchemas } from '../catalog-match';
+import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
+import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
 
 const CUSTOM_OPTION = 'Something else (describe it)';
 

@@ -1,34 +1,15 @@
 /**
- * Critics review a plan before it runs; the gatekeeper (src/domain/critique.ts `decide`) turns their critiques into
- * approve / refine / reject. Rule critics are deterministic; the LLM pre-mortem critic (src/llm) plugs in through
- * the same interface.
+ * Rule critics: deterministic reviews of a plan before it runs. The gatekeeper (src/domain/critique.ts `decide`)
+ * turns their critiques into approve / refine / reject; the LLM pre-mortem critic (premortem-critic.ts) plugs in
+ * through the same Critic interface (../types.ts).
  */
-import { canAfford, createBudget, remaining, type ToolBudget } from '../domain/budget';
-import type { Critique } from '../domain/critique';
-import { flattenSteps, type Plan, type Step } from '../domain/plan';
-import type { PlanningRequest } from '../domain/request';
-import { referencedSteps } from '../domain/templates';
-import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
-import type { LlmCallUsage, TranscriptMessage } from './planner';
-import { contentTokens, identifierStems, stem, tokenize } from './text';
-
-export interface CritiqueContext {
-  request: PlanningRequest;
-  catalog: ToolSpec[];
-  /** What is left to spend; the request's limits when omitted. */
-  budget?: ToolBudget;
-}
-
-export interface CriticResult {
-  critiques: Critique[];
-  llm_calls: LlmCallUsage[];
-  transcript?: TranscriptMessage[];
-}
-
-export interface Critic {
-  readonly id: string;
-  review(plan: Plan, context: CritiqueContext): Promise<CriticResult>;
-}
+import { canAfford, createBudget, remaining } from '../../domain/budget';
+import type { Critique } from '../../domain/critique';
+import { flattenSteps, type Plan, type Step } from '../../domain/plan';
+import { referencedSteps } from '../../domain/templates';
+import { indexCatalog } from '../../domain/tool-spec';
+import type { Critic, CritiqueContext } from '../types';
+import { contentTokens, identifierStems, stem, tokenize } from '../../domain/words';
 
 /** A critic that needs no I/O: a pure function of the plan. */
 type Finding = Omit<Critique, 'critic'>;
@@ -123,14 +104,3 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
 });
 
 export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCritic, budgetCritic, toolFitnessCritic];
-
-/** Runs every critic; critiques come back in critic order, so the result is deterministic. */
-export async function runCritics(critics: readonly Critic[], plan: Plan, context: CritiqueContext): Promise<CriticResult> {
-  const results = await Promise.all(critics.map((c) => c.review(plan, context)));
-  const transcript = results.flatMap((r) => r.transcript ?? []);
-  return {
-    critiques: results.flatMap((r) => r.critiques),
-    llm_calls: results.flatMap((r) => r.llm_calls),
-    ...(transcript.length ? { transcript } : {}),
-  };
-}

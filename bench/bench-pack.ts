@@ -13,9 +13,9 @@
  * has the same key and succeeds. The memory of failed keys is per pack instance (one worker process).
  */
 import { z } from 'zod';
-import { StepFailedError } from '../../domain/errors';
-import { toolSpecFromZod, type ToolSpec } from '../../domain/tool-spec';
-import type { ToolImplementation, ToolPack } from '../tool';
+import { StepFailedError } from '../src/domain/errors';
+import { toolSpecFromZod, type ToolSpec } from '../src/domain/tool-spec';
+import type { ToolImplementation, ToolPack } from '../src/tools/tool';
 
 export const BENCH_CATALOG_NAME = 'bench';
 export const BENCH_TOOLS_QUEUE = 'durable-planner-tools-bench';
