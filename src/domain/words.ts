@@ -1,7 +1,8 @@
 /**
- * The words of a goal, as the deterministic analyzer and ranking planner see them: lower-cased tokens with their
- * positions and crude stems, so "contaminated", "contaminant" and "contamination" meet, as do "inspected" and
- * "inspections". Deliberately simple and fully deterministic.
+ * The words of a goal, as the deterministic analyzer, ranking planner, critics and workspace-context ranking see
+ * them: lower-cased tokens with their positions and crude stems, so "contaminated", "contaminant" and
+ * "contamination" meet, as do "inspected" and "inspections". Deliberately simple and fully deterministic (workflow
+ * code uses it too).
  */
 export interface Token {
   /** The word as written (case kept, for proper nouns). */
@@ -42,11 +43,19 @@ export function contentTokens(tokens: readonly Token[]): Token[] {
   return tokens.filter((t) => !STOP_WORDS.has(t.lower) && !/^\d+$/.test(t.lower));
 }
 
+/** Lower-case words of an identifier or text, camelCase and snake_case split ("signUpForm" → sign, up, form). */
+export function identifierWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
 /** Stems of an identifier or phrase such as "contaminants-detected" or "has_contaminants". */
 export function identifierStems(identifier: string): string[] {
-  return identifier
-    .split(/[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])/)
-    .filter((part) => part.length > 0 && !STOP_WORDS.has(part.toLowerCase()))
+  return identifierWords(identifier)
+    .filter((word) => !STOP_WORDS.has(word))
     .map(stem);
 }
 
