@@ -28,9 +28,10 @@ export function createPlanningDependencies(
     llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)] };
     if (!priceOf(config.model)) console.warn(`no price known for model ${config.model}; its calls are charged $0`);
   }
+  const catalogs = options.catalogs ?? builtInCatalogs();
   return {
-    catalogs: options.catalogs ?? builtInCatalogs(),
-    rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
+    catalogs,
+    rules: { analyzer: new RuleBasedAnalyzer((name) => catalogs.clarifications(name)), planner: new RankingPlanner() },
     llm,
     critics: RULE_CRITICS,
     store: options.store ?? new LocalContentStore(defaultStoreDir()),

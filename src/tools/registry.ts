@@ -3,18 +3,27 @@
  * add theirs at worker start.
  */
 import { InvalidInputError } from '../domain/errors';
+import type { ClarificationLexicon } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import type { ToolSpec } from '../domain/tool-spec';
-import { WASTE_CATALOG } from './waste/catalog';
+import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from './waste/catalog';
 
 export const DEFAULT_CATALOG = 'waste';
 
 export class ToolCatalogs {
   private readonly catalogs = new Map<string, ToolSpec[]>();
+  private readonly lexicons = new Map<string, ClarificationLexicon>();
 
-  register(name: string, tools: ToolSpec[]): this {
+  /** `clarifications`: the pack's vague words and the options to offer for them (see ClarificationLexicon). */
+  register(name: string, tools: ToolSpec[], clarifications: ClarificationLexicon = {}): this {
     this.catalogs.set(name, tools);
+    this.lexicons.set(name, clarifications);
     return this;
+  }
+
+  /** The clarification lexicon registered with a catalog; none for an unknown name. */
+  clarifications(name: string): ClarificationLexicon {
+    return this.lexicons.get(name) ?? {};
   }
 
   /** Routing facts for the named tools of a catalog; unknown names are left out (validation reports them). */
@@ -47,5 +56,5 @@ export class ToolCatalogs {
 }
 
 export function builtInCatalogs(): ToolCatalogs {
-  return new ToolCatalogs().register(DEFAULT_CATALOG, WASTE_CATALOG);
+  return new ToolCatalogs().register(DEFAULT_CATALOG, WASTE_CATALOG, WASTE_CLARIFICATIONS);
 }

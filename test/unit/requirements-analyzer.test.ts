@@ -1,4 +1,6 @@
-import { analyze } from '../support/planning';
+import { RuleBasedAnalyzer } from '../../src/planners/analyze/rules-analyzer';
+import { WASTE_CATALOG } from '../../src/tools/waste/catalog';
+import { analyze, request } from '../support/planning';
 
 describe('requirements analysis by rules', () => {
   test('"Add validation" is unclear: a concrete question, options and a default', () => {
@@ -9,6 +11,12 @@ describe('requirements analysis by rules', () => {
       options: ['Email format validation', 'Phone number validation', 'Required field validation', 'Something else (describe it)'],
       default_option: 0,
     });
+  });
+
+  test("a vague word of the pack's domain gets the pack's options; without the pack's lexicon the question is generic", async () => {
+    expect(analyze('Check the reports').clarification).toMatchObject({ question: 'Which report do you need?', options: ['Shipments from last week', 'Contaminants detected this month', 'Inspections rejected this week', 'Something else (describe it)'] });
+    const { requirements } = await new RuleBasedAnalyzer().analyze({ request: request('Check the reports'), catalog: WASTE_CATALOG });
+    expect(requirements.clarification?.question).toBe('"Check the reports" is too vague to plan. What exactly should it cover?');
   });
 
   test('an empty goal asks what to plan, offering the catalog', () => {

@@ -2,11 +2,12 @@
  * Requirements analysis by rules: the analyzer used when no LLM is configured. It resolves dates, finds the tools,
  * places and filter values a goal names, writes abstract requirement steps (values removed, services kept:
  * "Fetch shipments filtered by date range"), and asks a clarifying question with concrete options when the goal is
- * empty or too vague to plan ("Add validation").
+ * empty or too vague to plan ("Add validation"). The options for a vague word come from a lexicon: the generic one
+ * here plus the one the catalog's pack registered (its domain's wording).
  */
 import { resolveTemporalReferences } from '../../domain/dates';
 import { effectiveGoal } from '../../domain/request';
-import { RequirementsSchema, type Clarification, type Intent, type Requirements } from '../../domain/requirements';
+import { RequirementsSchema, type Clarification, type ClarificationLexicon, type Intent, type Requirements } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
 import { findBooleanModifiers, matchTools, paramSchemas } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
@@ -15,7 +16,7 @@ import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../.
 const CUSTOM_OPTION = 'Something else (describe it)';
 
 /** Generic objects that need a kind before anyone can plan them ("Add validation": which validation?). */
-const AMBIGUOUS_OBJECTS: Record<string, { question: string; options: string[] }> = {
+const GENERIC_LEXICON: ClarificationLexicon = {
   validation: {
     question: 'What type of validation should I add?',
     options: ['Email format validation', 'Phone number validation', 'Required field validation'],
@@ -32,24 +33,20 @@ const AMBIGUOUS_OBJECTS: Record<string, { question: string; options: string[] }>
     question: 'What should be cached?',
     options: ['Database query results', 'HTTP responses', 'Computed values in memory'],
   },
-  report: {
-    question: 'Which report do you need?',
-    options: ['Shipments from last week', 'Contaminants detected this month', 'Inspections rejected this week'],
-  },
 };
-const AMBIGUOUS_BY_STEM = new Map(Object.entries(AMBIGUOUS_OBJECTS).map(([word, q]) => [stem(word), q]));
 
 const PRESENTATION_VERBS = new Set(['show', 'give', 'list', 'get', 'fetch', 'find', 'display', 'tell', 'return', 'see', 'analyze', 'analyse', 'report']);
 const QUESTION_START = /^(what|which|who|how|why|when|where|did|does|do|is|are|can|could|was|were|has|have)\b/i;
 const QUERY_START = /^(get|list|show|find|fetch|give|display|count|search|analy[sz]e|from)\b/i;
 const CONFIRMATION = /^(yes|no|ok|okay|sure|confirm(ed)?|approve[d]?|go ahead)\b[.!]*$/i;
 
-function clarification(goal: string, catalog: readonly ToolSpec[]): Clarification {
+function clarification(goal: string, catalog: readonly ToolSpec[], lexicon: ClarificationLexicon): Clarification {
   if (goal.length === 0) {
     const examples = catalog.slice(0, 3).map((t) => `Query ${t.name}: ${t.description}`);
     return { question: 'What would you like me to plan?', options: [...examples, CUSTOM_OPTION].slice(-4), default_option: 0 };
   }
-  const known = contentTokens(tokenize(goal)).map((t) => AMBIGUOUS_BY_STEM.get(t.stem)).find(Boolean);
+  const byStem = new Map(Object.entries({ ...GENERIC_LEXICON, ...lexicon }).map(([word, q]) => [stem(word), q]));
+  const known = contentTokens(tokenize(goal)).map((t) => byStem.get(t.stem)).find(Boolean);
   if (known) return { question: known.question, options: [...known.options, CUSTOM_OPTION], default_option: 0 };
   return {
     question: `"${goal}" is too vague to plan. What exactly should it cover?`,
@@ -113,7 +110,8 @@ function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): bo
   );
 }
 
-export function analyzeGoalByRules(input: RequirementsAnalysisInput): Requirements {
+/** `lexicon`: the catalog's pack's words that need a clarifying question, beside the generic ones. */
+export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: ClarificationLexicon = {}): Requirements {
   const { request, catalog } = input;
   const goal = effectiveGoal(request);
   const tokens = tokenize(goal);
@@ -149,7 +147,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput): Requiremen
 
   return RequirementsSchema.parse({
     is_clear: !vague,
-    clarification: vague ? clarification(goal, catalog) : null,
+    clarification: vague ? clarification(goal, catalog, lexicon) : null,
     steps,
     required_capabilities: [...new Set(capabilities)],
     complexity_indicators: {
@@ -168,7 +166,10 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput): Requiremen
 export class RuleBasedAnalyzer implements RequirementsAnalyzer {
   readonly kind = 'rules' as const;
 
+  /** `lexiconOf`: the clarification lexicon registered with a catalog (by the request's tool_catalog name). */
+  constructor(private readonly lexiconOf: (catalog: string) => ClarificationLexicon = () => ({})) {}
+
   async analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
-    return { requirements: analyzeGoalByRules(input), llm_calls: [] };
+    return { requirements: analyzeGoalByRules(input, this.lexiconOf(input.request.tool_catalog)), llm_calls: [] };
   }
 }
