@@ -23,8 +23,10 @@ import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from './bench-pack';
 import type { PlanningOutcome } from '../src/workflows';
 import { renderChart } from './chart';
+import { exited } from './child-processes';
+import { projectRoot } from '../src/project-root';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = projectRoot();
 const EventType = temporal.api.enums.v1.EventType;
 
 interface Flags {
@@ -71,10 +73,6 @@ interface WorkerProcess {
   /** Peak and current resident set size of the worker process, in MB (Linux /proc; ps elsewhere). */
   rss(): { peak_mb: number; current_mb: number };
   stop(): Promise<void>;
-}
-
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
 }
 
 async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<WorkerProcess> {

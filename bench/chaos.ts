@@ -28,10 +28,12 @@ import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-se
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../test/fixtures/demo-pack';
 import { ledgerDir } from '../src/tools/idempotency';
+import { projectRoot } from '../src/project-root';
+import { exited } from './child-processes';
 import { getStateQuery, planningWorkflow, type PlanningOutcome, type PlanningState } from '../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = projectRoot();
 const TASK_QUEUE = 'chaos';
 
 function flag(name: string, fallback: number): number {
@@ -82,10 +84,6 @@ const llmReply = plannerReplies({
     });
   },
 });
-
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
 
 function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (exited(child)) return Promise.resolve();

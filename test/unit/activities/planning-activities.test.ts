@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningActivities } from '../../../src/activities/planning';
 import { RULE_CRITICS } from '../../../src/planners/critique/rule-critics';
@@ -8,6 +7,7 @@ import { MemoryContentStore } from '../../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
 import { builtInCatalogs } from '../../../src/tools/registry';
 import { analyze, NOW, request, STAMP } from '../../support/planning';
+import { failureOf } from '../../support/failures';
 
 const activities = createPlanningActivities({
   catalogs: builtInCatalogs(),
@@ -19,12 +19,6 @@ const activities = createPlanningActivities({
 const mock = new MockActivityEnvironment();
 const env = { run: <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R> };
 const goal = 'Get contaminated shipments from last week and show me the contaminant details';
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
-}
 
 describe('planning activities', () => {
   test('analyzeRequirements: "Add validation" needs clarification; no LLM call is reported', async () => {

@@ -13,6 +13,7 @@ import { LocalContentStore } from '../../../src/store/content-store';
 import { createRecordNoteTool, readNotes } from '../../fixtures/demo-pack';
 import { FileIdempotencyLedger } from '../../../src/tools/idempotency';
 import type { ToolContext, ToolImplementation } from '../../../src/tools/tool';
+import { failureOf } from '../../support/failures';
 
 const QUEUE = 'test-tools';
 /** An activity context that logs errors only (the per-step info line would flood the test output). */
@@ -88,12 +89,6 @@ function input(overrides: Partial<StepExecutionInput> = {}): StepExecutionInput 
 
 async function run(i: StepExecutionInput, env = mockEnv()): Promise<StepResult> {
   return (await env.run(activities.executeStep, i)) as StepResult;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  return err as ApplicationFailure;
 }
 
 describe('executeStep', () => {
