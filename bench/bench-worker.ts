@@ -9,7 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createPlanningDependencies } from '../src/activities';
 import { loadConfig } from '../src/config';
 import { LocalContentStore } from '../src/store/content-store';
-import { createBenchPack } from '../src/tools/bench';
+import { createBenchPack } from './bench-pack';
 import { catalogsOf, createLocalWorkers } from '../src/worker';
 import type { BaselineActivities } from './baseline-workflow';
 

@@ -5,7 +5,7 @@
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, two worker processes that load
  * the same workflow bundle (bench/workflows.ts):
  *   - baseline: bench/baseline-workflow.ts, ten no-op activities in two parallel chains of five;
- *   - planner: planningWorkflow with the deterministic planner over the bench pack (src/tools/bench), whose goal the
+ *   - planner: planningWorkflow with the deterministic planner over the bench pack (bench/bench-pack.ts), whose goal the
  *     ranking planner turns into the same shape (two chains of five no-op steps linked by `<x>_ids`);
  * then a re-plan case (the last step of one chain fails once, permanently, so the plan is re-planned once).
  * Prints plans/s, p50/p95 end-to-end latency, history events and bytes per plan, worker peak RSS, the planner/
@@ -20,11 +20,13 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
-import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from '../src/tools/bench';
+import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from './bench-pack';
 import type { PlanningOutcome } from '../src/api';
 import { renderChart } from './chart';
+import { exited } from './child-processes';
+import { projectRoot } from '../src/project-root';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = projectRoot();
 const EventType = temporal.api.enums.v1.EventType;
 
 interface Flags {
@@ -71,10 +73,6 @@ interface WorkerProcess {
   /** Peak and current resident set size of the worker process, in MB (Linux /proc; ps elsewhere). */
   rss(): { peak_mb: number; current_mb: number };
   stop(): Promise<void>;
-}
-
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
 }
 
 async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<WorkerProcess> {

@@ -26,12 +26,15 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
-import { readNotes } from '../src/tools/demo';
+import { readNotes } from '../test/fixtures/demo-pack';
+import { ledgerDir } from '../src/tools/idempotency';
+import { projectRoot } from '../src/project-root';
+import { exited } from './child-processes';
 import { getStateQuery, type PlanningOutcome, type PlanningState } from '../src/api';
 import { planningWorkflow } from '../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = projectRoot();
 const TASK_QUEUE = 'chaos';
 
 function flag(name: string, fallback: number): number {
@@ -82,10 +85,6 @@ const llmReply = plannerReplies({
     });
   },
 });
-
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
 
 function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (exited(child)) return Promise.resolve();
@@ -235,7 +234,7 @@ async function main() {
     // before going on. A reply the server wrote to the socket of a worker SIGKILLed before reading it is answered
     // but not settled (the retry asks again); those are counted apart, never charged, and never more than the kills.
     const received = new Map<string, number>();
-    for (const value of await readLedgerKeys(path.join(dir, 'store', 'ledger'))) {
+    for (const value of await readLedgerKeys(ledgerDir(path.join(dir, 'store')))) {
       const m = /^llm-call:([^:]+):/.exec(value);
       if (m) received.set(m[1]!, (received.get(m[1]!) ?? 0) + 1);
     }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from './domain/errors';
-import { projectRoot } from './store/dirs';
+import { projectRoot } from './project-root';
 
 export const DEFAULT_TASK_QUEUE = 'durable-planner';
 export const DEFAULT_MODEL = 'gpt-4o-mini';

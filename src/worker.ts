@@ -61,7 +61,7 @@ export function plannerActivities(options: {
 /** The catalogs a set of packs makes available to the planner. */
 export function catalogsOf(packs: readonly ToolPack[]): ToolCatalogs {
   const catalogs = new ToolCatalogs();
-  for (const pack of packs) catalogs.register(pack.catalog, specsOf(pack.tools));
+  for (const pack of packs) catalogs.register(pack.catalog, specsOf(pack.tools), pack.clarifications);
   return catalogs;
 }
 

@@ -3,18 +3,17 @@
  * samples do, so tests and the worker can hand in their own: the deterministic analyzer and ranking planner are
  * always there; the LLM ones join when the config has an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
  */
-import path from 'node:path';
 import { loadConfig, type PlannerConfig } from '../config';
 import { LlmClient } from '../llm/chat';
-import { LlmAnalyzer } from '../llm/llm-analyzer';
-import { LlmPlanner } from '../llm/llm-planner';
-import { PremortemCritic } from '../llm/premortem-critic';
+import { LlmAnalyzer } from '../planners/analyze/llm-analyzer';
+import { LlmPlanner } from '../planners/generate/llm-planner';
+import { PremortemCritic } from '../planners/critique/premortem-critic';
 import { priceOf } from '../llm/prices';
-import { RULE_CRITICS } from '../planning/critics';
-import { RankingPlanner } from '../planning/ranking-planner';
-import { RuleBasedAnalyzer } from '../planning/requirements-analyzer';
+import { RULE_CRITICS } from '../planners/critique/rule-critics';
+import { RankingPlanner } from '../planners/generate/ranking-planner';
+import { RuleBasedAnalyzer } from '../planners/analyze/rules-analyzer';
 import { LocalContentStore, type ContentStore } from '../store/content-store';
-import { FileIdempotencyLedger, type IdempotencyLedger } from '../tools/idempotency';
+import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
@@ -28,13 +27,14 @@ export function createPlanningDependencies(
     llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)] };
     if (!priceOf(config.llm.model)) console.warn(`no price known for model ${config.llm.model}; its calls are charged $0`);
   }
+  const catalogs = options.catalogs ?? builtInCatalogs();
   return {
-    catalogs: options.catalogs ?? builtInCatalogs(),
-    rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
+    catalogs,
+    rules: { analyzer: new RuleBasedAnalyzer((name) => catalogs.clarifications(name)), planner: new RankingPlanner() },
     llm,
     critics: RULE_CRITICS,
     store: options.store ?? new LocalContentStore(config.storeDir),
-    ledger: options.ledger ?? new FileIdempotencyLedger(path.join(options.store instanceof LocalContentStore ? options.store.dir : config.storeDir, 'ledger')),
+    ledger: options.ledger ?? ledgerBeside(options.store, config.storeDir),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The planning activities the workflow calls: analyzeRequirements → generatePlan → validatePlan → critiquePlan →
+ * The planning activities the workflow calls: analyzeRequirements → generatePlan → critiquePlan →
  * gatekeeper. Each parses its input with zod (it crosses the workflow/worker boundary) and reports the LLM calls it
  * made, so the workflow can charge the budget.
  */
@@ -7,14 +7,14 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
-import { InvalidInputError, PlanValidationError, PlannerError, formatZodIssues, type ValidationIssue } from '../domain/errors';
+import { InvalidInputError, PlanValidationError, PlannerError, formatZodIssues } from '../domain/errors';
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { validatePlan as checkPlan } from '../domain/validation';
-import { runCritics, type Critic, type CriticResult } from '../planning/critics';
-import { LlmCallUsageSchema, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planning/planner';
+import { runCritics } from '../planners/critique/run-critics';
+import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
@@ -159,11 +159,6 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
       if (issues.length > 0) throw new PlanValidationError(issues);
       return { ...(await keepOutOfHistory(result)), planner: planner.kind };
-    }),
-
-    validatePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<ValidationIssue[]> => {
-      const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'validatePlan');
-      return checkPlan(plan, { catalog: deps.catalogs.get(request.tool_catalog), constraints: request.constraints, budget: budgetOf(request, budget) });
     }),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {

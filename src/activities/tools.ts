@@ -20,18 +20,18 @@ import { isInsideWorkspace, isPathParam } from '../domain/paths';
 import { INLINE_RESULT_BYTES, StepExecutionInputSchema, type StepExecutionInput, type StepResult } from '../domain/step-execution';
 import { referencedSteps, resolveTemplates } from '../domain/templates';
 import { forEachString, formatPath, lastKey } from '../domain/walk';
-import { canonicalJson, sha256Hex } from '../store/canonical';
-import { LocalContentStore, type ContentStore } from '../store/content-store';
+import { canonicalJson } from '../domain/canonical-json';
+import { sha256Hex } from '../sha256';
+import type { ContentStore } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
-import { FileIdempotencyLedger, once, type IdempotencyLedger } from '../tools/idempotency';
+import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from '../api/failures';
-import * as path from 'node:path';
 
 export interface ToolActivityDependencies {
   tools: readonly ToolImplementation[];
   store: ContentStore;
-  /** Where non-idempotent tools record their results; default: `<store dir>/ledger` for a LocalContentStore. */
+  /** Where non-idempotent tools record their results; default: the file ledger beside the store (ledgerBeside). */
   ledger?: IdempotencyLedger;
 }
 
@@ -74,8 +74,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
   const byName = new Map(deps.tools.map((t) => [t.spec.name, { tool: t, params: strictParams(t.paramsSchema) }]));
   const served = [...byName.keys()].sort();
   const queues = [...new Set(deps.tools.map((t) => t.spec.task_queue))].sort();
-  const ledger =
-    deps.ledger ?? new FileIdempotencyLedger(path.join(deps.store instanceof LocalContentStore ? deps.store.dir : loadConfig().storeDir, 'ledger'));
+  const ledger = deps.ledger ?? ledgerBeside(deps.store, loadConfig().storeDir);
 
   async function loadResults(input: z.output<typeof StepExecutionInputSchema>): Promise<Record<number, { data: unknown }>> {
     const results: Record<number, { data: unknown }> = {};

@@ -8,7 +8,7 @@ import type { ToolBudget, Usage } from '../domain/budget';
 import type { PlanDiff } from '../domain/diff';
 import { flattenSteps, type Plan } from '../domain/plan';
 import type { PlanFailure } from '../api/failures';
-import type { AuditEntry, PlanningOutcome, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
+import type { AuditEntry, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
 
 export interface UsageView {
   costUsd: number;
@@ -177,19 +177,6 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
     approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
     warnings: [...state.warnings],
     failure: state.failure && failureView(state.failure),
-  };
-}
-
-export function outcomeView(outcome: PlanningOutcome) {
-  return {
-    workflowId: outcome.workflow_id,
-    stage: outcome.stage,
-    planVersion: outcome.plan_version,
-    planStatus: outcome.plan_status,
-    steps: outcome.steps.map((s) => ({ id: s.id, tool: s.tool, status: s.status, items: s.items, preview: s.preview, ref: s.ref })),
-    budget: budgetView(outcome.budget),
-    warnings: [...outcome.warnings],
-    failure: outcome.failure && failureView(outcome.failure),
   };
 }
 

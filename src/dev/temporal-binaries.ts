@@ -9,8 +9,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type PlannerConfig } from '../config';
+import { projectRoot } from '../project-root';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+export const PROJECT_ROOT = projectRoot();
 export const LOCAL_DIR = path.join(PROJECT_ROOT, '.temporal');
 
 interface BinarySpec {

@@ -2,9 +2,10 @@
  * Plan versions and what changed between them. Steps are matched by id. Dependencies and `${step[N]...}` templates
  * are compared by the ids they point to, not by index, so inserting a step does not mark every later step changed.
  */
+import { canonicalJson } from './canonical-json';
 import { InvalidInputError } from './errors';
 import { flattenSteps, type Plan, type Step } from './plan';
-import { deepFreeze, isRecord } from './walk';
+import { deepFreeze } from './walk';
 
 export const PLAN_VERSION_REASONS = ['initial', 'refinement', 'human_rejection', 'replan_after_failure', 'clarification'] as const;
 export type PlanVersionReason = (typeof PLAN_VERSION_REASONS)[number];
@@ -32,13 +33,6 @@ export interface PlanVersion {
 
 const COMPARED_FIELDS = ['title', 'description', 'action', 'tool', 'params', 'depends_on', 'parallel', 'expected_output', 'verification'] as const;
 
-/** JSON with sorted keys, so equal values give equal text. */
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (isRecord(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
-
 interface Located {
   step: Step;
   task: string;
@@ -52,8 +46,8 @@ function locate(plan: Plan): Map<string, Located> {
   for (const task of plan.tasks) {
     for (const step of task.steps) {
       const canonical = {} as Located['canonical'];
-      for (const field of COMPARED_FIELDS) canonical[field] = stableJson(step[field]);
-      canonical.depends_on = stableJson(step.depends_on.map(idOf).sort());
+      for (const field of COMPARED_FIELDS) canonical[field] = canonicalJson(step[field]);
+      canonical.depends_on = canonicalJson(step.depends_on.map(idOf).sort());
       canonical.params = canonical.params.replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[id:${idOf(Number(n))}]`);
       out.set(step.id, { step, task: task.id, canonical });
     }

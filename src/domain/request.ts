@@ -24,8 +24,6 @@ export const PlanningRequestSchema = z.object({
   /** May be empty: analysis then asks what to plan instead of refusing the run. */
   goal: z.string().trim().max(10_000),
   trace_id: z.string().min(1),
-  /** Named settings bundle (planner kind, critics, approval policy). */
-  profile: z.string().min(1).default('default'),
   /** Which planner: the LLM one, the deterministic ranking one, or `auto` (the LLM when one is configured). */
   planner: z.enum(['auto', 'llm', 'ranking']).default('auto'),
   /** Which tool catalog (name or name@version) the planner may use. */

@@ -19,6 +19,12 @@ export const ClarificationSchema = z
   .refine((c) => c.default_option < c.options.length, { path: ['default_option'], message: 'must index one of the options (0-based)' });
 export type Clarification = z.output<typeof ClarificationSchema>;
 
+/**
+ * Words too generic to plan without a kind ("report": which report?), each with the question the rule analyzer
+ * asks and the options it offers. A tool pack contributes the wording of its own domain.
+ */
+export type ClarificationLexicon = Readonly<Record<string, { question: string; options: readonly string[] }>>;
+
 export const RequirementsSchema = z
   .object({
     is_clear: z.boolean(),

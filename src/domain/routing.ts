@@ -1,7 +1,8 @@
 /**
- * Routing: each step goes to the task queue of a worker pool that serves its tool. Several pools may serve the
- * same tool; equal candidates take turns (round robin), and the turn counter is workflow state, so routing is
- * deterministic and survives replay.
+ * Routing: each step goes to the task queue of a worker pool that serves its tool. The registry gives a route one
+ * queue, the tool spec's task_queue (a pool scales by running more workers on it). The list form and its turns
+ * (round robin, the counter kept in workflow state so routing survives replay) are the shape that workflow
+ * histories record (ToolRoute is an activity result), so they stay until the workflow drops them with versioning.
  */
 import type { Step } from './plan';
 

@@ -5,7 +5,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { LlmCallError } from '../domain/errors';
-import type { LlmCallUsage } from '../planning/planner';
+import type { LlmCallUsage } from '../planners/types';
 import type { LlmConfig } from '../config';
 import { costOf } from './prices';
 import { recordLlmCall } from './usage-recorder';

@@ -12,7 +12,7 @@ import {
   PlanningExhaustedError,
   PlannerError,
 } from '../domain/errors';
-import type { LlmCallUsage } from '../planning/planner';
+import type { LlmCallUsage } from '../planners/types';
 import type { ChatMessage, LlmClient } from './chat';
 import { correctionPrompt } from './prompts';
 

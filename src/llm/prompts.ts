@@ -10,7 +10,7 @@ import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
 import type { ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
-import type { Refinement } from '../planning/planner';
+import type { Refinement } from '../planners/types';
 
 /** The plan format as the model writes it (the system stamps id, version, goal and metadata). Tools are made up. */
 export const PLAN_EXAMPLE = {

@@ -4,7 +4,7 @@
  * dies afterwards still gets the call charged; outside an activity no one listens.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LlmCallUsage } from '../planning/planner';
+import type { LlmCallUsage } from '../planners/types';
 
 type Recorder = (usage: LlmCallUsage) => Promise<void>;
 

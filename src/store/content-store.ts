@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidInputError } from '../domain/errors';
-import { canonicalJson, sha256Hex } from './canonical';
+import { canonicalJson } from '../domain/canonical-json';
+import { sha256Hex } from '../sha256';
 
 export interface StoredRef {
   /** `sha256:<64 hex>` of the value's canonical JSON. */

@@ -10,8 +10,9 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { canonicalJson, sha256Hex } from '../store/canonical';
-import { writeFileAtomic } from '../store/content-store';
+import { canonicalJson } from '../domain/canonical-json';
+import { sha256Hex } from '../sha256';
+import { LocalContentStore, writeFileAtomic, type ContentStore } from '../store/content-store';
 
 export interface IdempotencyLedger {
   /** The value recorded under `key`, or undefined when the key is new. */
@@ -26,7 +27,17 @@ interface Entry {
   recorded_at: string;
 }
 
-/** One JSON file per key under `dir` (the planner uses `<store dir>/ledger`), written atomically. */
+/** `<store dir>/ledger`: a ledger lives beside the content store of the results it records. */
+export function ledgerDir(storeDir: string): string {
+  return path.join(storeDir, 'ledger');
+}
+
+/** The file ledger beside `store`, or under `storeDir` when `store` keeps no files (e.g. in memory). */
+export function ledgerBeside(store: ContentStore | undefined, storeDir: string): FileIdempotencyLedger {
+  return new FileIdempotencyLedger(ledgerDir(store instanceof LocalContentStore ? store.dir : storeDir));
+}
+
+/** One JSON file per key under `dir` (see ledgerDir), written atomically. */
 export class FileIdempotencyLedger implements IdempotencyLedger {
   readonly dir: string;
 

@@ -3,26 +3,27 @@
  * add theirs at worker start.
  */
 import { InvalidInputError } from '../domain/errors';
+import type { ClarificationLexicon } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import type { ToolSpec } from '../domain/tool-spec';
-import { WASTE_CATALOG } from './waste/catalog';
+import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from './waste/catalog';
 
 export const DEFAULT_CATALOG = 'waste';
 
 export class ToolCatalogs {
   private readonly catalogs = new Map<string, ToolSpec[]>();
-  /** Extra pools (task queues) serving a tool besides the one its spec names. */
-  private readonly replicas = new Map<string, string[]>();
+  private readonly lexicons = new Map<string, ClarificationLexicon>();
 
-  register(name: string, tools: ToolSpec[]): this {
+  /** `clarifications`: the pack's vague words and the options to offer for them (see ClarificationLexicon). */
+  register(name: string, tools: ToolSpec[], clarifications: ClarificationLexicon = {}): this {
     this.catalogs.set(name, tools);
+    this.lexicons.set(name, clarifications);
     return this;
   }
 
-  /** Declares another worker pool for `tool`; routing round-robins among the pools. */
-  addReplica(tool: string, taskQueue: string): this {
-    this.replicas.set(tool, [...(this.replicas.get(tool) ?? []), taskQueue]);
-    return this;
+  /** The clarification lexicon registered with a catalog; none for an unknown name. */
+  clarifications(name: string): ClarificationLexicon {
+    return this.lexicons.get(name) ?? {};
   }
 
   /** Routing facts for the named tools of a catalog; unknown names are left out (validation reports them). */
@@ -32,7 +33,7 @@ export class ToolCatalogs {
       specs.map((t) => [
         t.name,
         {
-          queues: [t.task_queue, ...(this.replicas.get(t.name) ?? [])],
+          queues: [t.task_queue],
           cost_per_call_usd: t.cost_per_call_usd,
           tokens_per_call: t.tokens_per_call,
           idempotent: t.idempotent,
@@ -55,5 +56,5 @@ export class ToolCatalogs {
 }
 
 export function builtInCatalogs(): ToolCatalogs {
-  return new ToolCatalogs().register(DEFAULT_CATALOG, WASTE_CATALOG);
+  return new ToolCatalogs().register(DEFAULT_CATALOG, WASTE_CATALOG, WASTE_CLARIFICATIONS);
 }

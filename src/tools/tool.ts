@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Usage } from '../domain/budget';
+import type { ClarificationLexicon } from '../domain/requirements';
 import type { ToolSpec } from '../domain/tool-spec';
 
 export interface ToolContext {
@@ -37,6 +38,8 @@ export interface ToolImplementation<P = any> {
 export interface ToolPack {
   catalog: string;
   tools: ToolImplementation[];
+  /** Vague words of the pack's domain and the options the rule analyzer offers for them. */
+  clarifications?: ClarificationLexicon;
   close(): Promise<void>;
 }
 

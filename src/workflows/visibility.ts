@@ -5,7 +5,7 @@
 import { upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, PlanTokensSpentKey, PlanVersionKey } from '../api/search-attributes';
 import type { PlanningState } from '../api/state';
-import { contentTokens, tokenize } from '../planning/text';
+import { contentTokens, tokenize } from '../domain/words';
 
 export function publishGoal(state: PlanningState): void {
   upsertMemo({ goal: state.request.goal });

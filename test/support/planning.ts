@@ -2,9 +2,9 @@
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../../src/domain/request';
 import type { Requirements } from '../../src/domain/requirements';
 import type { Plan } from '../../src/domain/plan';
-import { RankingPlanner } from '../../src/planning/ranking-planner';
-import { analyzeGoalByRules } from '../../src/planning/requirements-analyzer';
-import { WASTE_CATALOG } from '../../src/tools/waste/catalog';
+import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
+import { analyzeGoalByRules } from '../../src/planners/analyze/rules-analyzer';
+import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from '../../src/tools/waste/catalog';
 
 export const NOW = '2026-11-23T10:00:00Z';
 export const STAMP = { id: '019ab000-0000-7000-8000-000000000001', version: 1, created_at: NOW };
@@ -21,12 +21,12 @@ export function request(goal: string, overrides: Partial<PlanningRequestInput> =
 }
 
 export function analyze(goal: string, overrides: Partial<PlanningRequestInput> = {}): Requirements {
-  return analyzeGoalByRules({ request: request(goal, overrides), catalog: WASTE_CATALOG });
+  return analyzeGoalByRules({ request: request(goal, overrides), catalog: WASTE_CATALOG }, WASTE_CLARIFICATIONS);
 }
 
 export function rankingPlan(goal: string, overrides: Partial<PlanningRequestInput> = {}): Plan {
   const req = request(goal, overrides);
-  const requirements = analyzeGoalByRules({ request: req, catalog: WASTE_CATALOG });
+  const requirements = analyzeGoalByRules({ request: req, catalog: WASTE_CATALOG }, WASTE_CLARIFICATIONS);
   return new RankingPlanner().plan({ request: req, requirements, catalog: WASTE_CATALOG, stamp: STAMP });
 }
 

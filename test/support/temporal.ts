@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { projectRoot } from '../../src/project-root';
 import { createActivities } from '../../src/activities';
 import { createPlannerWorker } from '../../src/worker';
 import { probeActivities } from '../fixtures/probe-activities';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = projectRoot();
 
 let runtimeInstalled = false;
 export function quietRuntime(): void {

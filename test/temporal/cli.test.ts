@@ -5,11 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { projectRoot } from '../../src/project-root';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { testAddress, waitFor } from '../support/temporal';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = projectRoot();
 
 interface Run {
   code: number | null;

@@ -9,13 +9,14 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { projectRoot } from '../../src/project-root';
 import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = projectRoot();
 
 const llmReply = plannerReplies({
   steps: ['Record a note'],

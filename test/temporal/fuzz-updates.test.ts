@@ -9,7 +9,7 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@te
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { ApproveSchema, ClarificationAnswerSchema, RejectSchema } from '../../src/api/messages';
-import { BENCH_GOAL, createBenchPack } from '../../src/tools/bench';
+import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
 import { answerClarificationSignal, answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';

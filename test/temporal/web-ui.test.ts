@@ -8,13 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { projectRoot } from '../../src/project-root';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner } from '../support/planner-workers';
 import { connectClient, waitFor } from '../support/temporal';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const OUT = path.resolve(__dirname, '..', '..', 'test-output');
+const OUT = path.join(projectRoot(), 'test-output');
 
 let pack: WastePack;
 let client: Client;

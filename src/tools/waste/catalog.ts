@@ -4,6 +4,7 @@
  * implementations live beside it.
  */
 import { z } from 'zod';
+import type { ClarificationLexicon } from '../../domain/requirements';
 import { toolSpecFromZod, type ToolSpec } from '../../domain/tool-spec';
 
 export const WASTE_TOOLS_QUEUE = 'durable-planner-tools-waste';
@@ -118,3 +119,11 @@ export const WASTE_CATALOG: ToolSpec[] = [
     tags: ['inspection', 'audit', 'check', 'acceptance'],
   }),
 ];
+
+/** What the rule analyzer asks when a goal names only a vague word of this domain ("Check the reports"). */
+export const WASTE_CLARIFICATIONS: ClarificationLexicon = {
+  report: {
+    question: 'Which report do you need?',
+    options: ['Shipments from last week', 'Contaminants detected this month', 'Inspections rejected this week'],
+  },
+};

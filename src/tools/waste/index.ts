@@ -1,5 +1,6 @@
 /** The waste-management tool pack: the catalog's four tools over a seeded PostgreSQL (embedded PGlite by default). */
 import type { ToolPack } from '../tool';
+import { WASTE_CLARIFICATIONS } from './catalog';
 import { openWasteDatabase, type OpenWasteDatabaseOptions, type OpenedWasteDatabase } from './database';
 import { createWasteTools } from './tools';
 
@@ -18,10 +19,10 @@ export interface WastePack extends ToolPack {
  */
 export async function createWastePack(options: OpenWasteDatabaseOptions): Promise<WastePack> {
   const { db, data, timings } = await openWasteDatabase(options);
-  return { catalog: WASTE_CATALOG_NAME, tools: createWasteTools(db), db, data, timings, close: () => db.close() };
+  return { catalog: WASTE_CATALOG_NAME, tools: createWasteTools(db), clarifications: WASTE_CLARIFICATIONS, db, data, timings, close: () => db.close() };
 }
 
-export { WASTE_CATALOG, WASTE_TOOLS_QUEUE } from './catalog';
+export { WASTE_CATALOG, WASTE_CLARIFICATIONS, WASTE_TOOLS_QUEUE } from './catalog';
 export { generateWasteData, type WasteDataSet } from './data';
 export { openWasteDatabase, seedWasteDatabase, WASTE_SCHEMA, type WasteDatabase, type Queryable } from './database';
 export { createWasteTools } from './tools';

@@ -14,6 +14,7 @@ import * as nodePath from 'node:path';
 import { InvalidInputError } from '../../domain/errors';
 import { isInsideWorkspace, normalizePosixPath } from '../../domain/paths';
 import { compileGlob, type CompiledGlob } from './glob';
+import { identifierWords, stem } from '../../domain/words';
 import { countTokens, decodeTokens, encodeTokens, TOKENIZER, type TokenizerName } from './tokens';
 
 export const DEFAULT_INCLUDE: readonly string[] = ['**/*'];
@@ -345,36 +346,8 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-/** Lower-case words of a text, camelCase and snake_case split ("signUpForm" → sign, up, form). */
-function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-}
-
-/** A crude, deterministic stemmer: enough to meet "forms"/"form", "validation"/"validate"/"validator". */
-export function stem(word: string): string {
-  const rules: [RegExp, string][] = [
-    [/ations?$/, ''],
-    [/ators?$/, ''],
-    [/ates?$/, ''],
-    [/ing$/, ''],
-    [/ed$/, ''],
-    [/ies$/, 'y'],
-    [/(s|x|ch|sh)es$/, '$1'],
-    [/([^s])s$/, '$1'],
-  ];
-  for (const [re, to] of rules) {
-    const out = word.replace(re, to);
-    if (out !== word) return out.length >= 3 ? out : word;
-  }
-  return word;
-}
-
 function goalWords(goal: string): string[] {
-  return [...new Set(words(goal).filter((w) => !STOP_WORDS.has(w) && w.length > 1).map(stem))];
+  return [...new Set(identifierWords(goal).filter((w) => !STOP_WORDS.has(w) && w.length > 1).map(stem))];
 }
 
 /** Same stem, or (for stems of 5+ letters) one a prefix of the other. */
@@ -387,8 +360,8 @@ function stemsMatch(a: string, b: string): boolean {
 function pathScore(path: string, goal: readonly string[]): number {
   const segments = path.split('/');
   const base = segments.pop()!.replace(/\.[^.]+$/, '');
-  const baseStems = words(base).map(stem);
-  const dirStems = segments.flatMap(words).map(stem);
+  const baseStems = identifierWords(base).map(stem);
+  const dirStems = segments.flatMap(identifierWords).map(stem);
   let score = 0;
   for (const g of goal) {
     if (baseStems.some((s) => stemsMatch(g, s))) score += 6;
@@ -401,7 +374,7 @@ function pathScore(path: string, goal: readonly string[]): number {
 function contentScore(content: string, goal: readonly string[]): number {
   if (goal.length === 0) return 0;
   const counts = new Map<string, number>();
-  for (const w of words(content)) {
+  for (const w of identifierWords(content)) {
     const s = stem(w);
     counts.set(s, (counts.get(s) ?? 0) + 1);
   }

@@ -1,0 +1,79 @@
+/**
+ * The words of a goal, as the deterministic analyzer, ranking planner, critics and workspace-context ranking see
+ * them: lower-cased tokens with their positions and crude stems, so "contaminated", "contaminant" and
+ * "contamination" meet, as do "inspected" and "inspections". Deliberately simple and fully deterministic (workflow
+ * code uses it too).
+ */
+export interface Token {
+  /** The word as written (case kept, for proper nouns). */
+  text: string;
+  lower: string;
+  stem: string;
+  /** Position among the goal's tokens. */
+  pos: number;
+}
+
+const SUFFIXES = ['ations', 'ation', 'ities', 'ions', 'ants', 'ated', 'ates', 'ity', 'ion', 'ant', 'ate', 'ies', 'ing', 'ed', 'es', 's'];
+
+export function stem(word: string): string {
+  const w = word.toLowerCase();
+  for (const suffix of SUFFIXES) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 4) return w.slice(0, -suffix.length);
+  }
+  return w;
+}
+
+export function tokenize(text: string): Token[] {
+  return [...text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)].map((m, pos) => {
+    const raw = m[0].replace(/['’]s$/i, '');
+    return { text: raw, lower: raw.toLowerCase(), stem: stem(raw), pos };
+  });
+}
+
+export const STOP_WORDS = new Set(
+  ('a an the and or of for to from in on at by with me my our we us i you your it its them their this that these ' +
+    'those is are was were be been do did does any all some please show give get fetch find list tell what which who ' +
+    'how when where did have has had can could would should will also then there than about into over under up out ' +
+    'details detail info information data')
+    .split(' '),
+);
+
+/** Words that carry meaning for matching (stop words removed). */
+export function contentTokens(tokens: readonly Token[]): Token[] {
+  return tokens.filter((t) => !STOP_WORDS.has(t.lower) && !/^\d+$/.test(t.lower));
+}
+
+/** Lower-case words of an identifier or text, camelCase and snake_case split ("signUpForm" → sign, up, form). */
+export function identifierWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** Stems of an identifier or phrase such as "contaminants-detected" or "has_contaminants". */
+export function identifierStems(identifier: string): string[] {
+  return identifierWords(identifier)
+    .filter((word) => !STOP_WORDS.has(word))
+    .map(stem);
+}
+
+/** A location named in the text: "in Hannover", "at Bremen", "near Köln". */
+export function findLocations(tokens: readonly Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 1; i < tokens.length; i++) {
+    const prev = tokens[i - 1]!.lower;
+    const word = tokens[i]!;
+    if ((prev === 'in' || prev === 'at' || prev === 'near') && /^\p{Lu}/u.test(word.text)) out.push(word);
+  }
+  return out;
+}
+
+/** Splits a goal into clauses at "and", "then", commas and semicolons ("A and then B" → [A, B]). */
+export function splitClauses(goal: string): string[] {
+  return goal
+    .split(/\s*(?:[,;]|\.\s|\band then\b|\bthen\b|\band\b)\s*/i)
+    .map((c) => c.trim())
+    .filter((c) => c.length > 0);
+}

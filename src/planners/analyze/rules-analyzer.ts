@@ -1,0 +1,175 @@
+/**
+ * Requirements analysis by rules: the analyzer used when no LLM is configured. It resolves dates, finds the tools,
+ * places and filter values a goal names, writes abstract requirement steps (values removed, services kept:
+ * "Fetch shipments filtered by date range"), and asks a clarifying question with concrete options when the goal is
+ * empty or too vague to plan ("Add validation"). The options for a vague word come from a lexicon: the generic one
+ * here plus the one the catalog's pack registered (its domain's wording).
+ */
+import { resolveTemporalReferences } from '../../domain/dates';
+import { effectiveGoal } from '../../domain/request';
+import { RequirementsSchema, type Clarification, type ClarificationLexicon, type Intent, type Requirements } from '../../domain/requirements';
+import type { ToolSpec } from '../../domain/tool-spec';
+import { findBooleanModifiers, matchTools, paramSchemas } from '../catalog-match';
+import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
+import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
+
+const CUSTOM_OPTION = 'Something else (describe it)';
+
+/** Generic objects that need a kind before anyone can plan them ("Add validation": which validation?). */
+const GENERIC_LEXICON: ClarificationLexicon = {
+  validation: {
+    question: 'What type of validation should I add?',
+    options: ['Email format validation', 'Phone number validation', 'Required field validation'],
+  },
+  test: {
+    question: 'What kind of tests should I write?',
+    options: ['Unit tests', 'Integration tests', 'End-to-end tests'],
+  },
+  log: {
+    question: 'What should be logged?',
+    options: ['Incoming requests', 'Errors with stack traces', 'Audit events (who changed what)'],
+  },
+  cache: {
+    question: 'What should be cached?',
+    options: ['Database query results', 'HTTP responses', 'Computed values in memory'],
+  },
+};
+
+const PRESENTATION_VERBS = new Set(['show', 'give', 'list', 'get', 'fetch', 'find', 'display', 'tell', 'return', 'see', 'analyze', 'analyse', 'report']);
+const QUESTION_START = /^(what|which|who|how|why|when|where|did|does|do|is|are|can|could|was|were|has|have)\b/i;
+const QUERY_START = /^(get|list|show|find|fetch|give|display|count|search|analy[sz]e|from)\b/i;
+const CONFIRMATION = /^(yes|no|ok|okay|sure|confirm(ed)?|approve[d]?|go ahead)\b[.!]*$/i;
+
+function clarification(goal: string, catalog: readonly ToolSpec[], lexicon: ClarificationLexicon): Clarification {
+  if (goal.length === 0) {
+    const examples = catalog.slice(0, 3).map((t) => `Query ${t.name}: ${t.description}`);
+    return { question: 'What would you like me to plan?', options: [...examples, CUSTOM_OPTION].slice(-4), default_option: 0 };
+  }
+  const byStem = new Map(Object.entries({ ...GENERIC_LEXICON, ...lexicon }).map(([word, q]) => [stem(word), q]));
+  const known = contentTokens(tokenize(goal)).map((t) => byStem.get(t.stem)).find(Boolean);
+  if (known) return { question: known.question, options: [...known.options, CUSTOM_OPTION], default_option: 0 };
+  return {
+    question: `"${goal}" is too vague to plan. What exactly should it cover?`,
+    options: [...catalog.slice(0, 3).map((t) => `${goal} for ${t.name}`), CUSTOM_OPTION],
+    default_option: 0,
+  };
+}
+
+function detectIntent(goal: string, toolsNamed: number): { type: Intent; confidence: number } {
+  const text = goal.trim();
+  if (text.length === 0) return { type: 'command', confidence: 0 };
+  if (CONFIRMATION.test(text)) return { type: 'confirmation', confidence: 0.9 };
+  if (/^\d+$/.test(text)) return { type: 'clarification', confidence: 0.8 };
+  const asks = text.endsWith('?') || QUESTION_START.test(text);
+  if (toolsNamed > 0 && (asks || QUERY_START.test(text))) return { type: 'query', confidence: 0.9 };
+  if (asks) return { type: 'question', confidence: 0.85 };
+  if (toolsNamed > 0) return { type: 'query', confidence: 0.7 };
+  return { type: 'command', confidence: 0.7 };
+}
+
+/** Clause → abstract step with the service named and the values gone ("Fetch shipments filtered by date range"). */
+function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: string): { step: string; capability?: string } | undefined {
+  const tokens = tokenize(clause);
+  const tools = matchTools(tokens, catalog).map((m) => m.tool);
+  if (tools.length > 0) {
+    const filters = new Set<string>();
+    if (resolveTemporalReferences(clause, nowIso).length > 0) filters.add('date range');
+    if (findLocations(tokens).length > 0) filters.add('location');
+    for (const m of findBooleanModifiers(tokens, catalog)) filters.add(m.param.replace(/_/g, ' '));
+    for (const tool of tools) {
+      for (const [param, schema] of paramSchemas(tool)) {
+        if (tokens.some((t) => schema.enum?.some((v) => typeof v === 'string' && stem(v) === t.stem))) filters.add(param.replace(/_/g, ' '));
+      }
+    }
+    const names = tools.map((t) => t.name).join(' and ');
+    return { step: `Fetch ${names} from the catalog${filters.size ? ` filtered by ${[...filters].join(', ')}` : ''}` };
+  }
+  if (findLocations(tokens).length > 0) return { step: 'Find records by location' };
+  const words = contentTokens(tokens);
+  if (words.length === 0 || words.every((w) => PRESENTATION_VERBS.has(w.lower))) return undefined;
+  const text = clause
+    .replace(/\$\{[^}]*\}?/g, 'a value')
+    .replace(/\b\d{4}-\d{2}-\d{2}\b/g, 'a date')
+    .replace(/\b\d+(\.\d+)?\b/g, 'N')
+    .replace(/"[^"]*"|'[^']*'/g, 'a value')
+    .replace(/[?.!]+$/, '')
+    .trim();
+  const step = text.charAt(0).toUpperCase() + text.slice(1);
+  return { step, capability: step };
+}
+
+/** Too little to plan: empty, or at most two meaningful words naming no tool, place or date ("Add validation"). */
+function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
+  const tokens = tokenize(text);
+  return (
+    text.trim().length === 0 ||
+    (contentTokens(tokens).length <= 2 &&
+      matchTools(tokens, catalog).length === 0 &&
+      findLocations(tokens).length === 0 &&
+      resolveTemporalReferences(text, nowIso).length === 0)
+  );
+}
+
+/** `lexicon`: the catalog's pack's words that need a clarifying question, beside the generic ones. */
+export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: ClarificationLexicon = {}): Requirements {
+  const { request, catalog } = input;
+  const goal = effectiveGoal(request);
+  const tokens = tokenize(goal);
+  const tools = matchTools(tokens, catalog);
+  const locations = findLocations(tokens);
+  const temporal = goal ? resolveTemporalReferences(goal, request.now) : [];
+  const vague = isVague(goal, catalog, request.now);
+  // Once a vague goal has been answered, the answers say what to do; the vague words are no requirement of their own.
+  const answers = effectiveGoal({ goal: '', context: request.context });
+  const requirementText = answers && isVague(request.goal, catalog, request.now) ? answers : goal;
+
+  const steps: string[] = [];
+  const capabilities: string[] = tools.map((m) => m.tool.name);
+  for (const clause of vague ? [] : splitClauses(requirementText)) {
+    const abstract = abstractStep(clause, catalog, request.now);
+    if (!abstract || steps.includes(abstract.step)) continue;
+    steps.push(abstract.step);
+    if (abstract.capability) capabilities.push(abstract.capability);
+  }
+
+  const entities = [
+    ...tools.map((m) => ({ type: 'tool', value: m.tool.name })),
+    ...locations.map((t) => ({ type: 'location', value: t.text })),
+    ...temporal.map((r) => ({ type: 'date_range', value: r.phrase })),
+    ...tools.flatMap((m) =>
+      paramSchemas(m.tool).flatMap(([param, schema]) =>
+        tokens
+          .filter((t) => schema.enum?.some((v) => typeof v === 'string' && stem(v) === t.stem))
+          .map((t) => ({ type: param, value: t.lower })),
+      ),
+    ),
+  ].filter((e, i, all) => all.findIndex((x) => x.type === e.type && x.value === e.value) === i);
+
+  return RequirementsSchema.parse({
+    is_clear: !vague,
+    clarification: vague ? clarification(goal, catalog, lexicon) : null,
+    steps,
+    required_capabilities: [...new Set(capabilities)],
+    complexity_indicators: {
+      estimated_steps: tools.length + (locations.length > 0 && !tools.some((m) => paramSchemas(m.tool).some(([p]) => p === 'location')) ? 1 : 0),
+      external_services: tools.map((m) => m.tool.name),
+      has_conditionals: /\b(if|unless|otherwise|in case)\b/i.test(goal),
+      has_iteration: /\b(each|every|for all|per)\b/i.test(goal),
+      has_temporal_filter: temporal.length > 0,
+    },
+    intent: detectIntent(goal, tools.length),
+    entities,
+    temporal_references: temporal,
+  });
+}
+
+export class RuleBasedAnalyzer implements RequirementsAnalyzer {
+  readonly kind = 'rules' as const;
+
+  /** `lexiconOf`: the clarification lexicon registered with a catalog (by the request's tool_catalog name). */
+  constructor(private readonly lexiconOf: (catalog: string) => ClarificationLexicon = () => ({})) {}
+
+  async analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
+    return { requirements: analyzeGoalByRules(input, this.lexiconOf(input.request.tool_catalog)), llm_calls: [] };
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Rule critics: deterministic reviews of a plan before it runs. The gatekeeper (src/domain/critique.ts `decide`)
+ * turns their critiques into approve / refine / reject; the LLM pre-mortem critic (premortem-critic.ts) plugs in
+ * through the same Critic interface (../types.ts).
+ */
+import { canAfford, createBudget, remaining } from '../../domain/budget';
+import type { Critique } from '../../domain/critique';
+import { flattenSteps, type Plan, type Step } from '../../domain/plan';
+import { referencedSteps } from '../../domain/templates';
+import { indexCatalog } from '../../domain/tool-spec';
+import type { Critic, CritiqueContext } from '../types';
+import { contentTokens, identifierStems, stem, tokenize } from '../../domain/words';
+
+/** A critic that needs no I/O: a pure function of the plan. */
+type Finding = Omit<Critique, 'critic'>;
+
+function ruleCritic(id: string, check: (steps: Step[], plan: Plan, context: CritiqueContext) => Finding[]): Critic {
+  return {
+    id,
+    async review(plan, context) {
+      const critiques = check(flattenSteps(plan), plan, context).map((c) => ({ critic: id, ...c }));
+      return { critiques, llm_calls: [] };
+    },
+  };
+}
+
+/** Dependencies that carry no data, point forward, or serialize steps that could run side by side. */
+export const dependencyCritic = ruleCritic('dependency', (steps) =>
+  steps.flatMap((step, i) => {
+    const used = new Set(referencedSteps(step.params));
+    const out: Finding[] = [];
+    for (const dep of step.depends_on) {
+      if (dep > i) {
+        out.push({
+          severity: 'warning',
+          step_id: step.id,
+          message: `step ${step.id} depends on step ${steps[dep]?.id ?? dep}, which comes later in the plan`,
+          suggestion: 'Order steps so that every dependency comes first.',
+        });
+      } else if (step.action === 'tool_call' && !used.has(dep)) {
+        out.push({
+          severity: 'info',
+          step_id: step.id,
+          message: `step ${step.id} waits for step ${steps[dep]?.id ?? dep} but uses none of its data`,
+          suggestion: 'Drop the dependency so the steps can run in parallel, or pass the data with a ${step[N]...} template.',
+        });
+      }
+    }
+    return out;
+  }),
+);
+
+const COMPOUND = /\b(and then|first\b.*\bthen|solve and substitute|as well as|and also|after that|followed by)\b/i;
+const ACTION_VERBS = new Set(
+  'read write create update delete fetch query send compute solve substitute parse validate generate modify test deploy build analyze analyse summarize email notify'
+    .split(' ')
+    .map(stem),
+);
+
+/** A step must do one thing: "solve and substitute", "first … then", or two actions joined by "and". */
+export const atomicityCritic = ruleCritic('atomicity', (steps) =>
+  steps.flatMap((step): Finding[] => {
+    const text = `${step.title}. ${step.description}`;
+    const verbs = new Set(contentTokens(tokenize(step.title)).filter((t) => ACTION_VERBS.has(t.stem)).map((t) => t.stem));
+    if (!COMPOUND.test(text) && verbs.size < 2) return [];
+    return [{
+      severity: 'error',
+      step_id: step.id,
+      message: `step ${step.id} "${step.title}" does more than one thing`,
+      suggestion: 'Split it into one step per action, with depends_on between them.',
+    }];
+  }),
+);
+
+/** The plan's estimate against what the budget has left: over is an error, above 80% a warning. */
+export const budgetCritic = ruleCritic('budget', (_steps, plan, { request, budget }): Finding[] => {
+  const left = budget ?? createBudget(request.budget);
+  const rest = remaining(left);
+  if (!canAfford({ ...left, policy: 'block' }, plan.estimate)) {
+    return [{
+      severity: left.policy === 'block' ? 'error' : 'warning',
+      message: `estimate (${plan.estimate.calls} calls, ${plan.estimate.tokens} tokens, $${plan.estimate.cost_usd.toFixed(4)}) exceeds what the budget has left (${rest.calls} calls, ${rest.tokens} tokens, $${rest.cost_usd.toFixed(4)})`,
+      suggestion: 'Use fewer or cheaper steps, or raise the budget.',
+    }];
+  }
+  const tight = (['calls', 'tokens', 'cost_usd'] as const).filter((d) => rest[d] > 0 && plan.estimate[d] > 0.8 * rest[d]);
+  return tight.length ? [{ severity: 'warning', message: `estimate uses over 80% of the remaining ${tight.join(', ')}`, suggestion: 'A re-plan may not fit; consider a larger budget.' }] : [];
+});
+
+/** Each tool step's tool exists and fits what the step says it does. */
+export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { catalog }) => {
+  const tools = indexCatalog(catalog);
+  return steps.flatMap((step): Finding[] => {
+    if (step.action !== 'tool_call' || step.tool === null) return [];
+    const tool = tools.get(step.tool);
+    if (!tool) {
+      return [{ severity: 'error', step_id: step.id, message: `step ${step.id} uses unknown tool "${step.tool}"`, suggestion: `Use one of: ${[...tools.keys()].join(', ')}.` }];
+    }
+    const vocabulary = new Set([...identifierStems(tool.name), ...tool.tags.map(stem), ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]);
+    const words = contentTokens(tokenize(`${step.title} ${step.description}`));
+    if (words.length === 0 || words.some((w) => vocabulary.has(w.stem))) return [];
+    return [{ severity: 'warning', step_id: step.id, message: `tool "${tool.name}" does not obviously fit step ${step.id} "${step.title}"`, suggestion: 'Check the tool choice against the step, or describe the step in the tool\'s terms.' }];
+  });
+});
+
+export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCritic, budgetCritic, toolFitnessCritic];

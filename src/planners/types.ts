@@ -1,0 +1,89 @@
+/**
+ * What the planner strategies implement, by role: a RequirementsAnalyzer (analyze/: rules or LLM), a Planner
+ * (generate/: ranking or LLM) and Critics (critique/: rules or the LLM pre-mortem). The caller stamps id, version
+ * and timestamps so a planner never chooses them.
+ */
+import type { ToolBudget } from '../domain/budget';
+import type { Critique } from '../domain/critique';
+import type { Plan } from '../domain/plan';
+import type { PlanningRequest } from '../domain/request';
+import type { Requirements } from '../domain/requirements';
+import type { ToolSpec } from '../domain/tool-spec';
+
+export { LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
+import type { LlmCallUsage } from '../domain/llm-calls';
+
+/** One message of an LLM conversation; stored in the content store, never in workflow history. */
+export interface TranscriptMessage {
+  role: string;
+  content: string;
+}
+
+export interface PlanStampInput {
+  id: string;
+  version: number;
+  created_at: string;
+}
+
+export interface Refinement {
+  previous: Plan;
+  /** Why a new version is needed: critiques, a human's rejection reason, a failed step's error. */
+  feedback: string[];
+}
+
+export interface PlanGenerationInput {
+  request: PlanningRequest;
+  requirements: Requirements;
+  catalog: ToolSpec[];
+  stamp: PlanStampInput;
+  refinement?: Refinement;
+  /** For coding goals: the workspace's structure and relevant files, already trimmed to the token budget. */
+  workspace?: { text: string; summary: string };
+}
+
+export interface PlanGenerationResult {
+  plan: Plan;
+  llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
+}
+
+export interface Planner {
+  readonly kind: 'llm' | 'ranking';
+  generate(input: PlanGenerationInput): Promise<PlanGenerationResult>;
+}
+
+export interface RequirementsAnalysisInput {
+  request: PlanningRequest;
+  catalog: ToolSpec[];
+}
+
+export interface RequirementsAnalysisResult {
+  requirements: Requirements;
+  llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
+}
+
+/** Requirements analysis: by rules (analyze/rules-analyzer.ts) or by an LLM (analyze/llm-analyzer.ts). */
+export interface RequirementsAnalyzer {
+  readonly kind: 'llm' | 'rules';
+  analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult>;
+}
+
+/** A critic reviews a plan before it runs; the gatekeeper (src/domain/critique.ts `decide`) weighs the critiques. */
+export interface CritiqueContext {
+  request: PlanningRequest;
+  catalog: ToolSpec[];
+  /** What is left to spend; the request's limits when omitted. */
+  budget?: ToolBudget;
+}
+
+export interface CriticResult {
+  critiques: Critique[];
+  llm_calls: LlmCallUsage[];
+  transcript?: TranscriptMessage[];
+}
+
+export interface Critic {
+  readonly id: string;
+  review(plan: Plan, context: CritiqueContext): Promise<CriticResult>;
+}

@@ -1,0 +1,194 @@
+import {
+  PlanSchema,
+  PlanValidationError,
+  callUsage,
+  charge,
+  createBudget,
+  validatePlan,
+  type PlanInput,
+  type ValidationContext,
+  type ValidationIssue,
+} from '../../../src/domain';
+import { catalog, validPlanInput } from '../../support/plans';
+
+const ctx: ValidationContext = { catalog, constraints: { max_steps: 20, workspace_root: '/work/ws' } };
+
+/** The valid fixture plan with step `index` (flattened) changed by `edit`. */
+function withStep(index: number, edit: (step: Record<string, unknown>) => void): PlanInput {
+  const plan = validPlanInput();
+  const steps = plan.tasks.flatMap((t) => t.steps) as Record<string, unknown>[];
+  edit(steps[index]!);
+  return plan;
+}
+
+const codes = (issues: ValidationIssue[]) => issues.map((i) => i.code);
+
+describe('validatePlan', () => {
+  it('accepts the valid plan, parsed or not', () => {
+    expect(validatePlan(validPlanInput(), ctx)).toEqual([]);
+    expect(validatePlan(PlanSchema.parse(validPlanInput()), ctx)).toEqual([]);
+  });
+
+  it('rejects a dependency cycle and names it', () => {
+    const plan = withStep(0, (s) => (s.depends_on = [2]));
+    const issues = validatePlan(plan, ctx);
+    const cycle = issues.find((i) => i.code === 'CYCLE');
+    expect(cycle?.message).toBe('dependency cycle 0 → 2 → 1 → 0');
+    expect(cycle?.step_index).toBe(0);
+  });
+
+  it('rejects a self-dependency as a cycle', () => {
+    expect(validatePlan(withStep(0, (s) => (s.depends_on = [0])), ctx).find((i) => i.code === 'CYCLE')?.message).toBe('dependency cycle 0 → 0');
+  });
+
+  it('rejects depends_on out of range', () => {
+    const issues = validatePlan(withStep(2, (s) => (s.depends_on = [1, 3])), ctx);
+    expect(issues).toEqual([expect.objectContaining({ code: 'DEPENDENCY_OUT_OF_RANGE', step_index: 2 })]);
+  });
+
+  it('rejects an unknown tool and lists the catalog in the hint', () => {
+    const [issue] = validatePlan(withStep(0, (s) => (s.tool = 'shipmentz')), ctx);
+    expect(issue).toMatchObject({ code: 'UNKNOWN_TOOL', step_index: 0, message: 'step 0 ("1.1"): unknown tool "shipmentz"' });
+    expect(issue!.hint).toContain('shipments, facilities, contaminants-detected, write-report');
+  });
+
+  it('rejects a tool outside allowed_tools', () => {
+    const issues = validatePlan(validPlanInput(), { ...ctx, constraints: { ...ctx.constraints, allowed_tools: ['shipments', 'contaminants-detected'] } });
+    expect(issues).toEqual([expect.objectContaining({ code: 'TOOL_NOT_ALLOWED', step_index: 2 })]);
+  });
+
+  it('rejects bad params: wrong type, bad enum, bad date, unknown param', () => {
+    const issues = validatePlan(
+      withStep(0, (s) => (s.params = { date_from: '16.11.2026', has_contaminants: 'yes', status: 'lost', colour: 'red' })),
+      ctx,
+    );
+    expect(codes(issues)).toEqual(['INVALID_PARAM', 'INVALID_PARAM', 'INVALID_PARAM', 'INVALID_PARAM']);
+    expect(issues.map((i) => i.message)).toEqual([
+      'step 0 ("1.1"): tool "shipments" param date_from: must be a date (YYYY-MM-DD)',
+      'step 0 ("1.1"): tool "shipments" param has_contaminants: expected boolean, got string',
+      'step 0 ("1.1"): tool "shipments" param status: must be one of "pending", "delivered", "rejected"',
+      'step 0 ("1.1"): tool "shipments" param colour: unknown param "colour" (allowed: date_from, date_to, has_contaminants, status, limit)',
+    ]);
+  });
+
+  it('rejects a missing required param', () => {
+    const [issue] = validatePlan(withStep(2, (s) => (s.params = { path: 'reports/x.md' })), ctx);
+    expect(issue).toMatchObject({ code: 'MISSING_PARAM', step_index: 2 });
+    expect(issue!.message).toContain('missing required param "content"');
+    expect(issue!.hint).toContain('requires: path, content');
+  });
+
+  it('rejects a template that references a step which is not a direct dependency', () => {
+    const issues = validatePlan(
+      withStep(2, (s) => (s.params = { path: 'r.md', content: '${step[0].data.*.id} ${step[1].data}' })),
+      ctx,
+    );
+    expect(issues).toEqual([expect.objectContaining({ code: 'TEMPLATE_NOT_DEPENDENCY', step_index: 2 })]);
+    expect(issues[0]!.message).toContain('step 0 is not in depends_on');
+    expect(issues[0]!.hint).toBe('Add 0 to depends_on.');
+  });
+
+  it('rejects templates to missing steps and malformed templates', () => {
+    const issues = validatePlan(withStep(1, (s) => (s.params = { shipment_ids: '${step[9].data.*.id}', facility_id: '${step[0].data[*].id}' })), ctx);
+    expect(codes(issues)).toEqual(['MALFORMED_TEMPLATE', 'TEMPLATE_OUT_OF_RANGE']);
+  });
+
+  it('rejects duplicate step ids', () => {
+    const issues = validatePlan(withStep(2, (s) => (s.id = '1.1')), ctx);
+    expect(issues).toEqual([expect.objectContaining({ code: 'DUPLICATE_STEP_ID', step_index: 2, message: 'step 2 reuses id "1.1" of step 0' })]);
+  });
+
+  it('rejects more steps than max_steps', () => {
+    expect(codes(validatePlan(validPlanInput(), { ...ctx, constraints: { max_steps: 2 } }))).toEqual(['TOO_MANY_STEPS']);
+  });
+
+  it.each([
+    ['OpenAI key', { api: 'sk-proj-abcdefghijklmnop1234' }],
+    ['GitHub token', { repo_token_note: 'use ghp_abcdefghijklmnopqrstuvwxyz0123456789' }],
+    ['AWS key id', { aws: 'AKIAIOSFODNN7EXAMPLE' }],
+    ['bearer token', { headers: { Authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig' } }],
+    ['private key', { pem: '-----BEGIN RSA PRIVATE KEY-----\nMIIE...' }],
+    ['password key', { password: 'hunter2' }],
+    ['api key name', { apiKey: 'abc123' }],
+    ['secret inside a list', { config: { client_secret: ['x', 'y'] } }],
+  ])('rejects a secret in params: %s', (_name, params) => {
+    const plan = withStep(0, (s) => (s.action = 'llm'));
+    plan.tasks[0]!.steps[0]!.params = params;
+    const issues = validatePlan(plan, ctx);
+    expect(codes(issues)).toContain('SECRET_IN_PARAMS');
+    for (const issue of issues) expect(issue.message).not.toMatch(/hunter2|abcdefghijklmnop|AKIAIOSFODNN7EXAMPLE|abc123/);
+  });
+
+  it('accepts credential-named params that are placeholders or not literal strings', () => {
+    const plan = withStep(0, (s) => (s.action = 'llm'));
+    plan.tasks[0]!.steps[0]!.params = { token: '${env.GITHUB_TOKEN}', max_tokens: 512, tokens: 'many', password_policy: 'strict' };
+    expect(validatePlan(plan, ctx)).toEqual([]);
+  });
+
+  it.each([
+    ['../../etc/passwd'],
+    ['/etc/passwd'],
+    ['reports/../../ws2/x'],
+    ['~/notes.md'],
+    ['/work/wsx/file'],
+  ])('rejects a path escaping the workspace: %s', (path) => {
+    const issues = validatePlan(withStep(2, (s) => (s.params = { path, content: 'x' })), ctx);
+    expect(issues).toEqual([expect.objectContaining({ code: 'PATH_OUTSIDE_WORKSPACE', step_index: 2 })]);
+  });
+
+  it('accepts paths inside the workspace, and path-like values under other names', () => {
+    for (const path of ['reports/a.md', './a.md', '/work/ws/a.md', 'a/../b.md', '/work/ws']) {
+      expect(validatePlan(withStep(2, (s) => (s.params = { path, content: 'x' })), ctx)).toEqual([]);
+    }
+    const plan = withStep(0, (s) => (s.action = 'llm'));
+    plan.tasks[0]!.steps[0]!.params = { source: '/etc/hosts', url: '/api/v1' };
+    expect(codes(validatePlan(plan, ctx))).toEqual(['PATH_OUTSIDE_WORKSPACE']);
+  });
+
+  it('skips the path check without a workspace root, and for template-built paths', () => {
+    expect(validatePlan(withStep(2, (s) => (s.params = { path: '/etc/x', content: 'x' })), { catalog })).toEqual([]);
+    expect(validatePlan(withStep(2, (s) => (s.params = { path: '/tmp/${step[1].data}', content: 'x' })), ctx)).toEqual([]);
+  });
+
+  it('checks the budget against the larger of the declared and the catalog estimate', () => {
+    const tight = createBudget({ cost_usd: 0.01, tokens: 5000, calls: 3 });
+    expect(validatePlan(validPlanInput(), { ...ctx, budget: tight })).toEqual([]);
+    const spent = charge(tight, callUsage(0.009, 0));
+    const issues = validatePlan(validPlanInput(), { ...ctx, budget: spent });
+    expect(issues).toEqual([
+      expect.objectContaining({ code: 'BUDGET_INSUFFICIENT', message: 'plan needs cost_usd 0.003, the budget has 0.001 left' }),
+      expect.objectContaining({ code: 'BUDGET_INSUFFICIENT', message: 'plan needs calls 3, the budget has 2 left' }),
+    ]);
+    // The catalog says 1000 tokens although the plan declares only 500.
+    const optimistic = { ...validPlanInput(), estimate: { cost_usd: 0, tokens: 500, calls: 1, duration_ms: 0 } };
+    const fewTokens = createBudget({ cost_usd: 1, tokens: 900, calls: 10 });
+    expect(validatePlan(optimistic, { ...ctx, budget: fewTokens })).toEqual([
+      expect.objectContaining({ message: 'plan needs tokens 1000, the budget has 900 left' }),
+    ]);
+    expect(validatePlan(validPlanInput(), { ...ctx, budget: createBudget({ cost_usd: 0, tokens: 0, calls: 0, policy: 'warn' }) })).toEqual([]);
+  });
+
+  it('reports every issue at once, not just the first', () => {
+    const plan = validPlanInput();
+    const [s0, s1] = plan.tasks[0]!.steps;
+    s0!.tool = 'nope';
+    s1!.params = { shipment_ids: '${step[2].data}', password: 'p4ss' };
+    s1!.depends_on = [1];
+    expect(codes(validatePlan(plan, ctx)).sort()).toEqual(['CYCLE', 'SECRET_IN_PARAMS', 'TEMPLATE_NOT_DEPENDENCY', 'UNKNOWN_TOOL', 'INVALID_PARAM'].sort());
+  });
+
+  it('returns schema issues for input that is not a plan', () => {
+    const issues = validatePlan({ ...validPlanInput(), complexity: 4, tasks: 'x' }, ctx);
+    expect(codes(issues)).toEqual(['SCHEMA', 'SCHEMA']);
+    expect(issues.map((i) => i.message.split(':')[0])).toEqual(['tasks', 'complexity']);
+    expect(codes(validatePlan(null, ctx))).toEqual(['SCHEMA']);
+  });
+
+  it('issues wrap into one PlanValidationError (PLAN-003)', () => {
+    const issues = validatePlan(withStep(0, (s) => (s.tool = 'x')), ctx);
+    const error = new PlanValidationError(issues);
+    expect(error.code).toBe('PLAN-003');
+    expect(error.issues).toBe(issues);
+    expect(error.message).toContain('[UNKNOWN_TOOL]');
+  });
+});

@@ -1,0 +1,143 @@
+/** LlmAnalyzer and PremortemCritic against a real chat-completions HTTP server. */
+import { PlanningExhaustedError, type PlannerError } from '../../../src/domain/errors';
+import { parsePlanJson, type Plan } from '../../../src/domain/plan';
+import { LlmAnalyzer } from '../../../src/planners/analyze/llm-analyzer';
+import { PREMORTEM_CRITIC_ID, PREMORTEM_TEMPERATURE, PremortemCritic } from '../../../src/planners/critique/premortem-critic';
+import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
+import { LLM_GOAL, LlmHarness, planReply } from '../../support/llm';
+import { request, STAMP } from '../../support/planning';
+
+const harness = new LlmHarness();
+afterEach(() => harness.close());
+
+function analysisReply(overrides: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    is_clear: true,
+    clarification: null,
+    steps: ['Fetch contaminated shipments of the period'],
+    required_capabilities: ['shipments'],
+    complexity_indicators: { estimated_steps: 1, external_services: [], has_conditionals: false, has_iteration: false, has_temporal_filter: false },
+    intent: { type: 'query', confidence: 0.9 },
+    entities: [],
+    temporal_references: [],
+    ...overrides,
+  });
+}
+
+describe('LlmAnalyzer', () => {
+  it('returns is_clear=false with a question, options and a default for a vague goal', async () => {
+    const clarification = {
+      question: 'What should the report about waste cover?',
+      options: ['Contaminated shipments', 'Rejected inspections', 'Facility capacity'],
+      default_option: 0,
+    };
+    await harness.start({ script: [analysisReply({ is_clear: false, clarification, steps: [], intent: { type: 'query', confidence: 0.3 } })] });
+    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({ request: request('Do the waste thing'), catalog });
+
+    expect(requirements.is_clear).toBe(false);
+    expect(requirements.clarification).toEqual(clarification);
+    expect(llm_calls).toHaveLength(1);
+    const body = harness.server.requests[0]!.body;
+    expect(body.response_format).toEqual({ type: 'json_object' });
+    expect(body.temperature).toBe(0);
+    const system = body.messages[0]!.content;
+    expect(system).toContain('"is_clear" is false when the goal is vague');
+    expect(system).toContain('never templates');
+  });
+
+  it('sends an unclear answer without a question back, and a templated requirement step', async () => {
+    await harness.start({
+      script: [
+        analysisReply({ is_clear: false, clarification: null }),
+        analysisReply({ steps: ['Call shipments with ${step[0].data.id}'] }),
+        analysisReply(),
+      ],
+    });
+    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({ request: request(LLM_GOAL), catalog });
+
+    expect(requirements.steps).toEqual(['Fetch contaminated shipments of the period']);
+    expect(llm_calls).toHaveLength(3);
+    expect(harness.messages(1)[3]!.content).toContain('[PLAN-002] clarification: an unclear goal needs a clarifying question');
+    expect(harness.messages(2)[5]!.content).toContain('[PLAN-002] steps[0]: must be abstract: no ${...} template variables');
+    expect(JSON.stringify(harness.messages(2).slice(0, 4))).toBe(JSON.stringify(harness.messages(1)));
+  });
+
+  it('takes date ranges from the domain resolver, not from the model', async () => {
+    const fromModel = [
+      { phrase: 'last week', start: '2026-11-09', end: '2026-11-23' }, // wrong: the resolver's range wins
+      { phrase: 'in q3 2026', start: '2026-07-01', end: '2026-09-30' }, // in the goal, unknown to the resolver: kept
+      { phrase: 'next year', start: '2027-01-01', end: '2027-12-31' }, // not in the goal: dropped
+    ];
+    await harness.start({ script: [analysisReply({ temporal_references: fromModel })] });
+    const goal = "Compare last week's contaminated shipments with those in Q3 2026";
+    const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request(goal), catalog });
+
+    expect(requirements.temporal_references).toEqual([
+      { phrase: 'last week', start: '2026-11-16', end: '2026-11-22' },
+      { phrase: 'in q3 2026', start: '2026-07-01', end: '2026-09-30' },
+    ]);
+    expect(requirements.complexity_indicators.has_temporal_filter).toBe(true);
+    expect(harness.messages(0)[1]!.content).toContain('"last week": 2026-11-16 to 2026-11-22');
+  });
+
+  it('resolves dates named in the conversation (an answer to a clarification)', async () => {
+    await harness.start({ script: [analysisReply()] });
+    const { requirements } = await new LlmAnalyzer(harness.client).analyze({
+      request: request('Show contaminated shipments', { context: [{ role: 'user', content: 'from yesterday' }] }),
+      catalog,
+    });
+    expect(requirements.temporal_references).toEqual([{ phrase: 'yesterday', start: '2026-11-22', end: '2026-11-22' }]);
+    expect(harness.messages(0)[1]!.content).toContain('user: from yesterday');
+  });
+});
+
+describe('PremortemCritic', () => {
+  const plan: Plan = parsePlanJson(planReply(), {
+    id: STAMP.id,
+    version: 1,
+    goal: LLM_GOAL,
+    metadata: { planner: 'llm', created_at: STAMP.created_at },
+  });
+  const review = () => new PremortemCritic(harness.client).review(plan, { request: request(LLM_GOAL), catalog });
+
+  it('returns the critiques under its critic id, asking for a pre-mortem of the plan', async () => {
+    const critiques = [
+      { severity: 'warning', step_id: '1.2', message: 'No shipments last week leaves shipment_ids empty', suggestion: 'Skip step 1.2 on an empty result' },
+      { severity: 'info', step_id: null, message: 'No limit on shipments', suggestion: 'Set limit' },
+    ];
+    await harness.start({ script: [JSON.stringify({ critiques })] });
+    const result = await review();
+
+    expect(result.critiques).toEqual([
+      { critic: PREMORTEM_CRITIC_ID, severity: 'warning', step_id: '1.2', message: critiques[0]!.message, suggestion: critiques[0]!.suggestion },
+      { critic: 'llm-premortem', severity: 'info', message: 'No limit on shipments', suggestion: 'Set limit' },
+    ]);
+    expect(result.llm_calls).toHaveLength(1);
+    const body = harness.server.requests[0]!.body;
+    expect(body.temperature).toBe(PREMORTEM_TEMPERATURE);
+    expect(body.messages[0]!.content).toContain('Imagine the plan you are given was run and FAILED');
+    expect(body.messages[1]!.content).toContain('"id": "1.2"');
+  });
+
+  it('sends back a critique that names a step the plan does not have', async () => {
+    await harness.start({
+      script: [
+        JSON.stringify({ critiques: [{ severity: 'error', step_id: '9.9', message: 'x fails' }] }),
+        JSON.stringify({ critiques: [] }),
+      ],
+    });
+    const result = await review();
+    expect(result.critiques).toEqual([]);
+    expect(result.llm_calls).toHaveLength(2);
+    expect(harness.messages(1)[3]!.content).toContain('[PLAN-002] critiques[0].step_id: the plan has no step "9.9" (its steps: 1.1, 1.2)');
+  });
+
+  it('gives up with PLAN-009 after 3 unusable replies', async () => {
+    await harness.start({ script: ['[]', '{"critiques": [{"severity": "fatal", "message": "m"}]}', 'no'] });
+    const error = (await review().catch((e: unknown) => e)) as PlannerError;
+    expect(error).toBeInstanceOf(PlanningExhaustedError);
+    expect(error.retryable).toBe(false);
+    expect(harness.server.calls).toBe(3);
+    expect((error.details.attempt_errors as string[][])[1]!.some((l) => l.startsWith('[PLAN-002] critiques[0].severity'))).toBe(true);
+  });
+});

@@ -1,0 +1,254 @@
+/** LlmPlanner against a real HTTP server speaking chat-completions (no mock of the openai client). */
+import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../../src/domain/errors';
+import { parsePlanJson } from '../../../src/domain/plan';
+import { parseRequirementsJson } from '../../../src/domain/requirements';
+import { LlmPlanner, PLAN_TEMPERATURE, REFINE_TEMPERATURE } from '../../../src/planners/generate/llm-planner';
+import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
+import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
+import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
+import { request, STAMP } from '../../support/planning';
+
+const harness = new LlmHarness();
+afterEach(() => harness.close());
+
+function generate(overrides: Partial<Parameters<LlmPlanner['generate']>[0]> = {}) {
+  return new LlmPlanner(harness.client).generate({ request: request(LLM_GOAL), requirements, catalog, stamp: STAMP, ...overrides });
+}
+
+async function caught(promise: Promise<unknown>): Promise<PlannerError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as PlannerError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('LlmPlanner: a valid first reply', () => {
+  it('returns the stamped, validated plan from one JSON-mode call at temperature 0.1', async () => {
+    await harness.start({ script: [planReply()] });
+    const { plan, llm_calls } = await generate();
+
+    expect(harness.server.calls).toBe(1);
+    expect(plan.id).toBe(STAMP.id);
+    expect(plan.version).toBe(1);
+    expect(plan.goal).toBe(LLM_GOAL);
+    expect(plan.metadata).toEqual({ planner: 'llm', model: MODEL, temperature: PLAN_TEMPERATURE, created_at: STAMP.created_at });
+    expect(plan.tasks[0]!.steps.map((s) => s.tool)).toEqual(['shipments', 'contaminants-detected']);
+    expect(llm_calls).toHaveLength(1);
+
+    const body = harness.server.requests[0]!.body;
+    expect(body.model).toBe(MODEL);
+    expect(body.temperature).toBe(0.1);
+    expect(body.response_format).toEqual({ type: 'json_object' });
+    expect(harness.server.requests[0]!.authorization).toBe('Bearer test-key');
+  });
+
+  it('sends a stable system prefix (catalog sorted by name) and puts the request in the user message', async () => {
+    await harness.start({ script: [planReply(), planReply()] });
+    await generate();
+    await generate({ request: request('List shipments delivered yesterday') });
+
+    const [first, second] = [harness.messages(0), harness.messages(1)];
+    expect(first.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(second[0]).toEqual(first[0]); // same bytes for different goals: the provider's prompt cache applies
+    const system = first[0]!.content;
+    const order = ['### contaminants-detected', '### facilities', '### inspections', '### shipments'].map((h) => system.indexOf(h));
+    expect(order.every((pos, i) => pos >= 0 && (i === 0 || pos > order[i - 1]!))).toBe(true);
+    expect(system).toContain('${step[N].data.*.field}');
+    expect(system).toContain('${step[N].data[0].field}');
+    expect(system).toContain('IMPOSSIBLE');
+    expect(system).toContain('"required":'); // tool params are shown as JSON Schema
+    expect(system).toContain('"format":"date"');
+    expect(system).not.toContain('"pattern"'); // zod's date regex adds tokens and says nothing "format" does not
+
+    const user = first[1]!.content;
+    expect(user).toContain(`Goal: ${LLM_GOAL}`);
+    expect(user).toContain('Now: 2026-11-23T10:00:00Z');
+    expect(user).toContain('"last week": 2026-11-16 to 2026-11-22');
+    expect(user).toContain('at most 20 steps');
+    expect(second[1]!.content).toContain('"yesterday": 2026-11-22 to 2026-11-22');
+  });
+});
+
+describe('LlmPlanner: retry inside the same conversation', () => {
+  it('re-prompts after malformed JSON with the exact parse error, keeping the first messages byte-identical', async () => {
+    const malformed = '{"status": "FEASIBLE", "tasks": [';
+    await harness.start({ script: [malformed, planReply()] });
+    const { plan, llm_calls } = await generate();
+
+    expect(plan.tasks).toHaveLength(1);
+    expect(harness.server.calls).toBe(2);
+    expect(llm_calls).toHaveLength(2);
+
+    const [first, second] = [harness.messages(0), harness.messages(1)];
+    expect(JSON.stringify(second.slice(0, first.length))).toBe(JSON.stringify(first));
+    expect(second).toHaveLength(first.length + 2);
+    expect(second[first.length]).toEqual({ role: 'assistant', content: malformed });
+    let parseError: PlanParseError | undefined;
+    try {
+      parsePlanJson(malformed);
+    } catch (e) {
+      parseError = e as PlanParseError;
+    }
+    expect(parseError).toBeInstanceOf(PlanParseError);
+    const correction = second[first.length + 1]!;
+    expect(correction.role).toBe('user');
+    expect(correction.content).toContain(`[PLAN-001] ${parseError!.message}`);
+    expect(correction.content).toContain('corrected JSON object only');
+  });
+
+  it('re-prompts after a schema violation with every issue as a "[PLAN-002] path: message" line', async () => {
+    const bad = JSON.stringify({ ...JSON.parse(planReply()), status: 'MAYBE', complexity: 4 });
+    await harness.start({ script: [bad, planReply()] });
+    await generate();
+
+    let issues: readonly string[] = [];
+    try {
+      parsePlanJson(bad, { id: STAMP.id, version: 1, goal: 'g', metadata: { planner: 'llm', created_at: STAMP.created_at } });
+    } catch (e) {
+      issues = (e as PlanSchemaError).issues;
+    }
+    expect(issues.length).toBeGreaterThanOrEqual(2);
+    const correction = harness.messages(1)[3]!.content;
+    for (const issue of issues) expect(correction).toContain(`[PLAN-002] ${issue}`);
+    expect(correction).toMatch(/\[PLAN-002\] status: /);
+    expect(correction).toMatch(/\[PLAN-002\] complexity: /);
+  });
+
+  it('re-prompts after a plan that fails validation (a cycle), naming the cycle', async () => {
+    const cyclic = validSteps();
+    cyclic[0]!.depends_on = [1];
+    await harness.start({ script: [planReply(cyclic), planReply()] });
+    const { plan } = await generate();
+
+    expect(plan.tasks[0]!.steps[0]!.depends_on).toEqual([]);
+    const correction = harness.messages(1)[3]!.content;
+    expect(correction).toContain('[CYCLE] dependency cycle 0 → 1 → 0');
+    expect(correction).toContain('fix: Remove one depends_on edge');
+  });
+
+  it('validates against the request constraints (a tool outside allowed_tools is sent back)', async () => {
+    await harness.start({ script: [planReply(), planReply(validSteps().slice(0, 1))] });
+    const { plan } = await generate({ request: request(LLM_GOAL, { constraints: { max_steps: 20, allowed_tools: ['shipments'] } }) });
+
+    expect(plan.tasks[0]!.steps).toHaveLength(1);
+    expect(harness.messages(0)[1]!.content).toContain('use only these tools: shipments');
+    expect(harness.messages(1)[3]!.content).toContain('[TOOL_NOT_ALLOWED] step 1 ("1.2"): tool "contaminants-detected" is not allowed');
+  });
+
+  it('gives up after exactly 3 unusable replies with a non-retryable PLAN-009 carrying every attempt', async () => {
+    const cyclic = validSteps();
+    cyclic[0]!.depends_on = [1];
+    await harness.start({ script: ['not json', '{"status": "MAYBE"}', planReply(cyclic), planReply()] });
+    const error = await caught(generate());
+
+    expect(error).toBeInstanceOf(PlanningExhaustedError);
+    expect(error.code).toBe('PLAN-009');
+    expect(error.retryable).toBe(false);
+    expect(harness.server.calls).toBe(3);
+    expect(harness.messages(2)).toHaveLength(2 + 2 * 2);
+
+    const attempts = error.details.attempt_errors as string[][];
+    expect(attempts).toHaveLength(3);
+    expect(attempts[0]![0]).toMatch(/^\[PLAN-001\] plan is not valid JSON/);
+    expect(attempts[1]!.some((l) => l.startsWith('[PLAN-002] status:'))).toBe(true);
+    expect(attempts[2]!.some((l) => l.startsWith('[CYCLE]'))).toBe(true);
+    expect(error.details.llm_calls).toHaveLength(3);
+    expect(error.toFailureDetails().details.attempts).toBe(3);
+  });
+});
+
+describe('LlmPlanner: refinement', () => {
+  it('runs at temperature 0 and shows the previous plan and the feedback', async () => {
+    await harness.start({ script: [planReply(), planReply()] });
+    const { plan: previous } = await generate();
+    const feedback = ['step 1.1: also filter by status rejected'];
+    const { plan } = await generate({ stamp: { ...STAMP, version: 2 }, refinement: { previous, feedback } });
+
+    expect(harness.server.requests[1]!.body.temperature).toBe(REFINE_TEMPERATURE);
+    expect(REFINE_TEMPERATURE).toBe(0);
+    expect(plan.version).toBe(2);
+    expect(plan.metadata.temperature).toBe(0);
+    const user = harness.messages(1)[1]!.content;
+    expect(user).toContain('refinement of plan version 1');
+    expect(user).toContain('- step 1.1: also filter by status rejected');
+    expect(user).toContain('"tool": "contaminants-detected"');
+    expect(user).not.toContain(previous.id); // stamped fields are the system's, not shown to the model
+  });
+});
+
+describe('LlmPlanner: usage', () => {
+  it('records usage for every call, failed attempts included, with cached tokens billed at the cached rate', async () => {
+    await harness.start({
+      script: [
+        { content: 'oops', usage: { prompt_tokens: 1000, completion_tokens: 10, cached_tokens: 0 } },
+        { content: planReply(), usage: { prompt_tokens: 1200, completion_tokens: 200, cached_tokens: 1000 } },
+      ],
+    });
+    const { llm_calls } = await generate();
+
+    expect(llm_calls.map(({ cost_usd: _cost, ...tokens }) => tokens)).toEqual([
+      { model: MODEL, prompt_tokens: 1000, completion_tokens: 10, cached_tokens: 0 },
+      { model: MODEL, prompt_tokens: 1200, completion_tokens: 200, cached_tokens: 1000 },
+    ]);
+    // gpt-4o-mini: 0.15 input, 0.075 cached input, 0.6 output per 1M tokens
+    expect(llm_calls[0]!.cost_usd).toBeCloseTo((1000 * 0.15 + 10 * 0.6) / 1e6, 12);
+    expect(llm_calls[1]!.cost_usd).toBeCloseTo((200 * 0.15 + 1000 * 0.075 + 200 * 0.6) / 1e6, 12);
+  });
+
+  it('sees the retry prefix served from the (simulated) prompt cache', async () => {
+    await harness.start({ script: ['oops', planReply()] });
+    const { llm_calls } = await generate();
+
+    expect(llm_calls[0]!.cached_tokens).toBe(0);
+    const prefixTokens = harness.messages(0).reduce((sum, m) => sum + Math.ceil(m.content.length / 4), 0);
+    expect(llm_calls[1]!.cached_tokens).toBe(prefixTokens);
+    expect(llm_calls[1]!.prompt_tokens).toBeGreaterThan(prefixTokens);
+  });
+});
+
+describe('LlmPlanner: provider errors', () => {
+  it('maps a 500 to a retryable LlmCallError', async () => {
+    await harness.start({ script: [{ status: 500, message: 'upstream exploded' }] });
+    const error = await caught(generate());
+    expect(error).toBeInstanceOf(LlmCallError);
+    expect(error.code).toBe('PLAN-005');
+    expect(error.retryable).toBe(true);
+    expect(error.details.status).toBe(500);
+    expect(harness.server.calls).toBe(1); // the SDK does not retry: Temporal does
+  });
+
+  it('maps a 401 to a non-retryable LlmCallError that says to check the key', async () => {
+    await harness.start({ script: [{ status: 401, message: 'Incorrect API key provided' }] });
+    const error = await caught(generate());
+    expect(error).toBeInstanceOf(LlmCallError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('OPENAI_API_KEY');
+    expect(error.message).toContain('Incorrect API key provided');
+  });
+
+  it('keeps the usage of earlier attempts on a provider error in the middle of the conversation', async () => {
+    await harness.start({ script: ['oops', { status: 503 }] });
+    const error = await caught(generate());
+    expect(error).toBeInstanceOf(LlmCallError);
+    expect(error.retryable).toBe(true);
+    expect(error.details.llm_calls).toHaveLength(1);
+  });
+});
+
+describe('prompt examples', () => {
+  it('the plan example in the system prompt is a valid plan once stamped', () => {
+    const plan = parsePlanJson(JSON.stringify(PLAN_EXAMPLE), {
+      id: STAMP.id,
+      version: 1,
+      goal: 'example',
+      metadata: { planner: 'llm', created_at: STAMP.created_at },
+    });
+    expect(plan.tasks[0]!.steps[1]!.depends_on).toEqual([0]);
+  });
+
+  it('the requirements example is valid requirements', () => {
+    expect(parseRequirementsJson(JSON.stringify(REQUIREMENTS_EXAMPLE)).is_clear).toBe(false);
+  });
+});

@@ -1,0 +1,99 @@
+import { validatePlan } from '../../../src/domain/validation';
+import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { rankingPlan, stepsOf } from '../../support/planning';
+
+describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', () => {
+  test('"shipments from last week" → one shipments step with last week as a date range', () => {
+    const plan = rankingPlan('Get me shipments from last week');
+    expect(plan.status).toBe('FEASIBLE');
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'shipments', params: { date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
+    ]);
+  });
+
+  test('"contaminated shipments … and their contaminant details" → shipments, then contaminants of their ids', () => {
+    const plan = rankingPlan('Get contaminated shipments from last week and show me the contaminant details');
+    expect(plan.status).toBe('FEASIBLE');
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'shipments', params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true }, depends_on: [] },
+      { tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+    ]);
+    expect(plan.complexity).toBe(2);
+    expect(plan.estimate.calls).toBe(2);
+  });
+
+  test('"contaminants detected in Hannover today" → the facility lookup comes first and feeds facility_id', () => {
+    const plan = rankingPlan('Contaminants detected in Hannover today');
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
+      {
+        tool: 'contaminants-detected',
+        params: { date_from: '2026-11-23', date_to: '2026-11-23', facility_id: '${step[0].data[0].id}' },
+        depends_on: [0],
+      },
+    ]);
+  });
+
+  test('"inspections accepted this week … high-risk contaminants" → inspections feed shipment ids by their field', () => {
+    const plan = rankingPlan('From the inspections accepted this week, did we detect any high-risk contaminants?');
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'inspections', params: { date_from: '2026-11-23', date_to: '2026-11-23', status: 'accepted' }, depends_on: [] },
+      { tool: 'contaminants-detected', params: { risk_level: 'high', shipment_ids: '${step[0].data.*.shipment_id}' }, depends_on: [0] },
+    ]);
+  });
+
+  test('every scenario plan passes validation against the catalog', () => {
+    for (const goal of [
+      'Get me shipments from last week',
+      'Get contaminated shipments from last week and show me the contaminant details',
+      'Contaminants detected in Hannover today',
+      'From the inspections accepted this week, did we detect any high-risk contaminants?',
+    ]) {
+      expect(validatePlan(rankingPlan(goal), { catalog: WASTE_CATALOG })).toEqual([]);
+    }
+  });
+
+  test('same input → the same plan, byte for byte', () => {
+    const goal = 'Get contaminated shipments from last week and show me the contaminant details';
+    expect(JSON.stringify(rankingPlan(goal))).toBe(JSON.stringify(rankingPlan(goal)));
+  });
+
+  test('a goal no tool can serve is IMPOSSIBLE and names what is missing', () => {
+    const plan = rankingPlan('Add email validation to the signup form');
+    expect(plan.status).toBe('IMPOSSIBLE');
+    expect(plan.tasks).toEqual([]);
+    expect(plan.missing_capabilities).toEqual(['Add email validation to the signup form']);
+  });
+
+  test('a goal with one unmet requirement is PARTIAL: the rest is planned, the gap named', () => {
+    const plan = rankingPlan('Get shipments from last week and email them to the manager');
+    expect(plan.status).toBe('PARTIAL');
+    expect(stepsOf(plan).map((s) => s.tool)).toEqual(['shipments']);
+    expect(plan.missing_capabilities).toEqual(['Email them to the manager']);
+  });
+
+  test('max_steps is respected: the weakest match and its dependents are dropped, and the plan says so', () => {
+    const plan = rankingPlan('From the inspections accepted this week, did we detect any high-risk contaminants?', {
+      constraints: { max_steps: 1 },
+    });
+    expect(stepsOf(plan)).toHaveLength(1);
+    expect(plan.status).toBe('PARTIAL');
+    expect(plan.missing_capabilities.join(' ')).toMatch(/left out to respect max_steps or the budget/);
+  });
+
+  test('the budget is respected: a budget of one call plans one step', () => {
+    const plan = rankingPlan('Get contaminated shipments from last week and show me the contaminant details', {
+      budget: { cost_usd: 1, tokens: 100_000, calls: 1, policy: 'block' },
+    });
+    expect(stepsOf(plan).map((s) => s.tool)).toEqual(['shipments']);
+    expect(plan.estimate.calls).toBe(1);
+  });
+
+  test('allowed_tools limits the catalog the planner may use', () => {
+    const plan = rankingPlan('Get contaminated shipments from last week and show me the contaminant details', {
+      constraints: { max_steps: 20, allowed_tools: ['shipments'] },
+    });
+    expect(stepsOf(plan).map((s) => s.tool)).toEqual(['shipments']);
+    expect(plan.status).toBe('PARTIAL');
+  });
+});

@@ -1,0 +1,85 @@
+import { charge, createBudget } from '../../../src/domain/budget';
+import { decide } from '../../../src/domain/critique';
+import { PlanSchema, type Plan } from '../../../src/domain/plan';
+import { atomicityCritic, budgetCritic, dependencyCritic, RULE_CRITICS, toolFitnessCritic } from '../../../src/planners/critique/rule-critics';
+import { runCritics } from '../../../src/planners/critique/run-critics';
+import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { rankingPlan, request } from '../../support/planning';
+
+const goal = 'Get contaminated shipments from last week and show me the contaminant details';
+const context = { request: request(goal), catalog: WASTE_CATALOG };
+
+function withSteps(plan: Plan, edit: (steps: Plan['tasks'][number]['steps']) => void): Plan {
+  const copy = structuredClone(plan);
+  edit(copy.tasks[0]!.steps);
+  return PlanSchema.parse(copy);
+}
+
+describe('critics', () => {
+  test('a well-formed scenario plan draws no blocking critique and the gatekeeper approves it', async () => {
+    const { critiques } = await runCritics(RULE_CRITICS, rankingPlan(goal), context);
+    expect(critiques.filter((c) => c.severity !== 'info')).toEqual([]);
+    expect(decide(critiques, { strict: false, max_refinements: 2, refinements_done: 0 }).decision).toBe('approve');
+  });
+
+  test('atomicity: "solve and substitute" and "first … then" steps are compound', async () => {
+    const plan = withSteps(rankingPlan(goal), (steps) => {
+      steps[0]!.title = 'Solve and substitute the equation';
+      steps[1]!.title = 'First read the file, then write the summary';
+    });
+    const { critiques } = await atomicityCritic.review(plan, context);
+    expect(critiques.map((c) => [c.step_id, c.severity])).toEqual([
+      ['1.1', 'error'],
+      ['1.2', 'error'],
+    ]);
+  });
+
+  test('dependency: waiting on a step whose data is never used is noted; a forward dependency is a warning', async () => {
+    const plan = withSteps(rankingPlan(goal), (steps) => {
+      steps[1]!.params = { risk_level: 'high' };
+    });
+    const { critiques } = await dependencyCritic.review(plan, context);
+    expect(critiques).toEqual([expect.objectContaining({ critic: 'dependency', severity: 'info', step_id: '1.2' })]);
+
+    const forward = withSteps(rankingPlan(goal), (steps) => {
+      steps[0]!.depends_on = [1];
+      steps[1]!.depends_on = [];
+      steps[1]!.params = {};
+    });
+    const found = (await dependencyCritic.review(forward, context)).critiques;
+    expect(found).toContainEqual(expect.objectContaining({ severity: 'warning', step_id: '1.1' }));
+  });
+
+  test('budget: an estimate over what is left is an error under block, a warning under warn', async () => {
+    const plan = rankingPlan(goal);
+    const nearlySpent = charge(createBudget({ cost_usd: 1, tokens: 100_000, calls: 3, policy: 'block' }), { cost_usd: 0, tokens: 0, calls: 2 });
+    const blocked = await budgetCritic.review(plan, { ...context, budget: nearlySpent });
+    expect(blocked.critiques).toEqual([expect.objectContaining({ severity: 'error', critic: 'budget' })]);
+    expect(blocked.critiques[0]!.message).toMatch(/exceeds what the budget has left \(1 calls/);
+
+    const warned = await budgetCritic.review(plan, { ...context, budget: { ...nearlySpent, policy: 'warn' } });
+    expect(warned.critiques[0]!.severity).toBe('warning');
+  });
+
+  test('tool fitness: an unknown tool is an error; a tool unrelated to its step is a warning', async () => {
+    const plan = withSteps(rankingPlan(goal), (steps) => {
+      steps[0]!.tool = 'send-email';
+      steps[1]!.title = 'Summarize quarterly revenue';
+      steps[1]!.description = 'Revenue summary';
+    });
+    const { critiques } = await toolFitnessCritic.review(plan, context);
+    expect(critiques.map((c) => [c.step_id, c.severity])).toEqual([
+      ['1.1', 'error'],
+      ['1.2', 'warning'],
+    ]);
+  });
+
+  test('gatekeeper: errors → refine while rounds remain, then reject; strict makes warnings block', () => {
+    const error = { critic: 'atomicity', severity: 'error' as const, message: 'compound', suggestion: '' };
+    const warning = { critic: 'budget', severity: 'warning' as const, message: 'tight', suggestion: '' };
+    expect(decide([error], { strict: false, max_refinements: 2, refinements_done: 1 }).decision).toBe('refine');
+    expect(decide([error], { strict: false, max_refinements: 2, refinements_done: 2 })).toMatchObject({ decision: 'reject', blocking: [error] });
+    expect(decide([warning], { strict: false, max_refinements: 2, refinements_done: 0 }).decision).toBe('approve');
+    expect(decide([warning], { strict: true, max_refinements: 2, refinements_done: 0 }).decision).toBe('refine');
+  });
+});

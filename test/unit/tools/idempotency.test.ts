@@ -1,0 +1,49 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FileIdempotencyLedger, MemoryIdempotencyLedger, once } from '../../../src/tools/idempotency';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'planner-ledger-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  ['file', () => new FileIdempotencyLedger(dir)],
+  ['memory', () => new MemoryIdempotencyLedger()],
+])('once() with the %s ledger', (_name, makeLedger) => {
+  test('the same key twice runs the effect once; the second call replays the first result', async () => {
+    const ledger = makeLedger();
+    let effects = 0;
+    const effect = async () => ({ n: ++effects });
+    expect(await once(ledger, 'wf-1/step-a:abc', effect)).toEqual({ value: { n: 1 }, replayed: false });
+    expect(await once(ledger, 'wf-1/step-a:abc', effect)).toEqual({ value: { n: 1 }, replayed: true });
+    expect(effects).toBe(1);
+  });
+
+  test('different keys run separately', async () => {
+    const ledger = makeLedger();
+    let effects = 0;
+    await once(ledger, 'k1', async () => ++effects);
+    const second = await once(ledger, 'k2', async () => ++effects);
+    expect(second).toEqual({ value: 2, replayed: false });
+  });
+
+  test('a failed effect is not recorded, so the retry runs it again', async () => {
+    const ledger = makeLedger();
+    await expect(once(ledger, 'k', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await once(ledger, 'k', async () => 'ok')).toEqual({ value: 'ok', replayed: false });
+  });
+});
+
+test('the file ledger survives a restart (a new instance on the same folder) and leaves no temp files', async () => {
+  let effects = 0;
+  await once(new FileIdempotencyLedger(dir), 'key', async () => ({ at: ++effects }));
+  expect(await once(new FileIdempotencyLedger(dir), 'key', async () => ({ at: ++effects }))).toEqual({ value: { at: 1 }, replayed: true });
+  expect(effects).toBe(1);
+  const files = (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+  expect(files.map((f) => f.name)).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json$/)]);
+});
