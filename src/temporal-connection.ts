@@ -8,7 +8,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { temporal } from '@temporalio/proto';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { PLANNER_SEARCH_ATTRIBUTES } from './api/search-attributes';
-import type { TemporalSettings } from './config';
+import { loadConfig, type TemporalSettings } from './config';
 
 export interface TemporalTarget {
   address: string;
@@ -27,8 +27,9 @@ function guessWebUiUrl(address: string): string | undefined {
   return undefined;
 }
 
+/** Where to connect: Temporal's environment configuration (default: this process's, via the config module). */
 export function loadTemporalTarget(
-  settings: TemporalSettings,
+  settings: TemporalSettings = loadConfig().temporal,
   overrides: { address?: string; namespace?: string } = {},
 ): TemporalTarget {
   const { connectionOptions, namespace } = loadClientConnectConfig({ overrideEnvVars: settings.env });
