@@ -1,10 +1,10 @@
 /** The README's failure table is the failure vocabulary of src/api/failures.ts, hints included. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FAILURE_TYPES } from '../../src/api/failures';
-import * as errors from '../../src/domain/errors';
+import { FAILURE_TYPES } from '../../../src/api/failures';
+import * as errors from '../../../src/domain/errors';
 
-const README = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+const README = readFileSync(path.join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
 const rows = new Map(
   README.split('\n')
     .filter((line) => /^\| `\w+Error` \| `PLAN-\d{3}` \|/.test(line))

@@ -1,5 +1,5 @@
 /** The DAG scheduler's decisions, without Temporal: which steps start, and why nothing more does. */
-import { stepsToStart, type ScheduledStepStatus } from '../../src/domain/step-scheduler';
+import { stepsToStart, type ScheduledStepStatus } from '../../../src/domain/step-scheduler';
 
 const step = (depends_on: number[] = [], parallel = true) => ({ depends_on, parallel });
 const all = () => true;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, defineToolPack, withPlannerQueue } from '../../src/tools/define-tool';
+import { defineTool, defineToolPack, withPlannerQueue } from '../../../src/tools/define-tool';
 
 const greet = defineTool({
   name: 'greet_user',

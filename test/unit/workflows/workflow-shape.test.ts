@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const WORKFLOWS = path.join(__dirname, '..', '..', 'src', 'workflows');
+const WORKFLOWS = path.join(__dirname, '..', '..', '..', 'src', 'workflows');
 
 function workflowFiles(dir = WORKFLOWS): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? workflowFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
