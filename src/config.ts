@@ -50,6 +50,12 @@ export interface PlannerConfig {
   cacheDir: string;
   /** The folder the workspace-context tool reads (absolute). */
   workspaceRoot: string;
+  /**
+   * PLANNER_WORKSPACE_ROOTS: the folders (absolute) a run's constraints.workspace_root may name or lie inside; default
+   * [workspaceRoot]. An operator decision: planning and tool activities refuse any other root (PLAN-006). Compared
+   * by real path (symlinks followed) when checked, so the folders need not exist when the config is loaded.
+   */
+  workspaceRoots: readonly string[];
   /** PLANNER_CONFIG: a planner.config.json that must exist; undefined reads ./planner.config.json if present. */
   configFile: string | undefined;
   /** A PostgreSQL server for the waste pack; undefined uses embedded PGlite. */
@@ -83,6 +89,7 @@ const PlannerEnvSchema = z.object({
   PLANNER_STORE_DIR: FilePath.optional(),
   PLANNER_CACHE_DIR: FilePath.optional(),
   PLANNER_WORKSPACE_ROOT: FilePath.optional(),
+  PLANNER_WORKSPACE_ROOTS: z.string().max(65_536).optional(),
   PLANNER_CONFIG: FilePath.optional(),
   DATABASE_URL: z.string().max(4096).optional(),
   PLANNER_CONNECT_TIMEOUT: DurationString.default(DEFAULT_CONNECT_TIMEOUT),
@@ -112,6 +119,7 @@ const HINTS: Record<VariableName, string> = {
   PLANNER_STORE_DIR: 'Set PLANNER_STORE_DIR to a folder path, or unset it (default .planner/store).',
   PLANNER_CACHE_DIR: 'Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache).',
   PLANNER_WORKSPACE_ROOT: 'Set PLANNER_WORKSPACE_ROOT to a folder path, or unset it (default: the current folder).',
+  PLANNER_WORKSPACE_ROOTS: `Set PLANNER_WORKSPACE_ROOTS to the folders runs may use as workspace_root, separated by "${path.delimiter}", or unset it (default: PLANNER_WORKSPACE_ROOT, else the current folder).`,
   PLANNER_CONFIG: 'Set PLANNER_CONFIG to the path of a planner.config.json, or unset it.',
   DATABASE_URL: 'Set DATABASE_URL to a PostgreSQL connection string, e.g. postgres://user:pass@localhost:5432/db, or unset it for embedded PGlite.',
   PLANNER_CONNECT_TIMEOUT: 'Set PLANNER_CONNECT_TIMEOUT to a duration such as 300ms or 5s, or unset it (default 5s).',
@@ -156,6 +164,8 @@ function plannerHome(): string {
 /** The planner's settings from `env`. Throws InvalidInputError (PLAN-006) naming the variable on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig {
   const values = parseEnv(PlannerEnvSchema, env, 'settings');
+  const workspaceRoot = path.resolve(values.PLANNER_WORKSPACE_ROOT ?? process.cwd());
+  const listedRoots = (values.PLANNER_WORKSPACE_ROOTS ?? '').split(path.delimiter).map((r) => r.trim()).filter(Boolean);
   const definedEnv = Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return Object.freeze({
     taskQueue: values.PLANNER_TASK_QUEUE,
@@ -167,7 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     }),
     storeDir: values.PLANNER_STORE_DIR ?? path.join(plannerHome(), 'store'),
     cacheDir: values.PLANNER_CACHE_DIR ?? path.join(plannerHome(), 'cache'),
-    workspaceRoot: path.resolve(values.PLANNER_WORKSPACE_ROOT ?? process.cwd()),
+    workspaceRoot,
+    workspaceRoots: Object.freeze(listedRoots.length > 0 ? [...new Set(listedRoots.map((r) => path.resolve(r)))] : [workspaceRoot]),
     configFile: values.PLANNER_CONFIG,
     databaseUrl: values.DATABASE_URL,
     connectTimeout: values.PLANNER_CONNECT_TIMEOUT as Duration,

@@ -11,7 +11,7 @@ export { DEFAULT_TASK_QUEUE } from './config';
 // Your own tools: a catalog the planner plans with, chosen per run by `request.tool_catalog`.
 export { defineTool, defineToolPack, type ToolDefinitionInput } from './tools/define-tool';
 export type { ToolContext, ToolImplementation, ToolOutput, ToolPack } from './tools/tool';
-export type { ToolSpec } from './domain/tool-spec';
+export { pathParam, type ToolSpec } from './domain/tool-spec';
 export { LocalContentStore, type ContentStore } from './store/content-store';
 
 // Starting and driving runs.

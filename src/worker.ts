@@ -55,7 +55,8 @@ export function plannerActivities(options: {
 }): NonNullable<WorkerOptions['activities']> {
   const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store });
   const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
-  return { ...createActivities(planning), ...(colocated.length ? createToolActivities({ tools: colocated, store: options.store }) : {}) };
+  const tools = colocated.length ? createToolActivities({ tools: colocated, store: options.store, workspaceRoots: planning.workspaceRoots }) : {};
+  return { ...createActivities(planning), ...tools };
 }
 
 /** The catalogs a set of packs makes available to the planner. */
@@ -71,6 +72,8 @@ export async function createToolWorkers(options: {
   namespace: string;
   tools: readonly ToolImplementation[];
   store: ContentStore;
+  /** The folders a run's workspace_root may use (config.workspaceRoots); default: loadConfig()'s. */
+  workspaceRoots?: readonly string[];
 }): Promise<Worker[]> {
   const queues = [...new Set(options.tools.map((t) => t.spec.task_queue))].sort();
   return await Promise.all(
@@ -79,7 +82,11 @@ export async function createToolWorkers(options: {
         connection: options.connection,
         namespace: options.namespace,
         taskQueue,
-        activities: createToolActivities({ tools: options.tools.filter((t) => t.spec.task_queue === taskQueue), store: options.store }),
+        activities: createToolActivities({
+          tools: options.tools.filter((t) => t.spec.task_queue === taskQueue),
+          store: options.store,
+          ...(options.workspaceRoots ? { workspaceRoots: options.workspaceRoots } : {}),
+        }),
       }),
     ),
   );
@@ -117,7 +124,7 @@ export async function createLocalWorkers(options: {
       taskQueue,
       activities: plannerActivities({ packs, taskQueue, store, planning }),
     }),
-    ...(await createToolWorkers({ ...options, tools: others, store })),
+    ...(await createToolWorkers({ ...options, tools: others, store, workspaceRoots: planning.workspaceRoots })),
   ];
   const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
   return {
@@ -147,7 +154,7 @@ export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[
   const mcp = await createMcpPacks(loadPlannerConfig(config.configFile, { required: config.configFile !== undefined }));
   return [
     await createWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
-    createWorkspacePack(config.workspaceRoot),
+    createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),
     ...mcp,
   ];
 }

@@ -35,6 +35,7 @@ export function createPlanningDependencies(
     critics: RULE_CRITICS,
     store: options.store ?? new LocalContentStore(config.storeDir),
     ledger: options.ledger ?? ledgerBeside(options.store, config.storeDir),
+    workspaceRoots: config.workspaceRoots,
   };
 }
 

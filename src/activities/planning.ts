@@ -20,6 +20,7 @@ import type { ContentStore } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
 import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';
+import { allowedWorkspaceRoot } from '../tools/workspace/roots';
 import { withPlannerFailures } from '../api/failures';
 
 export interface PlanningDependencies {
@@ -32,6 +33,8 @@ export interface PlanningDependencies {
   store: ContentStore;
   /** Where each LLM call's usage is recorded as it completes, so retries charge the calls of attempts that died. */
   ledger: IdempotencyLedger;
+  /** The folders a run's workspace_root may name or lie inside (config.workspaceRoots, PLANNER_WORKSPACE_ROOTS). */
+  workspaceRoots: readonly string[];
 }
 
 /** A result as it enters workflow history: the LLM conversation replaced by its content address. */
@@ -107,11 +110,23 @@ function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: st
   });
 }
 
-/** For coding goals (a workspace_root): the structure and most relevant files, trimmed to max_context_tokens. */
-async function workspaceContext(request: PlanningRequest): Promise<{ text: string; summary: string } | undefined> {
+/**
+ * The real path of the run's workspace_root, refused with WorkspaceRootNotAllowedError (PLAN-006) unless it lies
+ * inside a root the worker's configuration allows: a run must not point the planner at /etc.
+ */
+async function checkedWorkspaceRoot(request: PlanningRequest, allowed: readonly string[]): Promise<string | undefined> {
+  const root = request.constraints.workspace_root;
+  return root ? await allowedWorkspaceRoot(root, allowed) : undefined;
+}
+
+/**
+ * For coding goals (a workspace_root): the structure and most relevant files, trimmed to max_context_tokens, read
+ * from `real`, the root's real path once checkedWorkspaceRoot has allowed it.
+ */
+async function workspaceContext(request: PlanningRequest, real: string): Promise<{ text: string; summary: string } | undefined> {
   const { workspace_root: root, max_context_tokens } = request.constraints;
-  if (!root || max_context_tokens === 0) return undefined;
-  const context = await gatherWorkspaceContext({ root, goal: effectiveGoal(request), max_context_tokens });
+  if (max_context_tokens === 0) return undefined;
+  const context = await gatherWorkspaceContext({ root: real, goal: effectiveGoal(request), max_context_tokens });
   const included = context.files.filter((f) => f.included !== 'omitted');
   const listed = included.map((f) => `${f.path} (${f.included})`).join(', ') || 'no files';
   return {
@@ -141,6 +156,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     /** Says which analyzer ran (`analyzer`), so the run budgets LLM calls ahead only when one may be made. */
     analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules' }> => {
       const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
+      await checkedWorkspaceRoot(request, deps.workspaceRoots); // refuse a root the worker does not allow before any LLM call
       const catalog = deps.catalogs.get(request.tool_catalog);
       const { analyzer } = pick(request);
       const result = await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => analyzer.analyze({ request, catalog })));
@@ -152,7 +168,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
-      const workspace = planner.kind === 'llm' ? await workspaceContext(request) : undefined;
+      const root = await checkedWorkspaceRoot(request, deps.workspaceRoots);
+      const workspace = planner.kind === 'llm' && root !== undefined ? await workspaceContext(request, root) : undefined;
       const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace }));
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;

@@ -4,7 +4,8 @@
  *
  *   parse input → find the tool → load the results the params' templates reference (inline data or the content
  *   store) → resolve templates → parse params with the tool's zod schema → keep file params inside workspace_root
- *   → idempotency key → run (heartbeats, cancellation; once-only for non-idempotent tools) → check the result
+ *   (the root itself must lie inside the worker's allowed roots; each path param, found by the tool's schema, is
+ *   followed to its real path) → idempotency key → run (heartbeats, cancellation; once-only for non-idempotent tools) → check the result
  *   against the tool's result schema → store the data → StepResult (data inlined when small).
  *
  * Planner errors leave as non-retryable ApplicationFailures (withPlannerFailures); any other error a tool throws is
@@ -16,15 +17,16 @@ import { z } from 'zod';
 import { loadConfig } from '../config';
 import { callUsage, type Usage } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
-import { isInsideWorkspace, isPathParam } from '../domain/paths';
+import { isInsideWorkspace, pathParamValues } from '../domain/paths';
 import { INLINE_RESULT_BYTES, StepExecutionInputSchema, type StepExecutionInput, type StepResult } from '../domain/step-execution';
 import { referencedSteps, resolveTemplates } from '../domain/templates';
-import { forEachString, formatPath, lastKey } from '../domain/walk';
+import { formatPath } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
 import type { ContentStore } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
 import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency';
+import { allowedWorkspaceRoot, realPathOf } from '../tools/workspace/roots';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from '../api/failures';
 
@@ -33,6 +35,8 @@ export interface ToolActivityDependencies {
   store: ContentStore;
   /** Where non-idempotent tools record their results; default: the file ledger beside the store (ledgerBeside). */
   ledger?: IdempotencyLedger;
+  /** The folders a step's workspace_root may name or lie inside; default: loadConfig().workspaceRoots. */
+  workspaceRoots?: readonly string[];
 }
 
 export const PREVIEW_CHARS = 300;
@@ -54,13 +58,25 @@ function strictParams(schema: z.ZodType): z.ZodType {
   return schema;
 }
 
-function checkPaths(tool: string, params: unknown, root: string | undefined): void {
-  if (root === undefined) return;
-  forEachString(params, (value, at) => {
-    if (isPathParam(lastKey(at), value) && !isInsideWorkspace(value, root)) {
-      throw new PathOutsideWorkspaceError(tool, formatPath(at), value, root);
+/**
+ * Every path param of `tool` (its schema's x-path marks; the name heuristic for MCP schemas) must stay inside the
+ * workspace: lexically (as plan validation checks), then at its real path, each component followed the way the OS
+ * will (symlinks, then ".."), against the root's real path. Throws PathOutsideWorkspaceError before the tool runs.
+ */
+export async function checkPaths(tool: ToolImplementation, params: unknown, root: { given: string; real: string }): Promise<void> {
+  for (const { at, value } of pathParamValues(params, tool.spec.parameters, tool.spec.path_params)) {
+    const param = formatPath(at);
+    if (!isInsideWorkspace(value, root.given) && !isInsideWorkspace(value, root.real)) {
+      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, root.given);
     }
-  });
+    let real: string;
+    try {
+      real = await realPathOf(value, root.real);
+    } catch (err) {
+      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, root.given, `unresolvable: ${(err as Error).message}`);
+    }
+    if (!isInsideWorkspace(real, root.real)) throw new PathOutsideWorkspaceError(tool.spec.name, param, value, root.given, real);
+  }
 }
 
 function usageOf(tool: ToolImplementation, reported: Partial<Usage> | undefined): Usage {
@@ -75,6 +91,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
   const served = [...byName.keys()].sort();
   const queues = [...new Set(deps.tools.map((t) => t.spec.task_queue))].sort();
   const ledger = deps.ledger ?? ledgerBeside(deps.store, loadConfig().storeDir);
+  const workspaceRoots = deps.workspaceRoots ?? loadConfig().workspaceRoots;
 
   async function loadResults(input: z.output<typeof StepExecutionInputSchema>): Promise<Record<number, { data: unknown }>> {
     const results: Record<number, { data: unknown }> = {};
@@ -115,12 +132,14 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     const entry = byName.get(input.tool);
     if (!entry) throw new UnknownToolError(input.tool, served, queues);
     const { tool } = entry;
+    // A root outside the worker's allowed roots is refused (PLAN-006) before anything is read.
+    const root = input.workspace_root === undefined ? undefined : { given: input.workspace_root, real: await allowedWorkspaceRoot(input.workspace_root, workspaceRoots) };
 
     const resolved = resolveTemplates(input.params, await loadResults(input));
     const checked = entry.params.safeParse(resolved);
     if (!checked.success) throw new StepParamsError(tool.spec.name, formatZodIssues(checked.error));
     const params: unknown = checked.data;
-    checkPaths(tool.spec.name, params, input.workspace_root);
+    if (root) await checkPaths(tool, params, root);
 
     const key = idempotencyKey(input.idempotency_scope, tool.spec.name, params);
     const activity = Context.current();
@@ -128,7 +147,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       idempotencyKey: key,
       heartbeat: () => activity.heartbeat(),
       signal: activity.cancellationSignal,
-      ...(input.workspace_root !== undefined ? { workspaceRoot: input.workspace_root } : {}),
+      ...(root ? { workspaceRoot: root.real } : {}),
     };
     const { output, replayed } = await runTool(tool, params, ctx);
 

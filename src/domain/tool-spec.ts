@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from './errors';
 import type { JsonSchema } from './json-schema';
+import { PATH_KEYWORD } from './paths';
 import { isRecord } from './walk';
 
 const ObjectSchema = z.custom<JsonSchema>((v) => isRecord(v) && v.type === 'object', {
@@ -28,6 +29,12 @@ export const ToolSpecSchema = z
     tags: z.array(z.string()).default([]),
     /** JSON Schema of the result's `data` (what `${step[N].data...}` templates read), when known. */
     result: z.custom<JsonSchema>((v) => isRecord(v), { message: 'must be a JSON Schema object' }).optional(),
+    /**
+     * How the workspace checks find file params (see src/domain/paths.ts): "marked" (tools built from zod) means
+     * exactly the params marked `"x-path": true` (pathParam()); "by-name" (the default, for schemas the planner did
+     * not write, such as MCP servers') adds the name/value heuristic to the marks.
+     */
+    path_params: z.enum(['marked', 'by-name']).default('by-name'),
   })
   .refine((t) => sameSet(t.required, t.parameters.required ?? []), {
     path: ['required'],
@@ -56,6 +63,17 @@ export function toolSpecFromJsonSchema(def: ToolDefinition): ToolSpec {
 }
 
 /**
+ * A string param that is a file path: the workspace checks keep it inside the run's workspace_root (lexically in plan
+ * validation, by real path with symlinks followed in executeStep). It appears in the JSON Schema as
+ * `{"type": "string", "x-path": true}`; use it for every path param of a tool (also inside arrays and objects),
+ * because a tool built with toolSpecFromZod has no other path params.
+ */
+export function pathParam(description?: string): z.ZodString {
+  const schema = z.string().min(1).meta({ [PATH_KEYWORD]: true });
+  return description === undefined ? schema : schema.describe(description);
+}
+
+/**
  * Builds a ToolSpec from a zod object schema. Params are described in their input form (fields with defaults are
  * optional), and unknown params are rejected unless the schema says otherwise: z.object would silently strip them,
  * which hides a planner mistake.
@@ -69,6 +87,7 @@ export function toolSpecFromZod(
     return schema;
   };
   return toolSpecFromJsonSchema({
+    path_params: 'marked',
     ...rest,
     parameters: { additionalProperties: false, ...jsonSchema(params, 'input') },
     ...(result ? { result: jsonSchema(result, 'output') } : {}),

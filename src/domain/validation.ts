@@ -7,7 +7,7 @@ import { estimateStepsUsage, shortfalls, type ToolBudget, type Usage } from './b
 import { findCycle, formatCycle } from './dag';
 import { formatZodIssues, type ValidationIssue } from './errors';
 import { checkJsonSchema } from './json-schema';
-import { isInsideWorkspace, isPathParam } from './paths';
+import { isInsideWorkspace, pathParamValues } from './paths';
 import { PlanSchema, flattenSteps, type Plan, type Step } from './plan';
 import type { Constraints } from './request';
 import { findSecret } from './secrets';
@@ -125,17 +125,24 @@ function checkStep(
   }
 
   forEachString(step.params, (text, path) => {
-    const key = lastKey(path);
-    const secret = findSecret(key, text);
+    const secret = findSecret(lastKey(path), text);
     if (secret) {
       add('SECRET_IN_PARAMS', `param ${formatPath(path)} holds ${secret}`, 'Never put credentials in a plan; the tool worker reads them from its environment.');
     }
-    const root = constraints.workspace_root;
-    // Paths built from templates are only known at run time; the executor re-checks them with isInsideWorkspace.
-    if (root !== undefined && !containsTemplate(text) && isPathParam(key, text) && !isInsideWorkspace(text, root)) {
-      add('PATH_OUTSIDE_WORKSPACE', `param ${formatPath(path)} points outside the workspace ${root}`, `Use paths inside ${root} (relative paths are resolved against it).`);
-    }
   });
+  const root = constraints.workspace_root;
+  if (root !== undefined) {
+    // Path params come from the tool's schema ("x-path" marks; the name heuristic for MCP schemas, unknown tools and
+    // steps that call no tool).
+    // This check is lexical; paths built from templates are only known at run time, and executeStep checks every
+    // path again by real path (symlinks followed) before the tool runs.
+    const tool = step.action === 'tool_call' && step.tool !== null ? tools.get(step.tool) : undefined;
+    for (const { at, value } of pathParamValues(step.params, tool?.parameters ?? {}, tool?.path_params ?? 'by-name')) {
+      if (!containsTemplate(value) && !isInsideWorkspace(value, root)) {
+        add('PATH_OUTSIDE_WORKSPACE', `param ${formatPath(at)} points outside the workspace ${root}`, `Use paths inside ${root} (relative paths are resolved against it).`);
+      }
+    }
+  }
   return issues;
 }
 

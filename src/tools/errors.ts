@@ -1,8 +1,25 @@
 /**
  * Permanent step failures raised by `executeStep` (all PLAN-008 StepFailedErrors with retryable = false, so the
- * activity fails at once instead of retrying). The class name becomes the ApplicationFailure type.
+ * activity fails at once instead of retrying), and the PLAN-006 refusal of a workspace root the worker does not
+ * allow. The class name becomes the ApplicationFailure type.
  */
-import { StepFailedError } from '../domain/errors';
+import { InvalidInputError, StepFailedError } from '../domain/errors';
+
+/**
+ * PLAN-006 (never retried): a run's workspace_root is not inside any of the folders the worker's configuration
+ * allows (PLANNER_WORKSPACE_ROOTS), compared by real path. Raised by the planning activities, the workspace tool
+ * and executeStep before any file is read.
+ */
+export class WorkspaceRootNotAllowedError extends InvalidInputError {
+  override readonly name = 'WorkspaceRootNotAllowedError';
+  constructor(root: string, real: string | undefined, allowed: readonly string[]) {
+    super(
+      `workspace_root ${root}${real !== undefined && real !== root ? ` (really ${real})` : ''} is not inside a workspace root this worker allows (${allowed.join(', ') || 'none'})`,
+      'Name a workspace_root inside one of the allowed folders, or have the operator add the folder to PLANNER_WORKSPACE_ROOTS (a path list, default PLANNER_WORKSPACE_ROOT) on the workers.',
+      { workspace_root: root, ...(real !== undefined ? { real_path: real } : {}), allowed_roots: [...allowed] },
+    );
+  }
+}
 
 /** The step names a tool this worker does not serve (it was routed to the wrong task queue, or catalogs drifted). */
 export class UnknownToolError extends StepFailedError {
@@ -30,14 +47,14 @@ export class StepParamsError extends StepFailedError {
   }
 }
 
-/** A file param points outside the workspace root. */
+/** A file param points outside the workspace root: lexically, or once symlinks are followed (`real` says where). */
 export class PathOutsideWorkspaceError extends StepFailedError {
   override readonly name = 'PathOutsideWorkspaceError';
-  constructor(tool: string, param: string, value: string, root: string) {
-    super(`param "${param}" of tool "${tool}" is outside the workspace ${root}: ${value}`, {
+  constructor(tool: string, param: string, value: string, root: string, real?: string) {
+    super(`param "${param}" of tool "${tool}" is outside the workspace ${root}: ${value}${real !== undefined ? ` (resolves to ${real})` : ''}`, {
       retryable: false,
-      hint: 'Use paths inside the workspace root.',
-      details: { tool, param, path: value, workspace_root: root },
+      hint: 'Use paths inside the workspace root; ".." and symlinks are followed to where they really lead.',
+      details: { tool, param, path: value, workspace_root: root, ...(real !== undefined ? { real_path: real } : {}) },
     });
   }
 }

@@ -15,7 +15,10 @@ export interface ToolContext {
   heartbeat(): void;
   /** Aborted when the step is cancelled (or its activity timed out); pass it to fetch, timers, child processes. */
   signal: AbortSignal;
-  /** File params must stay inside this folder when it is set (executeStep has already checked them). */
+  /**
+   * The run's workspace root at its real path, when the run names one: executeStep has checked that it lies inside
+   * the worker's allowed roots and that every path param stays inside it; resolve relative paths against it.
+   */
   workspaceRoot?: string;
 }
 

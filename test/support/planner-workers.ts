@@ -26,6 +26,8 @@ export function onQueue(pack: ToolPack, queue: string, wrap: (tool: ToolImplemen
 export interface TestPlanner extends LocalWorkers {
   taskQueue: string;
   toolQueue: string;
+  /** The content store's folder (a fresh temporary one). */
+  storeDir: string;
   connection: NativeConnection;
   stop(): Promise<void>;
 }
@@ -42,7 +44,8 @@ export async function startTestPlanner(
   const toolQueue = `${taskQueue}-tools`;
   const packs = [onQueue(pack, toolQueue, options.wrap)];
   const connection = await NativeConnection.connect({ address: testAddress() });
-  const store = new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-')));
+  const storeDir = mkdtempSync(path.join(os.tmpdir(), 'planner-store-'));
+  const store = new LocalContentStore(storeDir);
   const local = await createLocalWorkers({
     connection,
     namespace: 'default',
@@ -57,6 +60,7 @@ export async function startTestPlanner(
     ...local,
     taskQueue,
     toolQueue,
+    storeDir,
     connection,
     async stop() {
       for (const w of local.workers) if (w.getState() === 'RUNNING') w.shutdown();

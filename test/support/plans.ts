@@ -3,7 +3,7 @@
  * a valid plan that uses it.
  */
 import { z } from 'zod';
-import { toolSpecFromJsonSchema, toolSpecFromZod, type PlanInput, type ToolSpec } from '../../src/domain';
+import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod, type PlanInput, type ToolSpec } from '../../src/domain';
 import { NOW } from './planning';
 
 export const PLAN_ID = '019ab000-0000-7000-8000-000000000000';
@@ -53,7 +53,7 @@ export const catalog: ToolSpec[] = [
   toolSpecFromZod({
     name: 'write-report',
     description: 'Write a report file into the workspace',
-    params: z.object({ path: z.string(), content: z.string() }),
+    params: z.object({ path: pathParam('The report file, relative to the workspace'), content: z.string() }),
     task_queue: 'tools-files',
     idempotent: false,
   }),

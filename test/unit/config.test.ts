@@ -70,6 +70,7 @@ describe('loadConfig', () => {
       storeDir: path.join(ROOT, '.planner', 'store'),
       cacheDir: path.join(ROOT, '.planner', 'cache'),
       workspaceRoot: process.cwd(),
+      workspaceRoots: [process.cwd()],
       configFile: undefined,
       databaseUrl: undefined,
       connectTimeout: '5s',
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
       PLANNER_STORE_DIR: '/s',
       PLANNER_CACHE_DIR: '/c',
       PLANNER_WORKSPACE_ROOT: '/w',
+      PLANNER_WORKSPACE_ROOTS: ['/w', ' /x/y ', '', '/w'].join(path.delimiter),
       PLANNER_CONFIG: 'p.json',
       DATABASE_URL: 'postgres://u@h/db',
       PLANNER_CONNECT_TIMEOUT: '300ms',
@@ -108,6 +110,7 @@ describe('loadConfig', () => {
       storeDir: '/s',
       cacheDir: '/c',
       workspaceRoot: path.resolve('/w'),
+      workspaceRoots: [path.resolve('/w'), path.resolve('/x/y')],
       configFile: 'p.json',
       databaseUrl: 'postgres://u@h/db',
       connectTimeout: '300ms',
@@ -117,6 +120,11 @@ describe('loadConfig', () => {
       temporalTestServerPath: '/bin/ts',
       pathDirs: ['/a', '/b'],
     });
+  });
+
+  test('the allowed workspace roots default to PLANNER_WORKSPACE_ROOT alone', () => {
+    expect(loadConfig({ PLANNER_WORKSPACE_ROOT: '/w' }).workspaceRoots).toEqual([path.resolve('/w')]);
+    expect(loadConfig({ PLANNER_WORKSPACE_ROOT: '/w', PLANNER_WORKSPACE_ROOTS: '/a' }).workspaceRoots).toEqual([path.resolve('/a')]);
   });
 
   test.each([

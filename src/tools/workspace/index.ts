@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { toolSpecFromZod, type ToolSpec } from '../../domain/tool-spec';
 import type { ToolImplementation, ToolPack } from '../tool';
 import { gatherWorkspaceContext } from './context';
+import { allowedWorkspaceRoot } from './roots';
 
 export {
   DEFAULT_EXCLUDE,
@@ -21,6 +22,7 @@ export {
 } from './context';
 export { compileGlob, matchesGlob, type CompiledGlob } from './glob';
 export { countTokens, TOKENIZER } from './tokens';
+export { allowedWorkspaceRoot, realPathOf } from './roots';
 
 export const WORKSPACE_CATALOG_NAME = 'workspace';
 export const WORKSPACE_TOOLS_QUEUE = 'durable-planner-tools-workspace';
@@ -68,15 +70,23 @@ export const WORKSPACE_CATALOG: ToolSpec[] = [
   }),
 ];
 
-export function createWorkspaceContextTool(root: string): ToolImplementation<z.output<typeof WorkspaceContextParams>> {
+export interface WorkspacePackOptions {
+  /** The folders a run's workspace_root may name or lie inside (config.workspaceRoots); default [root]. */
+  allowedRoots?: readonly string[];
+}
+
+export function createWorkspaceContextTool(root: string, options: WorkspacePackOptions = {}): ToolImplementation<z.output<typeof WorkspaceContextParams>> {
+  const allowed = options.allowedRoots ?? [root];
   return {
     spec: WORKSPACE_CATALOG[0]!,
     paramsSchema: WorkspaceContextParams,
     resultSchema: WorkspaceContextResult,
     async run(p, ctx) {
-      // A run's own workspace (constraints.workspace_root) wins over the folder the worker was started for.
+      // A run's own workspace (constraints.workspace_root) wins over the folder the worker was started for, but only
+      // inside the allowed roots (WorkspaceRootNotAllowedError, PLAN-006, otherwise); it is read at its real path.
+      const base = ctx.workspaceRoot !== undefined ? await allowedWorkspaceRoot(ctx.workspaceRoot, allowed) : root;
       const data = await gatherWorkspaceContext({
-        root: ctx.workspaceRoot ?? root,
+        root: base,
         goal: p.goal,
         ...(p.include ? { include: p.include } : {}),
         ...(p.exclude ? { exclude: p.exclude } : {}),
@@ -89,7 +99,10 @@ export function createWorkspaceContextTool(root: string): ToolImplementation<z.o
   };
 }
 
-/** The workspace pack over the folder `root` (absolute; checked when the tool runs), unless a run names its own. */
-export function createWorkspacePack(root: string): ToolPack {
-  return { catalog: WORKSPACE_CATALOG_NAME, tools: [createWorkspaceContextTool(root)], close: async () => {} };
+/**
+ * The workspace pack over the folder `root` (absolute; checked when the tool runs), unless a run names its own
+ * inside `options.allowedRoots`.
+ */
+export function createWorkspacePack(root: string, options: WorkspacePackOptions = {}): ToolPack {
+  return { catalog: WORKSPACE_CATALOG_NAME, tools: [createWorkspaceContextTool(root, options)], close: async () => {} };
 }

@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(() => llm.close());
 
 test('the LLM planner is shown the relevant files within the token budget, and the plan records them', async () => {
-  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' });
+  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k', PLANNER_WORKSPACE_ROOTS: root });
   const activities = createPlanningActivities(
     createPlanningDependencies({ config, store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger() }),
   );

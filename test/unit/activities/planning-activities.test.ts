@@ -15,6 +15,7 @@ const activities = createPlanningActivities({
   critics: RULE_CRITICS,
   store: new MemoryContentStore(),
   ledger: new MemoryIdempotencyLedger(),
+  workspaceRoots: [process.cwd()],
 });
 const mock = new MockActivityEnvironment();
 const env = { run: <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R> };

@@ -7,7 +7,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { StepFailedError } from '../../../src/domain/errors';
 import { INLINE_RESULT_BYTES, StepResultSchema, type StepExecutionInput, type StepResult } from '../../../src/domain/step-execution';
-import { toolSpecFromZod } from '../../../src/domain/tool-spec';
+import { pathParam, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { createToolActivities, idempotencyKey } from '../../../src/activities/tools';
 import { LocalContentStore } from '../../../src/store/content-store';
 import { createRecordNoteTool, readNotes } from '../../fixtures/demo-pack';
@@ -21,7 +21,7 @@ const mockEnv = (info?: { attempt: number }) => new MockActivityEnvironment(info
 
 /** Records what it was called with; returns `rows` copies of a row. */
 function lookupTool(calls: { params: unknown; ctx: ToolContext }[]): ToolImplementation {
-  const params = z.object({ ids: z.array(z.string()), rows: z.number().int().min(0).default(1), path: z.string().optional() });
+  const params = z.object({ ids: z.array(z.string()), rows: z.number().int().min(0).default(1), path: pathParam().optional() });
   return {
     spec: toolSpecFromZod({ name: 'lookup', description: 'Look things up by id', params, task_queue: QUEUE, idempotent: true, cost_per_call_usd: 0.002, tokens_per_call: 50 }),
     paramsSchema: params,
@@ -65,6 +65,7 @@ beforeEach(async () => {
       simpleTool('nothing', async () => ({ data: undefined })),
     ],
     store,
+    workspaceRoots: [dir],
   });
 });
 afterEach(async () => {
@@ -185,13 +186,15 @@ describe('executeStep', () => {
     expect(JSON.stringify(failure.details)).toContain('inputs.0.ref');
   });
 
-  test('file params must stay inside workspace_root', async () => {
-    const ok = await run(input({ params: { ids: ['A'], path: 'reports/a.json' }, workspace_root: '/ws' }));
+  test('file params must stay inside workspace_root (more in workspace-paths.test.ts)', async () => {
+    const ws = path.join(dir, 'ws');
+    await fs.mkdir(ws);
+    const ok = await run(input({ params: { ids: ['A'], path: 'reports/a.json' }, workspace_root: ws }));
     expect(ok.items).toBe(1);
-    const failure = await failureOf(run(input({ params: { ids: ['A'], path: '../../etc/passwd' }, workspace_root: '/ws' })));
+    const failure = await failureOf(run(input({ params: { ids: ['A'], path: '../../etc/passwd' }, workspace_root: ws })));
     expect(failure.type).toBe('PathOutsideWorkspaceError');
     expect(failure.nonRetryable).toBe(true);
-    expect(calls.map((c) => c.ctx.workspaceRoot)).toEqual(['/ws']);
+    expect(calls.map((c) => c.ctx.workspaceRoot)).toEqual([await fs.realpath(ws)]);
   });
 
   test('a result that violates the tool\'s result schema is a non-retryable ToolResultError', async () => {

@@ -9,6 +9,8 @@ import {
   type ValidationContext,
   type ValidationIssue,
 } from '../../../src/domain';
+import { z } from 'zod';
+import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain';
 import { catalog, validPlanInput } from '../../support/plans';
 
 const ctx: ValidationContext = { catalog, constraints: { max_steps: 20, workspace_root: '/work/ws' } };
@@ -143,6 +145,41 @@ describe('validatePlan', () => {
     const plan = withStep(0, (s) => (s.action = 'llm'));
     plan.tasks[0]!.steps[0]!.params = { source: '/etc/hosts', url: '/api/v1' };
     expect(codes(validatePlan(plan, ctx))).toEqual(['PATH_OUTSIDE_WORKSPACE']);
+  });
+
+  it('finds path params by the schema marks of zod tools, whatever their names', () => {
+    const copy = toolSpecFromZod({
+      name: 'copy-file',
+      description: 'Copy a file',
+      params: z.object({ from: pathParam(), to: z.array(pathParam()), path: z.string().optional(), label: z.string().optional() }),
+      task_queue: 'tools-files',
+      idempotent: false,
+    });
+    expect(copy.path_params).toBe('marked');
+    expect(copy.parameters.properties!.from).toMatchObject({ type: 'string', 'x-path': true });
+    const withCopy: ValidationContext = { ...ctx, catalog: [...catalog, copy] };
+    const copyStep = (params: Record<string, unknown>) => withStep(2, (s) => Object.assign(s, { tool: 'copy-file', params }));
+    // `..` in the middle of a value under a name the heuristic does not know ("from", "to")
+    const escaping = validatePlan(copyStep({ from: 'sub/../../etc/passwd', to: ['ok.txt', 'a/../../../root/.ssh/x'] }), withCopy);
+    expect(escaping.map((i) => [i.code, i.message.replace(/^.*: param /, '')])).toEqual([
+      ['PATH_OUTSIDE_WORKSPACE', 'from points outside the workspace /work/ws'],
+      ['PATH_OUTSIDE_WORKSPACE', 'to[1] points outside the workspace /work/ws'],
+    ]);
+    // an unmarked param of a zod tool is not a path, whatever its name or value
+    expect(validatePlan(copyStep({ from: 'a.txt', to: [], path: '/etc/x', label: '../x' }), withCopy)).toEqual([]);
+  });
+
+  it('falls back to the name heuristic for JSON Schema tools (MCP servers), which carry no marks', () => {
+    const read = toolSpecFromJsonSchema({
+      name: 'read_text_file',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      task_queue: 'tools-mcp',
+      idempotent: true,
+    });
+    expect(read.path_params).toBe('by-name');
+    const plan = withStep(2, (s) => Object.assign(s, { tool: 'read_text_file', params: { path: '/etc/shadow' } }));
+    expect(codes(validatePlan(plan, { ...ctx, catalog: [...catalog, read] }))).toEqual(['PATH_OUTSIDE_WORKSPACE']);
   });
 
   it('skips the path check without a workspace root, and for template-built paths', () => {
