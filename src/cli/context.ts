@@ -9,6 +9,7 @@ import { PlannerClient } from '../client';
 import { loadConfig, type PlannerConfig } from '../config';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
+import { safeJson, terminalSafe } from './safe-text';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, planFailed: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -161,21 +162,22 @@ export function output(options: GlobalOptions): Output {
   const json = Boolean(options.json);
   return {
     json,
-    line: (text = '') => process.stdout.write(`${text}\n`),
-    data: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-    note: (text) => (json ? process.stderr : process.stdout).write(`${text}\n`),
+    // Human output is multi-line by design; every other control character is escaped (src/cli/safe-text.ts).
+    line: (text = '') => process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`),
+    data: (value) => process.stdout.write(`${safeJson(value)}\n`),
+    note: (text) => (json ? process.stderr : process.stdout).write(`${terminalSafe(text, { multiline: true })}\n`),
   };
 }
 
 /** Prints an error the way the CLI promises: one line and a hint; the stack only with --verbose. */
 export function reportError(err: unknown, verbose: boolean): ExitCode {
   if (err instanceof CliError) {
-    process.stderr.write(`error: ${err.message}${err.hint ? ` (hint: ${err.hint})` : ''}\n`);
+    process.stderr.write(`error: ${terminalSafe(err.message)}${err.hint ? ` (hint: ${terminalSafe(err.hint)})` : ''}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? firstLine(err.message) : String(err);
-  process.stderr.write(`error: ${message} (hint: run again with --verbose for details)\n`);
+  process.stderr.write(`error: ${terminalSafe(message)} (hint: run again with --verbose for details)\n`);
   if (verbose) process.stderr.write(`${err instanceof Error ? err.stack : ''}\n`);
   return EXIT.error;
 }

@@ -9,6 +9,7 @@ import { DEFAULT_BUDGET, type PlanningState, type PlanningWorkflowInput } from '
 import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, withClient, type GlobalOptions, type Output } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
+import { terminalSafe } from '../safe-text';
 
 // Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
 const Amount = z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be an amount such as 0.5').transform(Number);
@@ -82,12 +83,12 @@ export async function follow(client: PlannerClient, workflowId: string, out: Out
       if (stepStatus.get(key) === step.status) continue;
       stepStatus.set(key, step.status);
       const items = step.result?.items !== undefined ? ` · ${step.result.items} item(s)` : '';
-      out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${step.error.message}` : ''}`);
+      out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${terminalSafe(step.error.message)}` : ''}`);
     }
     if (state.question && state.question.text !== lastQuestion) {
       lastQuestion = state.question.text;
-      out.note(`            question: ${state.question.text}`);
-      state.question.options.forEach((o, i) => out.note(`              ${i + 1}. ${o}${i + 1 === state.question!.default_option ? ' (default)' : ''}`));
+      out.note(`            question: ${terminalSafe(state.question.text)}`);
+      state.question.options.forEach((o, i) => out.note(`              ${i + 1}. ${terminalSafe(o)}${i + 1 === state.question!.default_option ? ' (default)' : ''}`));
       out.note(`            answer with: planner answer ${workflowId} <number or text>`);
     }
     if (state.stage === 'AWAITING_APPROVAL' && lastQuestion !== 'approval') {
@@ -176,7 +177,7 @@ export function registerRunCommands(program: Command): void {
         const text = await onRun(opts, id, (client, wid) => client.answer(wid, answer));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, answer: text });
-        else out.line(`Answered ${id}: ${text}`);
+        else out.line(`Answered ${id}: ${terminalSafe(text)}`);
       }),
     );
 
