@@ -2,7 +2,7 @@
  * What every `planner` command shares: exit codes, the one-line errors with a hint, zod parsing of arguments and the
  * connection to Temporal (envconfig via loadTemporalTarget, overridden by --address / --namespace).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
+import { TerminatedFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
 import { z } from 'zod';
 import { readFailure } from '../api/failures';
 import { PlannerClient } from '../client';
@@ -120,6 +120,13 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
       `the run refused it: ${firstLine(refusal.message)}`,
       refusal.code === 'PLAN-006' ? EXIT.usage : EXIT.error,
       `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${workflowId}\``,
+    );
+  }
+  if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
+    return new CliError(
+      `run ${workflowId} was terminated: ${firstLine(err.cause.message)}`,
+      EXIT.planFailed,
+      `see its events with \`planner history ${workflowId}\``,
     );
   }
   if (err instanceof WorkflowFailedError) {

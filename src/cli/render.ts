@@ -5,7 +5,7 @@
 import { terminalSafe } from './safe-text';
 
 const safe = (text: string): string => terminalSafe(text);
-import type { BudgetView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
+import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
 
 const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
 
@@ -111,4 +111,22 @@ export function renderHistory(workflowId: string, entries: readonly HistoryEntry
     `Decisions of ${safe(workflowId)}:`,
     ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${safe(e.kind).padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${safe(e.message)}`),
   ];
+}
+
+/** A closed run shown from Temporal's history (no worker to replay it): its status, ending and result. */
+export function renderClosedRun(view: ClosedRunView): string[] {
+  const lines = [
+    `Run ${safe(view.workflowId)} · ${view.status}${view.stage ? ` · stage ${safe(view.stage)}` : ''} (from Temporal's history: no worker replayed it)`,
+  ];
+  if (view.goal !== null) lines.push(`Goal: ${safe(view.goal)}`);
+  if (view.termination) lines.push(`Terminated: ${safe(view.termination.reason)}${view.termination.identity ? ` (by ${safe(view.termination.identity)})` : ''}`);
+  if (view.timedOut) lines.push('Timed out: its workflow execution timeout passed');
+  if (view.planVersion !== null) lines.push(`Plan v${view.planVersion} · ${safe(view.planStatus ?? '-')}`);
+  for (const s of view.steps) {
+    lines.push(`  ${safe(s.id)} ${safe(s.tool ?? '')} [${s.status}]${s.items !== null ? ` ${s.items} item(s)` : ''} ${safe(s.preview ?? '').slice(0, 100)}`.trimEnd());
+  }
+  if (view.budget) lines.push(budgetLine(view.budget));
+  for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
+  if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
+  return lines;
 }
