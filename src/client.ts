@@ -10,6 +10,7 @@ import {
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
+import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
 import type { ClarificationAnswer } from './api/messages';
@@ -20,7 +21,15 @@ import { planningWorkflow } from './workflows';
 export interface StartOptions {
   workflowId?: string;
   taskQueue?: string;
+  /**
+   * What to do when a closed run already has `workflowId` (Temporal's default, ALLOW_DUPLICATE, starts a new run
+   * under it; REJECT_DUPLICATE refuses with WorkflowExecutionAlreadyStartedError). A running one is always refused.
+   */
+  idReusePolicy?: WorkflowIdReusePolicy;
 }
+
+/** `list` reads at most this many runs from visibility to find the newest ones. */
+export const LIST_SCAN_CAP = 10_000;
 
 export type PlanningHandle = WorkflowHandle<typeof planningWorkflow>;
 
@@ -44,6 +53,7 @@ export class PlannerClient {
       taskQueue: options.taskQueue ?? loadConfig().taskQueue,
       workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
       memo: { goal: input.request.goal },
+      ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),
       staticSummary: `Plan: ${input.request.goal}`.slice(0, 200),
     });
   }
@@ -82,20 +92,22 @@ export class PlannerClient {
   }
 
   /**
-   * Planning runs from Temporal visibility, newest first: `WorkflowType = 'planningWorkflow'`, optionally only those in
-   * `stage` (the PlanStage search attribute). Visibility is eventually consistent: a run shows up a moment after it
-   * starts or moves.
+   * The `limit` newest planning runs (by start time) from Temporal visibility: `WorkflowType = 'planningWorkflow'`,
+   * optionally only those in `stage` (the PlanStage search attribute). The server does not list by start time (the
+   * SQL visibility of the dev server lists running runs first, then closed ones by close time) and SQL visibility
+   * refuses ORDER BY, so this pages through the matches, at most LIST_SCAN_CAP of them, and sorts. Visibility is
+   * eventually consistent: a run shows up a moment after it starts or moves.
    */
   async list(filter: { stage?: string; limit?: number } = {}): Promise<WorkflowExecutionInfo[]> {
     const clauses = [`WorkflowType = 'planningWorkflow'`];
     if (filter.stage) clauses.push(`PlanStage = '${filter.stage.replace(/'/g, "\\'")}'`);
     const limit = filter.limit ?? 50;
     const runs: WorkflowExecutionInfo[] = [];
-    for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 1000) })) {
+    for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: 1000 })) {
       runs.push(info);
-      if (runs.length >= limit) break;
+      if (runs.length >= Math.max(limit, LIST_SCAN_CAP)) break;
     }
-    return runs.sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+    return runs.sort((a, b) => b.startTime.getTime() - a.startTime.getTime()).slice(0, limit);
   }
 
   /** The run's event history (the latest run of `workflowId` unless `runId` is given). */

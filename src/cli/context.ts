@@ -2,13 +2,14 @@
  * What every `planner` command shares: exit codes, the one-line errors with a hint, zod parsing of arguments and the
  * connection to Temporal (envconfig via loadTemporalTarget, overridden by --address / --namespace).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
+import { TerminatedFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
 import { z } from 'zod';
 import { readFailure } from '../api/failures';
 import { PlannerClient } from '../client';
 import { loadConfig, type PlannerConfig } from '../config';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
+import { safeJson, terminalSafe } from './safe-text';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, planFailed: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -121,6 +122,13 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
       `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${workflowId}\``,
     );
   }
+  if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
+    return new CliError(
+      `run ${workflowId} was terminated: ${firstLine(err.cause.message)}`,
+      EXIT.planFailed,
+      `see its events with \`planner history ${workflowId}\``,
+    );
+  }
   if (err instanceof WorkflowFailedError) {
     const failure = readFailure(err);
     return new CliError(
@@ -161,21 +169,22 @@ export function output(options: GlobalOptions): Output {
   const json = Boolean(options.json);
   return {
     json,
-    line: (text = '') => process.stdout.write(`${text}\n`),
-    data: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-    note: (text) => (json ? process.stderr : process.stdout).write(`${text}\n`),
+    // Human output is multi-line by design; every other control character is escaped (src/cli/safe-text.ts).
+    line: (text = '') => process.stdout.write(`${terminalSafe(text, { multiline: true })}\n`),
+    data: (value) => process.stdout.write(`${safeJson(value)}\n`),
+    note: (text) => (json ? process.stderr : process.stdout).write(`${terminalSafe(text, { multiline: true })}\n`),
   };
 }
 
 /** Prints an error the way the CLI promises: one line and a hint; the stack only with --verbose. */
 export function reportError(err: unknown, verbose: boolean): ExitCode {
   if (err instanceof CliError) {
-    process.stderr.write(`error: ${err.message}${err.hint ? ` (hint: ${err.hint})` : ''}\n`);
+    process.stderr.write(`error: ${terminalSafe(err.message)}${err.hint ? ` (hint: ${terminalSafe(err.hint)})` : ''}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? firstLine(err.message) : String(err);
-  process.stderr.write(`error: ${message} (hint: run again with --verbose for details)\n`);
+  process.stderr.write(`error: ${terminalSafe(message)} (hint: run again with --verbose for details)\n`);
   if (verbose) process.stderr.write(`${err instanceof Error ? err.stack : ''}\n`);
   return EXIT.error;
 }

@@ -208,3 +208,52 @@ export function runView(info: WorkflowExecutionInfo): RunView {
 export function auditEntryView(entry: AuditEntry): HistoryEntryView {
   return { at: entry.at, source: 'audit', kind: entry.kind, message: entry.message };
 }
+
+/**
+ * `show --json` of a closed run no worker could replay: what Temporal's history says (`source: "history"`). The
+ * run's status, its ending (termination, typed failure, timeout) and, for a completed run, its result.
+ */
+export interface ClosedRunView {
+  workflowId: string;
+  source: 'history';
+  status: string;
+  stage: string | null;
+  goal: string | null;
+  planVersion: number | null;
+  planStatus: string | null;
+  steps: { id: string; tool: string | null; status: string; items: number | null; preview: string | null }[];
+  budget: BudgetView | null;
+  warnings: string[];
+  failure: { type: string; code: string; message: string; hint: string } | null;
+  termination: { reason: string; identity: string } | null;
+  timedOut: boolean;
+}
+
+export function closedRunView(truth: {
+  workflowId: string;
+  status: string;
+  stage: string | null;
+  goal: string | null;
+  failure: PlanFailure | null;
+  termination: { reason: string; identity: string } | null;
+  timedOut: boolean;
+  outcome: { stage: string; plan_version: number | null; plan_status: string | null; steps: ClosedRunView['steps']; budget: ToolBudget; warnings: string[]; failure: PlanFailure | null } | null;
+}): ClosedRunView {
+  const o = truth.outcome;
+  const failure = truth.failure ?? o?.failure ?? null;
+  return {
+    workflowId: truth.workflowId,
+    source: 'history',
+    status: truth.status,
+    stage: o?.stage ?? truth.stage,
+    goal: truth.goal,
+    planVersion: o?.plan_version ?? null,
+    planStatus: o?.plan_status ?? null,
+    steps: (o?.steps ?? []).map((s) => ({ id: s.id, tool: s.tool, status: s.status, items: s.items, preview: s.preview })),
+    budget: o ? budgetView(o.budget) : null,
+    warnings: [...(o?.warnings ?? [])],
+    failure: failure && failureView(failure),
+    termination: truth.termination,
+    timedOut: truth.timedOut,
+  };
+}

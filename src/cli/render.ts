@@ -1,5 +1,11 @@
-/** Human output of the CLI: the plan tree, a version diff, the run list and the decision audit. Built on json-views. */
-import type { BudgetView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
+/**
+ * Human output of the CLI: the plan tree, a version diff, the run list and the decision audit. Built on json-views.
+ * Every run-provided field goes through `safe` (terminalSafe): its control characters are printed escaped, on one line.
+ */
+import { terminalSafe } from './safe-text';
+
+const safe = (text: string): string => terminalSafe(text);
+import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
 
 const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
 
@@ -21,7 +27,7 @@ export function budgetLine(b: BudgetView): string {
 
 function paramsText(params: Record<string, unknown>): string {
   const text = JSON.stringify(params);
-  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+  return text.length > 100 ? `${safe(text).slice(0, 99)}…` : safe(text);
 }
 
 /**
@@ -36,8 +42,8 @@ function paramsText(params: Record<string, unknown>): string {
  *      Depends: Task 1
  */
 export function renderPlan(view: StateView, plan: PlanView, options: { task?: number } = {}): string[] {
-  const lines = [`Task Plan (v${plan.version}) · ${plan.status} · stage ${view.stage}`, `Goal: ${plan.goal}`];
-  if (plan.missingCapabilities.length) lines.push(`Missing capabilities: ${plan.missingCapabilities.join(', ')}`);
+  const lines = [`Task Plan (v${plan.version}) · ${plan.status} · stage ${view.stage}`, `Goal: ${safe(plan.goal)}`];
+  if (plan.missingCapabilities.length) lines.push(`Missing capabilities: ${plan.missingCapabilities.map(safe).join(', ')}`);
   lines.push(budgetLine(view.budget));
   const stepNumber = new Map<string, string>();
   const taskOfStep = new Map<string, number>();
@@ -45,55 +51,55 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
   lines.push('', 'Tasks:');
   plan.tasks.forEach((task, t) => {
     if (options.task !== undefined && options.task !== t + 1) return;
-    lines.push(`${t + 1}. [${taskStatus(task.steps)}] ${task.title}`);
-    if (task.description) lines.push(`   ${task.description}`);
+    lines.push(`${t + 1}. [${taskStatus(task.steps)}] ${safe(task.title)}`);
+    if (task.description) lines.push(`   ${safe(task.description)}`);
     const taskDeps = [...new Set(task.steps.flatMap((s) => s.dependsOn.map((d) => taskOfStep.get(d))).filter((n): n is number => n !== undefined && n !== t + 1))];
     if (taskDeps.length) lines.push(`   Depends: ${taskDeps.map((n) => `Task ${n}`).join(', ')}`);
     lines.push('   Steps:');
     task.steps.forEach((step, s) => {
-      const tool = step.tool ? ` → ${step.tool} ${paramsText(step.params)}` : ` (${step.action})`;
-      lines.push(`   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${step.title}${tool}`);
-      if (step.dependsOn.length) lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? d}`).join(', ')}`);
-      if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${(step.preview ?? '').slice(0, 100)}`.trimEnd());
-      if (step.error) lines.push(`       Error: ${step.error.code} ${step.error.message}`);
+      const tool = step.tool ? ` → ${step.tool} ${paramsText(step.params)}` : ` (${safe(step.action)})`;
+      lines.push(`   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${safe(step.title)}${tool}`);
+      if (step.dependsOn.length) lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? safe(d)}`).join(', ')}`);
+      if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${safe(step.preview ?? '').slice(0, 100)}`.trimEnd());
+      if (step.error) lines.push(`       Error: ${safe(step.error.code)} ${safe(step.error.message)}`);
     });
   });
-  if (plan.assumptions.length && options.task === undefined) lines.push('', `Assumptions: ${plan.assumptions.join('; ')}`);
+  if (plan.assumptions.length && options.task === undefined) lines.push('', `Assumptions: ${plan.assumptions.map(safe).join('; ')}`);
   return lines;
 }
 
 export function renderState(view: StateView, options: { task?: number } = {}): string[] {
   const lines: string[] = [];
   if (view.plan) lines.push(...renderPlan(view, view.plan, options));
-  else lines.push(`Run ${view.workflowId} · stage ${view.stage} · no plan yet`, `Goal: ${view.goal}`, budgetLine(view.budget));
+  else lines.push(`Run ${view.workflowId} · stage ${view.stage} · no plan yet`, `Goal: ${safe(view.goal)}`, budgetLine(view.budget));
   if (view.question) {
-    lines.push('', `Question: ${view.question.text}`);
-    view.question.options.forEach((o, i) => lines.push(`  ${i + 1}. ${o}${i + 1 === view.question!.default ? ' (default)' : ''}`));
+    lines.push('', `Question: ${safe(view.question.text)}`);
+    view.question.options.forEach((o, i) => lines.push(`  ${i + 1}. ${safe(o)}${i + 1 === view.question!.default ? ' (default)' : ''}`));
     lines.push(`Answer with: planner answer ${view.workflowId} <number or text>`);
   }
   if (view.stage === 'AWAITING_APPROVAL') {
     lines.push('', `Awaiting approval: planner approve ${view.workflowId}  |  planner reject ${view.workflowId} --reason "…"`);
   }
   if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${view.workflowId} --calls 10`);
-  if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${v.reason})`).join(', ')}`);
-  for (const w of view.warnings) lines.push(`warning: ${w}`);
-  if (view.failure) lines.push(`Failure: ${view.failure.code} ${view.failure.message}`, `Hint: ${view.failure.hint}`);
+  if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
+  for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
+  if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
   return lines;
 }
 
 export function renderDiff(from: number, to: number, diff: DiffView, why: readonly VersionView[]): string[] {
-  const lines = [`Plan v${from} → v${to}: ${diff.summary.replace(/^v\d+ → v\d+: /, '')}`];
-  for (const id of diff.added) lines.push(`  + ${id}`);
-  for (const id of diff.removed) lines.push(`  - ${id}`);
-  for (const c of diff.changed) lines.push(`  ~ ${c.id} (${c.fields.join(', ')})`);
+  const lines = [`Plan v${from} → v${to}: ${safe(diff.summary.replace(/^v\d+ → v\d+: /, ''))}`];
+  for (const id of diff.added) lines.push(`  + ${safe(id)}`);
+  for (const id of diff.removed) lines.push(`  - ${safe(id)}`);
+  for (const c of diff.changed) lines.push(`  ~ ${safe(c.id)} (${c.fields.map(safe).join(', ')})`);
   if (why.length) lines.push('', 'Why:');
-  for (const v of why) lines.push(`  v${v.version} (${v.reason}): ${v.explanation}`);
+  for (const v of why) lines.push(`  v${v.version} (${safe(v.reason)}): ${safe(v.explanation)}`);
   return lines;
 }
 
 export function renderRuns(runs: readonly RunView[]): string[] {
   if (runs.length === 0) return ['No planning runs found.'];
-  const rows = runs.map((r) => [r.workflowId, r.stage ?? '-', r.status, r.startTime.replace(/\.\d+Z$/, 'Z'), (r.goal ?? '').slice(0, 60)]);
+  const rows = runs.map((r) => [safe(r.workflowId), safe(r.stage ?? '-'), r.status, r.startTime.replace(/\.\d+Z$/, 'Z'), safe(r.goal ?? '').slice(0, 60)]);
   const header = ['WORKFLOW ID', 'STAGE', 'STATUS', 'STARTED', 'GOAL'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
@@ -102,7 +108,25 @@ export function renderRuns(runs: readonly RunView[]): string[] {
 export function renderHistory(workflowId: string, entries: readonly HistoryEntryView[]): string[] {
   const width = Math.max(8, ...entries.map((e) => e.kind.length));
   return [
-    `Decisions of ${workflowId}:`,
-    ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${e.kind.padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${e.message}`),
+    `Decisions of ${safe(workflowId)}:`,
+    ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${safe(e.kind).padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${safe(e.message)}`),
   ];
+}
+
+/** A closed run shown from Temporal's history (no worker to replay it): its status, ending and result. */
+export function renderClosedRun(view: ClosedRunView): string[] {
+  const lines = [
+    `Run ${safe(view.workflowId)} · ${view.status}${view.stage ? ` · stage ${safe(view.stage)}` : ''} (from Temporal's history: no worker replayed it)`,
+  ];
+  if (view.goal !== null) lines.push(`Goal: ${safe(view.goal)}`);
+  if (view.termination) lines.push(`Terminated: ${safe(view.termination.reason)}${view.termination.identity ? ` (by ${safe(view.termination.identity)})` : ''}`);
+  if (view.timedOut) lines.push('Timed out: its workflow execution timeout passed');
+  if (view.planVersion !== null) lines.push(`Plan v${view.planVersion} · ${safe(view.planStatus ?? '-')}`);
+  for (const s of view.steps) {
+    lines.push(`  ${safe(s.id)} ${safe(s.tool ?? '')} [${s.status}]${s.items !== null ? ` ${s.items} item(s)` : ''} ${safe(s.preview ?? '').slice(0, 100)}`.trimEnd());
+  }
+  if (view.budget) lines.push(budgetLine(view.budget));
+  for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
+  if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
+  return lines;
 }

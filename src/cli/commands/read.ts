@@ -6,8 +6,9 @@ import { diffPlans } from '../../domain/diff';
 import { STAGES } from '../../domain/stages';
 import type { PlanningState } from '../../api';
 import { CliError, EXIT, output, parseArg, withClient } from '../context';
-import { auditEntryView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
-import { renderDiff, renderHistory, renderRuns, renderState } from '../render';
+import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
+import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
+import { endingOf, isUnansweredQuery, readRunTruth, type RunTruth } from '../run-truth';
 import { action, onRun } from './runs';
 
 const VersionNumber = z.coerce.number().int().min(1);
@@ -27,7 +28,10 @@ function versionOf(state: PlanningState, n: number) {
 
 const EventType = temporal.api.enums.v1.EventType;
 
-/** The decision-relevant events of a run's history: activities (with their summaries), messages, the ending. */
+/**
+ * The decision-relevant events of a run's history: activities (with their summaries, failures and timeouts), messages,
+ * workflow-task failures and timeouts, and the ending (with a termination's reason).
+ */
 function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntryView[] {
   const entries: HistoryEntryView[] = [];
   const scheduled = new Map<string, string>();
@@ -61,6 +65,29 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
           'activity',
           `${scheduled.get(String(e.activityTaskFailedEventAttributes?.scheduledEventId ?? '')) ?? 'activity'} failed: ${e.activityTaskFailedEventAttributes?.failure?.message ?? ''}`,
         );
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
+        push(
+          'activity',
+          `${scheduled.get(String(e.activityTaskTimedOutEventAttributes?.scheduledEventId ?? '')) ?? 'activity'} timed out: ${e.activityTaskTimedOutEventAttributes?.failure?.message ?? ''}`,
+        );
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED: {
+        const a = e.workflowTaskFailedEventAttributes;
+        const cause = a?.cause ? temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause] : undefined;
+        push('workflow', `workflow task failed${cause ? ` (${cause.replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')})` : ''}: ${a?.failure?.message ?? ''}`);
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+        push('workflow', 'workflow task timed out (the worker did not finish it in time)');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: {
+        const a = e.workflowExecutionTerminatedEventAttributes;
+        push('workflow', `terminated: ${a?.reason || '(no reason given)'}${a?.identity ? ` (by ${a.identity})` : ''}`);
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+        push('workflow', 'timed out (its workflow execution timeout passed)');
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
         push('message', `update ${e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? ''} accepted`);
@@ -112,7 +139,31 @@ export function registerReadCommands(program: Command): void {
           'option',
           'see `planner show --help`',
         );
-        const state = await onRun(opts, id, (client, wid) => client.state(wid));
+        const shown = await onRun(opts, id, async (client, wid): Promise<{ state: PlanningState } | { truth: RunTruth }> => {
+          try {
+            return { state: await client.state(wid) };
+          } catch (err) {
+            // A closed run needs a worker to replay it for the query; without one, show what the history says.
+            if (!isUnansweredQuery(err)) throw err;
+            const truth = await readRunTruth(client, wid).catch(() => null);
+            if (!truth || truth.status === 'RUNNING') throw err; // onRun says why
+            return { truth };
+          }
+        });
+        if (!('state' in shown)) {
+          if (flags.diff || flags.version !== undefined || flags.task !== undefined) {
+            throw new CliError(
+              `run ${id} ${endingOf(shown.truth)}; its plan versions and tasks need a worker to replay it`,
+              EXIT.error,
+              'start one with `planner worker`, or see its status without options',
+            );
+          }
+          const view = closedRunView(shown.truth);
+          if (out.json) out.data(view);
+          else out.line(renderClosedRun(view).join('\n'));
+          return;
+        }
+        const { state } = shown;
         if (flags.diff) {
           const [a, b] = flags.diff as [number, number];
           const from = versionOf(state, a);
@@ -139,9 +190,9 @@ export function registerReadCommands(program: Command): void {
 
   program
     .command('list')
-    .description('planning runs from Temporal visibility, newest first')
+    .description('planning runs from Temporal visibility, newest (by start time) first')
     .option('--stage <stage>', `only runs in this stage (${STAGES.join(', ')})`)
-    .option('--limit <n>', 'at most n runs (default 50)')
+    .option('--limit <n>', 'the n newest runs by start time (default 50; found among at most 10000 matching runs)')
     .action(
       action(async (opts) => {
         const out = output(opts);

@@ -9,6 +9,8 @@ import { DEFAULT_BUDGET, type PlanningState, type PlanningWorkflowInput } from '
 import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, withClient, type GlobalOptions, type Output } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
+import { terminalSafe } from '../safe-text';
+import { explainUnanswered, isUnansweredQuery, readRunTruth } from '../run-truth';
 
 // Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
 const Amount = z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be an amount such as 0.5').transform(Number);
@@ -25,6 +27,7 @@ const StartFlagsSchema = z.object({
   planner: z.enum(['auto', 'llm', 'ranking']).optional(),
   catalog: z.string().trim().min(1).optional(),
   wait: z.boolean().optional(),
+  reuseId: z.boolean().optional(),
 });
 
 type Opts = GlobalOptions & Record<string, unknown>;
@@ -38,13 +41,25 @@ function action<A extends unknown[]>(fn: (opts: Opts, ...args: A) => Promise<voi
   };
 }
 
+/**
+ * An error on a run as the CLI reports it. A query that got no answer is not guessed at: what Temporal knows of the
+ * run (src/cli/run-truth.ts) says whether its workflow task is failing, it was terminated, it failed, or no worker polls.
+ */
+async function explainRun(client: PlannerClient, err: unknown, workflowId: string): Promise<unknown> {
+  if (isUnansweredQuery(err)) {
+    const truth = await readRunTruth(client, workflowId).catch(() => null);
+    if (truth) return explainUnanswered(truth, err);
+  }
+  return explainRunError(err, workflowId, client.target.address);
+}
+
 async function onRun<T>(opts: GlobalOptions, id: string, fn: (client: PlannerClient, id: string) => Promise<T>): Promise<T> {
   const workflowId = parseArg(WorkflowIdSchema, id, 'workflow id');
   return await withClient(opts, async (client) => {
     try {
       return await fn(client, workflowId);
     } catch (err) {
-      throw explainRunError(err, workflowId, client.target.address);
+      throw await explainRun(client, err, workflowId);
     }
   });
 }
@@ -82,12 +97,12 @@ export async function follow(client: PlannerClient, workflowId: string, out: Out
       if (stepStatus.get(key) === step.status) continue;
       stepStatus.set(key, step.status);
       const items = step.result?.items !== undefined ? ` · ${step.result.items} item(s)` : '';
-      out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${step.error.message}` : ''}`);
+      out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${terminalSafe(step.error.message)}` : ''}`);
     }
     if (state.question && state.question.text !== lastQuestion) {
       lastQuestion = state.question.text;
-      out.note(`            question: ${state.question.text}`);
-      state.question.options.forEach((o, i) => out.note(`              ${i + 1}. ${o}${i + 1 === state.question!.default_option ? ' (default)' : ''}`));
+      out.note(`            question: ${terminalSafe(state.question.text)}`);
+      state.question.options.forEach((o, i) => out.note(`              ${i + 1}. ${terminalSafe(o)}${i + 1 === state.question!.default_option ? ' (default)' : ''}`));
       out.note(`            answer with: planner answer ${workflowId} <number or text>`);
     }
     if (state.stage === 'AWAITING_APPROVAL' && lastQuestion !== 'approval') {
@@ -114,6 +129,7 @@ export function registerRunCommands(program: Command): void {
     .option('--planner <kind>', 'llm | ranking | auto (default auto: the LLM when one is configured)')
     .option('--catalog <name>', 'tool catalog (default waste)')
     .option('--wait', 'follow the run until it ends')
+    .option('--reuse-id', 'with --id: start a new run even if a closed run already has this id (a running one is always refused)')
     .action(
       action(async (opts, goal: string) => {
         const out = output(opts);
@@ -138,9 +154,20 @@ export function registerRunCommands(program: Command): void {
           ...(flags.requireApproval ? { options: { require_approval: true } } : {}),
         };
         await withClient(opts, async (client) => {
-          const handle = await client.start(input, { workflowId: flags.id, taskQueue: flags.taskQueue }).catch((err: Error) => {
+          const idReusePolicy = flags.reuseId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE';
+          const handle = await client.start(input, { workflowId: flags.id, taskQueue: flags.taskQueue, idReusePolicy }).catch(async (err: Error) => {
             if (err.name === 'WorkflowExecutionAlreadyStartedError') {
-              throw new CliError(`a run with id "${flags.id}" already exists`, EXIT.usage, 'pick another --id, or omit it');
+              const status = await client
+                .handle(flags.id!)
+                .describe()
+                .then((d) => d.status.name)
+                .catch(() => 'unknown');
+              const running = status === 'RUNNING';
+              throw new CliError(
+                `a run with id "${flags.id}" already exists (${status})`,
+                EXIT.usage,
+                running ? `pick another --id, or omit it; see it with \`planner show ${flags.id}\`` : 'pick another --id, omit it, or pass --reuse-id to start a new run under this id',
+              );
             }
             throw err;
           });
@@ -155,7 +182,7 @@ export function registerRunCommands(program: Command): void {
           try {
             state = await follow(client, handle.workflowId, out);
           } catch (err) {
-            throw explainRunError(err, handle.workflowId, client.target.address);
+            throw await explainRun(client, err, handle.workflowId);
           }
           if (out.json) out.data({ ...stateView(state), runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
           else out.line(['', ...renderState(stateView(state))].join('\n'));
@@ -176,7 +203,7 @@ export function registerRunCommands(program: Command): void {
         const text = await onRun(opts, id, (client, wid) => client.answer(wid, answer));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, answer: text });
-        else out.line(`Answered ${id}: ${text}`);
+        else out.line(`Answered ${id}: ${terminalSafe(text)}`);
       }),
     );
 
@@ -255,7 +282,7 @@ export function registerRunCommands(program: Command): void {
     );
 }
 
-export { action, onRun };
+export { action, explainRun, onRun };
 
 function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
