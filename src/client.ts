@@ -75,12 +75,19 @@ export class PlannerClient {
     return await this.handle(workflowId).executeUpdate(answerClarificationUpdate, { args: [answer] });
   }
 
-  async approve(workflowId: string, comment?: string): Promise<string> {
-    return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [comment ? { comment } : {}] });
+  /**
+   * Approves `planVersion`, the version the person was shown (send it: the run refuses a decision on any other
+   * version, so a plan that changed meanwhile is never approved unseen).
+   */
+  async approve(workflowId: string, comment?: string, planVersion?: number): Promise<string> {
+    const version = planVersion === undefined ? {} : { plan_version: planVersion };
+    return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [{ ...(comment ? { comment } : {}), ...version }] });
   }
 
-  async reject(workflowId: string, reason: string): Promise<string> {
-    return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [{ reason }] });
+  /** Rejects `planVersion` (the version shown) with a reason that shapes the next version. */
+  async reject(workflowId: string, reason: string, planVersion?: number): Promise<string> {
+    const version = planVersion === undefined ? {} : { plan_version: planVersion };
+    return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [{ reason, ...version }] });
   }
 
   async raiseBudget(workflowId: string, raise: { cost_usd?: number; tokens?: number; calls?: number }) {

@@ -45,6 +45,8 @@ const GenerateInputSchema = z.object({
   requirements: RequirementsSchema,
   stamp: z.object({ id: z.uuid(), version: z.number().int().min(1), created_at: z.iso.datetime({ offset: true }) }),
   refinement: z.object({ previous: PlanSchema, feedback: z.array(z.string()) }).optional(),
+  /** The run's budget now (raised limits included); the planner plans within its limits, not the request's originals. */
+  budget: ToolBudgetSchema.optional(),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -165,7 +167,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking' }> => {
-      const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const { requirements, stamp, refinement, budget, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
       const root = await checkedWorkspaceRoot(request, deps.workspaceRoots);
@@ -189,6 +192,12 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     lookupTools: withPlannerFailures(async (input: { tool_catalog: string; tools: string[] }): Promise<Record<string, ToolRoute>> => {
       const { tool_catalog, tools } = parseInput(z.object({ tool_catalog: z.string().min(1), tools: z.array(z.string()) }), input, 'lookupTools');
       return deps.catalogs.routes(tool_catalog, tools);
+    }),
+
+    /** Bounded state: an old plan version (or a page of archived entries) goes to the content store; its ref comes back. */
+    archive: withPlannerFailures(async (input: { value: unknown }): Promise<{ ref: string }> => {
+      const { value } = parseInput(z.object({ value: z.unknown() }), input, 'archive');
+      return { ref: (await deps.store.put(value)).ref };
     }),
 
     gatekeeper: withPlannerFailures(async (input: GatekeeperInput): Promise<GatekeeperDecision> => {

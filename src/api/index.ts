@@ -8,3 +8,4 @@ export * from './input';
 export * from './messages';
 export * from './search-attributes';
 export * from './state';
+export * from './versions';

@@ -15,6 +15,8 @@ export const PlanningOptionsSchema = z
     max_refinements: z.number().int().min(0).max(20),
     max_replans: z.number().int().min(0).max(20),
     max_clarifications: z.number().int().min(0).max(20),
+    /** The run ends (PLAN-011) when a person has rejected this many versions; keeps a run's state from growing without end. */
+    max_rejections: z.number().int().min(1).max(1_000),
     strict_critique: z.boolean(),
     clarification_timeout_ms: ms,
     approval_timeout_ms: ms,
@@ -37,6 +39,7 @@ export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   max_refinements: 2,
   max_replans: 2,
   max_clarifications: 3,
+  max_rejections: 20,
   strict_critique: false,
   clarification_timeout_ms: 60 * 60_000,
   approval_timeout_ms: 24 * 60 * 60_000,

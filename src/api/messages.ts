@@ -3,8 +3,10 @@
  * CLI, the stock `temporal` CLI, another language's SDK) can drive a run:
  *   query  getState
  *   update answerClarification {"option": 1} | {"text": "…"}   (also a signal, for fire-and-forget clients)
- *   update approve {}            update reject {"reason": "…"}
- *   update raiseBudget {"cost_usd": 1, "tokens": 10000, "calls": 10}   (amounts added to the limits)
+ *   update approve {"plan_version": 2}            update reject {"plan_version": 2, "reason": "…"}
+ *     (`plan_version` is optional for old clients; when given it must be the version awaiting approval)
+ *   update raiseBudget {"cost_usd": 1, "tokens": 10000, "calls": 10}   (amounts added to the limits, each and the
+ *     resulting limits at most BUDGET_MAXIMA)
  * Cancellation is Temporal's own cancel.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
@@ -27,17 +29,26 @@ export const ClarificationAnswerSchema = z.union([
 ]);
 export type ClarificationAnswer = z.output<typeof ClarificationAnswerSchema>;
 
-export const ApproveSchema = z.object({ comment: z.string().max(2_000).optional() }).strict();
+/** The plan version a decision is about: the one the person was shown. */
+const PlanVersionField = z.number().int().min(1).max(1_000_000).optional();
+
+export const ApproveSchema = z.object({ comment: z.string().max(2_000).optional(), plan_version: PlanVersionField }).strict();
 export type ApproveInput = z.output<typeof ApproveSchema>;
 
-export const RejectSchema = z.object({ reason: z.string().trim().min(1).max(2_000) }).strict();
+export const RejectSchema = z.object({ reason: z.string().trim().min(1).max(2_000), plan_version: PlanVersionField }).strict();
 export type RejectInput = z.output<typeof RejectSchema>;
+
+/**
+ * The largest limits a run's budget may reach (and so the largest single raise): finite, and far inside the range
+ * where sums stay exact (tokens and calls are safe integers, dollars keep their nano-dollar rounding).
+ */
+export const BUDGET_MAXIMA = { cost_usd: 1e6, tokens: 1e12, calls: 1e9 } as const;
 
 export const RaiseBudgetSchema = z
   .object({
-    cost_usd: z.number().nonnegative().finite().default(0),
-    tokens: z.number().int().nonnegative().default(0),
-    calls: z.number().int().nonnegative().default(0),
+    cost_usd: z.number().nonnegative().finite().max(BUDGET_MAXIMA.cost_usd).default(0),
+    tokens: z.number().int().nonnegative().max(BUDGET_MAXIMA.tokens).default(0),
+    calls: z.number().int().nonnegative().max(BUDGET_MAXIMA.calls).default(0),
   })
   .strict()
   .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' });

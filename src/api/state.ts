@@ -40,6 +40,26 @@ export interface PlanVersionRecord extends PlanVersion {
   transcript_ref?: string;
 }
 
+/**
+ * A plan version moved out of the state (bounded state): the full record is in the content store under `ref`
+ * (read it with `versionOf`, src/api/versions.ts); the state keeps this much.
+ */
+export interface ArchivedVersion {
+  version: number;
+  reason: PlanVersionReason;
+  ref: string;
+  created_at: string;
+  /** Status and step count, e.g. "FEASIBLE, 3 step(s)". */
+  summary: string;
+}
+
+/** A page of archived-version entries, itself stored by reference once the inline list is long. */
+export interface ArchivedVersionPage {
+  first_version: number;
+  last_version: number;
+  ref: string;
+}
+
 export interface AuditEntry {
   at: string;
   kind: 'stage' | 'analysis' | 'clarification' | 'plan' | 'critique' | 'gatekeeper' | 'approval' | 'routing' | 'step' | 'budget' | 'message';
@@ -71,7 +91,12 @@ export interface PlanningState {
   clarifications: { question: string; answer: string; by: 'user' | 'timeout' }[];
   plan_id: string | null;
   plan: Plan | null;
+  /** The latest plan versions in full (at most KEEP_VERSIONS on a bounded run); older ones are archived below. */
   versions: PlanVersionRecord[];
+  /** Older versions, by reference to the content store (absent on runs started before bounded state). */
+  archived_versions?: ArchivedVersion[];
+  /** Older archived entries still, in pages stored by reference: the state stays bounded however long the run. */
+  archived_version_pages?: ArchivedVersionPage[];
   next_version_reason: { reason: PlanVersionReason; feedback: string[] };
   critiques: Critique[];
   decision: GatekeeperDecision | null;
@@ -88,7 +113,11 @@ export interface PlanningState {
   warnings: string[];
   refinements: number;
   replans: number;
+  /** Versions a person rejected; the run ends at `options.max_rejections` (absent on older runs: 0). */
+  rejections?: number;
+  /** The latest audit entries (at most AUDIT_LIMIT on a bounded run): older ones are dropped, counted here. */
   audit: AuditEntry[];
+  audit_dropped?: number;
   /** Why the run FAILED: the failure a client sees (type, PLAN code, message, hint). */
   failure: PlanFailure | null;
   continued_as_new: number;

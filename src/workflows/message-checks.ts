@@ -7,6 +7,7 @@ import { failureOf, planFailureToApplicationFailure } from '../api/failures';
 import {
   ApproveSchema,
   ClarificationAnswerSchema,
+  BUDGET_MAXIMA,
   MESSAGE_NAMES,
   RaiseBudgetSchema,
   RejectSchema,
@@ -17,6 +18,7 @@ import {
   type RejectInput,
 } from '../api/messages';
 import type { PlanningState } from '../api/state';
+import { addUsage } from '../domain/budget';
 import { InvalidInputError, PlannerError } from '../domain/errors';
 import { isTerminal } from '../domain/stages';
 import type { z } from 'zod';
@@ -56,17 +58,41 @@ function requireApprovalStage(state: PlanningState): void {
   }
 }
 
+/** A decision names the version it is about (old clients may omit it); any other version is refused. */
+function requireShownVersion(state: PlanningState, decision: { plan_version?: number | undefined }, message: string): void {
+  const current = state.plan?.version;
+  if (decision.plan_version !== undefined && decision.plan_version !== current) {
+    refuse(
+      `${message} is for plan v${decision.plan_version}, but the plan awaiting approval is v${current}`,
+      `Query getState, review plan v${current}, and send {"plan_version": ${current}, …}.`,
+    );
+  }
+}
+
 export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
   requireApprovalStage(state);
-  return parse(ApproveSchema, payload, MESSAGE_NAMES.approve, '{}');
+  const approval = parse(ApproveSchema, payload, MESSAGE_NAMES.approve, '{"plan_version": 1}');
+  requireShownVersion(state, approval, MESSAGE_NAMES.approve);
+  return approval;
 }
 
 export function checkRejection(state: PlanningState, payload: unknown): RejectInput {
   requireApprovalStage(state);
-  return parse(RejectSchema, payload, MESSAGE_NAMES.reject, '{"reason": "…"}');
+  const rejection = parse(RejectSchema, payload, MESSAGE_NAMES.reject, '{"plan_version": 1, "reason": "…"}');
+  requireShownVersion(state, rejection, MESSAGE_NAMES.reject);
+  return rejection;
 }
 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
   if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
-  return parse(RaiseBudgetSchema, payload, MESSAGE_NAMES.raiseBudget, '{"calls": 10}');
+  const raise = parse(RaiseBudgetSchema, payload, MESSAGE_NAMES.raiseBudget, '{"calls": 10}');
+  const limit = addUsage(state.budget.limit, raise);
+  const over = (Object.keys(BUDGET_MAXIMA) as (keyof typeof BUDGET_MAXIMA)[]).filter((d) => limit[d] > BUDGET_MAXIMA[d]);
+  if (over.length > 0) {
+    refuse(
+      `the raise would take the ${over.join(', ')} limit past its maximum (${over.map((d) => `${d} ≤ ${BUDGET_MAXIMA[d]}`).join(', ')})`,
+      'Raise by less; a run\'s limits stay at most cost_usd 1e6, tokens 1e12, calls 1e9.',
+    );
+  }
+  return raise;
 }

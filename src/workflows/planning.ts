@@ -9,7 +9,7 @@ import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCan
 import type { PlanningWorkflowInput } from '../api/input';
 import * as messages from '../api/messages';
 import type { PlanningOutcome } from '../api/state';
-import type { Stage } from '../domain/stages';
+import { isTerminal, type Stage } from '../domain/stages';
 import { analyze } from './phases/analyze';
 import { awaitApproval } from './phases/approval';
 import { awaitBudget } from './phases/budget';
@@ -20,13 +20,16 @@ import { plan } from './phases/plan';
 import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
 import { PlanningRun } from './run';
-import { move, type Transition } from './transitions';
+import { move, settle, type Transition } from './transitions';
 
 /**
  * Runs started before this patch call every planning activity through the task queue and publish the search
  * attributes after every charge; newer runs use local activities for deterministic work and publish once per stage.
  */
 const LEAN_PLANNING_PATCH = 'local-planning-activities-and-per-stage-visibility';
+
+/** Runs started after this patch keep their state bounded: old plan versions archived, audit trimmed, rejections capped. */
+const BOUNDED_STATE_PATCH = 'bounded-state-archived-versions';
 
 /** The stage graph in one place: the phase that runs each non-terminal stage. */
 const PHASES: Record<Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCELLED'>, (run: PlanningRun) => Promise<Transition>> = {
@@ -49,7 +52,7 @@ function historyIsLong(run: PlanningRun): boolean {
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
   const lean = patched(LEAN_PLANNING_PATCH);
-  const run = PlanningRun.of(input, lean);
+  const run = PlanningRun.of(input, lean, patched(BOUNDED_STATE_PATCH));
   setHandler(messages.getStateQuery, () => run.state);
   setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), { validator: (a) => void checkAnswer(run.state, a) });
   setHandler(messages.answerClarificationSignal, (a) => run.answerBySignal(a));
@@ -58,7 +61,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
   if (!input.resume) run.begin();
   try {
-    while (!run.isOver) {
+    while (!isTerminal(run.state.stage)) {
       if (historyIsLong(run)) {
         await condition(allHandlersFinished);
         run.noteContinuedAsNew();
@@ -72,5 +75,5 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     throw err;
   }
   await condition(allHandlersFinished);
-  return run.settle();
+  return settle(run.state);
 }

@@ -1,39 +1,41 @@
 /**
- * PlanningRun: the one owner of a run's state. Phases and message handlers read `state` and change it only through
- * these methods; `apply` is the one way a stage changes (checked by the domain's stage table, audited, published).
- * Continue-as-new carries `state`.
+ * PlanningRun: the one owner of a run's state (continue-as-new carries it). Phases and message handlers read `state`
+ * and change it only through these methods; `apply` is the one way a stage changes (checked, audited, published).
  */
 import { workflowInfo } from '@temporalio/workflow';
 import { failureOf, planFailureToApplicationFailure } from '../api/failures';
 import type { PlanningWorkflowInput } from '../api/input';
-import { outcomeOf, type AuditEntry, type PendingQuestion, type PlanningOutcome, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
-import { addUsage, canAfford, charge, remaining, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import { type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
+import { addUsage, canAfford, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { PlannerError } from '../domain/errors';
 import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
-import { isTerminal, transition, type Stage } from '../domain/stages';
+import { transition, type Stage } from '../domain/stages';
 import { initialState, nowIso } from './initial-state';
+import { budgetPause } from './phases/budget';
 import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
 import type { Transition } from './transitions';
+import { resumedState } from './resume';
 import { publishGoal, publishProgress } from './visibility';
+
+/** On a bounded run the audit keeps its latest entries; older ones are dropped, counted in `audit_dropped`. */
+export const AUDIT_LIMIT = 200;
 
 export class PlanningRun {
   private constructor(
     readonly state: PlanningState,
     /** On the LEAN_PLANNING_PATCH path: local activities for deterministic work, search attributes per stage. */
     readonly lean: boolean,
+    /** On the BOUNDED_STATE_PATCH path: old versions archived, audit trimmed, rejections capped. */
+    readonly bounded = false,
   ) {}
 
-  /** A new run from its input, or the run continue-as-new carried; malformed input fails the run at once. */
-  static of(input: PlanningWorkflowInput, lean: boolean): PlanningRun {
-    return new PlanningRun(input?.resume ?? initialState(input, workflowInfo().workflowId), lean);
-  }
-
-  get isOver(): boolean {
-    return isTerminal(this.state.stage);
+  /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
+  static of(input: PlanningWorkflowInput, lean: boolean, bounded = false): PlanningRun {
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), lean, bounded);
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
@@ -80,14 +82,6 @@ export class PlanningRun {
     publishProgress(this.state);
   }
 
-  /** The outcome of a finished run; a FAILED run ends with its typed failure, the outcome in its details. */
-  settle(): PlanningOutcome {
-    const outcome = outcomeOf(this.state);
-    const { failure } = this.state;
-    if (failure) throw planFailureToApplicationFailure({ ...failure, details: { ...failure.details, outcome } });
-    return outcome;
-  }
-
   noteContinuedAsNew(): void {
     this.state.continued_as_new += 1;
     this.audit('stage', `continued as new after ${workflowInfo().historyLength} history events`);
@@ -101,14 +95,7 @@ export class PlanningRun {
       this.warn(`${what} does not fit the budget (policy warn: continuing)`);
       return null;
     }
-    const left = remaining(budget);
-    const why = `${what} needs ${estimate.calls} call(s), ${estimate.tokens} tokens, $${estimate.cost_usd}; left: ${left.calls} call(s), ${left.tokens} tokens, $${left.cost_usd.toFixed(6)}`;
-    return { to: 'BUDGET_EXHAUSTED', needs: estimate, why };
-  }
-
-  /** Whether the budget now covers what the paused work needs. */
-  get budgetCoversNeed(): boolean {
-    return this.state.budget_needed === null || canAfford(this.state.budget, this.state.budget_needed);
+    return budgetPause(budget, estimate, what);
   }
 
   charge(usage: Usage, what: string): void {
@@ -191,6 +178,17 @@ export class PlanningRun {
     this.state.plan = version.plan;
   }
 
+  /** Bounded state: an old version leaves for the content store, its summary and ref stay; then whole pages of those. */
+  archiveVersion(entry: ArchivedVersion): void {
+    this.state.versions = this.state.versions.filter((v) => v.version !== entry.version);
+    (this.state.archived_versions ??= []).push(entry);
+  }
+
+  archivePage(page: ArchivedVersionPage): void {
+    this.state.archived_versions = (this.state.archived_versions ?? []).filter((v) => v.version > page.last_version);
+    (this.state.archived_version_pages ??= []).push(page);
+  }
+
   addRoutes(routes: Record<string, ToolRoute>): void {
     this.state.routes = { ...this.state.routes, ...routes };
   }
@@ -209,6 +207,7 @@ export class PlanningRun {
   requestVersion(reason: 'refinement' | 'human_rejection' | 'replan_after_failure', feedback: string[]): void {
     if (reason === 'refinement') this.state.refinements += 1;
     if (reason === 'replan_after_failure') this.state.replans += 1;
+    if (reason === 'human_rejection') this.state.rejections = (this.state.rejections ?? 0) + 1;
     this.state.next_version_reason = { reason, feedback };
   }
 
@@ -239,7 +238,10 @@ export class PlanningRun {
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
-    this.state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
+    const { state } = this;
+    state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
+    if (!this.bounded || state.audit.length <= AUDIT_LIMIT) return;
+    state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }
 
   warn(message: string): void {

@@ -1,5 +1,6 @@
 /** What a phase returns: the next stage and why, a pause for budget with what is needed, or the run's failure. */
-import { failureOf, type PlanFailure } from '../api/failures';
+import { failureOf, planFailureToApplicationFailure, type PlanFailure } from '../api/failures';
+import { outcomeOf, type PlanningOutcome, type PlanningState } from '../api/state';
 import type { Usage } from '../domain/budget';
 import { PlannerError } from '../domain/errors';
 import type { Stage } from '../domain/stages';
@@ -20,4 +21,12 @@ export function failWith(failure: PlannerError | PlanFailure): Transition {
 /** An activity's failure as the run's, its message prefixed with what was being done. */
 export function failedWhile(what: string, failure: PlanFailure): Transition {
   return failWith({ ...failure, message: `${what} failed: ${failure.message}` });
+}
+
+/** The outcome of a finished run; a FAILED run ends with its typed failure, the outcome in its details. */
+export function settle(state: PlanningState): PlanningOutcome {
+  const outcome = outcomeOf(state);
+  const { failure } = state;
+  if (failure) throw planFailureToApplicationFailure({ ...failure, details: { ...failure.details, outcome } });
+  return outcome;
 }

@@ -4,7 +4,9 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { toApplicationFailure } from '../../src/api/failures';
+import type { ToolBudget } from '../../src/domain/budget';
 import type { PlanningRequest } from '../../src/domain/request';
+import { contentAddress } from '../../src/store/content-store';
 import type { Critique, GatekeeperDecision } from '../../src/domain/critique';
 import { decide } from '../../src/domain/critique';
 import type { PlannerError } from '../../src/domain/errors';
@@ -37,14 +39,32 @@ export interface StubScript {
 /** The planner's activities as stubs: the seed scenario's requirements and ranking plan unless the script says otherwise. */
 export function stubActivities(script: StubScript, toolQueue: string) {
   const calls = { analyze: 0, plan: 0, critique: 0, step: 0 };
+  /** What generatePlan was sent, in order. */
+  const planInputs: { budget?: ToolBudget; request: PlanningRequest }[] = [];
+  /** The content store `archive` writes to, in memory: a ContentReader for versionOf. */
+  const stored = new Map<string, unknown>();
+  const store = {
+    async get(ref: string): Promise<unknown> {
+      if (!stored.has(ref)) throw new Error(`nothing stored under ${ref}`);
+      return stored.get(ref);
+    },
+  };
   return {
     calls,
+    planInputs,
+    store,
     activities: {
+      async archive({ value }: { value: unknown }) {
+        const ref = contentAddress(value).ref;
+        stored.set(ref, JSON.parse(JSON.stringify(value)));
+        return { ref };
+      },
       async analyzeRequirements({ request }: { request: PlanningRequest }) {
         const extra = script.analyze?.(request, calls.analyze++) ?? {};
         return { requirements: analyze(request.goal, { context: request.context }), llm_calls: extra.llm_calls ?? [], analyzer: extra.analyzer ?? 'rules' };
       },
-      async generatePlan({ request, stamp }: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string } }) {
+      async generatePlan({ request, stamp, budget }: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string }; budget?: ToolBudget }) {
+        planInputs.push({ request, ...(budget ? { budget } : {}) });
         const plan = { ...rankingPlan(request.goal), ...stamp };
         return { plan: script.plan ? script.plan(plan, calls.plan++) : plan, llm_calls: [], planner: 'ranking' as const };
       },

@@ -1,14 +1,28 @@
 /** BUDGET_EXHAUSTED: waits for `raiseBudget` to cover the paused work, then returns to the stage that paused. */
 import { condition } from '@temporalio/workflow';
+import type { PlanningState } from '../../api/state';
+import { canAfford, remaining, type ToolBudget, type Usage } from '../../domain/budget';
 import { PlanningTimeoutError } from '../../domain/errors';
 import type { PlanningRun } from '../run';
 import { failWith, type Transition } from '../transitions';
 
 export async function awaitBudget(run: PlanningRun): Promise<Transition> {
   const { options } = run.state;
-  const raised = await condition(() => run.budgetCoversNeed, options.budget_timeout_ms);
+  const raised = await condition(() => budgetCoversNeed(run.state), options.budget_timeout_ms);
   if (!raised) {
     return failWith(new PlanningTimeoutError(`budget exhausted and not raised within ${options.budget_timeout_ms} ms`, { stage: 'BUDGET_EXHAUSTED', needs: run.state.budget_needed }));
   }
   return { to: run.state.stage_before_budget as Exclude<Transition['to'], 'FAILED' | 'BUDGET_EXHAUSTED'>, why: 'budget raised' } as Transition;
+}
+
+/** Whether the budget now covers what the paused work needs. */
+export function budgetCoversNeed(state: PlanningState): boolean {
+  return state.budget_needed === null || canAfford(state.budget, state.budget_needed);
+}
+
+/** The pause for work the budget cannot cover, saying what it needs and what is left. */
+export function budgetPause(budget: ToolBudget, estimate: Usage, what: string): Transition {
+  const left = remaining(budget);
+  const why = `${what} needs ${estimate.calls} call(s), ${estimate.tokens} tokens, $${estimate.cost_usd}; left: ${left.calls} call(s), ${left.tokens} tokens, $${left.cost_usd.toFixed(6)}`;
+  return { to: 'BUDGET_EXHAUSTED', needs: estimate, why };
 }

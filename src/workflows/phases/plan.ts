@@ -10,6 +10,7 @@ import { nowIso } from '../initial-state';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
+import { archiveOldVersions } from './archive';
 
 export async function plan(run: PlanningRun): Promise<Transition> {
   const pause = run.mayCallLlm ? run.pauseForBudget(LLM_CALL_ESTIMATE, 'plan generation') : null;
@@ -26,6 +27,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       requirements: state.requirements!,
       stamp,
       refinement: parent ? { previous: parent.plan, feedback } : undefined,
+      budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
     });
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -43,6 +45,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   const by = generated.planner ? ` by the ${generated.planner} planner` : '';
   run.audit('plan', `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`, transcript_ref);
   run.recordPlan(record);
+  await archiveOldVersions(run);
   if (generatedPlan.status === 'IMPOSSIBLE') {
     return failWith(new PlanImpossibleError(generatedPlan.missing_capabilities, { plan_version: version }));
   }

@@ -9,11 +9,12 @@ import { builtInCatalogs } from '../../../src/tools/registry';
 import { analyze, NOW, request, STAMP } from '../../support/planning';
 import { failureOf } from '../../support/failures';
 
+const store = new MemoryContentStore();
 const activities = createPlanningActivities({
   catalogs: builtInCatalogs(),
   rules: { analyzer: new RuleBasedAnalyzer(), planner: new RankingPlanner() },
   critics: RULE_CRITICS,
-  store: new MemoryContentStore(),
+  store,
   ledger: new MemoryIdempotencyLedger(),
   workspaceRoots: [process.cwd()],
 });
@@ -36,6 +37,21 @@ describe('planning activities', () => {
     const { critiques } = await env.run(activities.critiquePlan, { plan, request: req });
     const decision = await env.run(activities.gatekeeper, { critiques, max_refinements: 2, refinements_done: 0 });
     expect(decision.decision).toBe('approve');
+  });
+
+  test('generatePlan plans within the run\'s current budget (a raise), not the request\'s original limits', async () => {
+    const req = request(goal, { budget: { cost_usd: 1, tokens: 200_000, calls: 1, policy: 'block' } });
+    const original = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP });
+    const budget = { limit: { cost_usd: 1, tokens: 200_000, calls: 100 }, spent: { cost_usd: 0, tokens: 0, calls: 0 }, policy: 'block' as const };
+    const raised = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP, budget });
+    const steps = (p: typeof original.plan) => p.tasks.flatMap((t) => t.steps).length;
+    expect(steps(raised.plan)).toBeGreaterThan(steps(original.plan));
+  });
+
+  test('archive stores a value and returns its content address', async () => {
+    const { ref } = await env.run(activities.archive, { value: { version: 1, plan: 'x' } });
+    expect(ref).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(await store.get(ref)).toEqual({ version: 1, plan: 'x' });
   });
 
   test('an unknown tool catalog fails non-retryably with the code and a hint naming the known catalogs', async () => {
