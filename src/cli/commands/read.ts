@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { diffPlans } from '../../domain/diff';
 import { STAGES } from '../../domain/stages';
 import type { PlanningState } from '../../api';
-import { CliError, EXIT, output, parseArg, withClient } from '../context';
+import { versionOf as readVersion } from '../../api/versions';
+import { LocalContentStore } from '../../store/content-store';
+import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
 import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
 import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
 import { endingOf, isUnansweredQuery, readRunTruth, type RunTruth } from '../run-truth';
@@ -13,10 +15,11 @@ import { action, onRun } from './runs';
 
 const VersionNumber = z.coerce.number().int().min(1);
 
-function versionOf(state: PlanningState, n: number) {
-  const version = state.versions.find((v) => v.version === n);
+/** Plan version n, inline or archived in the content store the workers share (PLANNER_STORE_DIR). */
+async function versionOf(state: PlanningState, n: number) {
+  const version = await readVersion(state, n, new LocalContentStore(cliConfig().storeDir));
   if (!version) {
-    const known = state.versions.map((v) => v.version);
+    const known = [...(state.archived_versions ?? []).map((v) => v.version), ...state.versions.map((v) => v.version)];
     throw new CliError(
       `run ${state.workflow_id} has no plan version ${n}`,
       EXIT.notFound,
@@ -166,15 +169,15 @@ export function registerReadCommands(program: Command): void {
         const { state } = shown;
         if (flags.diff) {
           const [a, b] = flags.diff as [number, number];
-          const from = versionOf(state, a);
-          const to = versionOf(state, b);
+          const from = await versionOf(state, a);
+          const to = await versionOf(state, b);
           const diff = diffView(diffPlans(from.plan, to.plan));
           const why = state.versions.filter((v) => v.version > Math.min(a, b) && v.version <= Math.max(a, b)).map(versionView);
           if (out.json) out.data({ workflowId: state.workflow_id, from: a, to: b, diff, why });
           else out.line(renderDiff(a, b, diff, why).join('\n'));
           return;
         }
-        const plan = flags.version !== undefined ? versionOf(state, flags.version).plan : state.plan;
+        const plan = flags.version !== undefined ? (await versionOf(state, flags.version)).plan : state.plan;
         const view = stateView(state, plan);
         if (flags.task !== undefined && (!view.plan || flags.task > view.plan.tasks.length)) {
           throw new CliError(`plan has no task ${flags.task}`, EXIT.notFound, `it has ${view.plan?.tasks.length ?? 0} task(s)`);

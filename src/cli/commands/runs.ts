@@ -107,12 +107,16 @@ export async function follow(client: PlannerClient, workflowId: string, out: Out
     }
     if (state.stage === 'AWAITING_APPROVAL' && lastQuestion !== 'approval') {
       lastQuestion = 'approval';
-      out.note(`            approve with: planner approve ${workflowId}  (or reject --reason "…")`);
+      const v = state.plan?.version;
+      out.note(`            approve with: planner approve ${workflowId} --version ${v}  (or reject ${workflowId} --version ${v} --reason "…")`);
     }
     if (isTerminal(state.stage)) return state;
     await Promise.race([sleep(intervalMs), result]);
   }
 }
+
+/** `--version n`: a whole number from 1, as `planner show` prints plan versions. */
+const PlanVersionArg = z.coerce.number().int().min(1).max(1_000_000).optional();
 
 export function registerRunCommands(program: Command): void {
   program
@@ -212,10 +216,12 @@ export function registerRunCommands(program: Command): void {
     .description('approve the plan a run is waiting on')
     .argument('<id>', 'workflow id')
     .option('--comment <text>', 'a note kept in the audit')
+    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it); any other is refused')
     .action(
       action(async (opts, id: string) => {
         const comment = parseArg(z.string().max(2_000).optional(), opts.comment, 'comment');
-        const result = await onRun(opts, id, (client, wid) => client.approve(wid, comment));
+        const version = parseArg(PlanVersionArg, opts.version, 'plan version');
+        const result = await onRun(opts, id, (client, wid) => client.approve(wid, comment, version));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
         else out.line(`${id}: ${result}`);
@@ -227,10 +233,12 @@ export function registerRunCommands(program: Command): void {
     .description('reject the plan a run is waiting on; the reason becomes feedback for the next version')
     .argument('<id>', 'workflow id')
     .requiredOption('--reason <text>', 'why (required)')
+    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it); any other is refused')
     .action(
       action(async (opts, id: string) => {
         const { reason } = parseArg(RejectSchema, { reason: opts.reason }, 'reason', 'say why with --reason "…"');
-        const result = await onRun(opts, id, (client, wid) => client.reject(wid, reason));
+        const version = parseArg(PlanVersionArg, opts.version, 'plan version');
+        const result = await onRun(opts, id, (client, wid) => client.reject(wid, reason, version));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
         else out.line(`${id}: ${result}`);
