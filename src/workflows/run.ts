@@ -14,6 +14,7 @@ import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
+import { redactSecrets } from '../domain/secrets';
 import { isTerminal, transition, type Stage } from '../domain/stages';
 import { initialState, nowIso } from './initial-state';
 import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
@@ -122,7 +123,7 @@ export class PlanningRun {
   }
 
   answer(payload: unknown): string {
-    const { text } = checkAnswer(this.state, payload);
+    const text = redactSecrets(checkAnswer(this.state, payload).text);
     this.state.answer = { text, by: 'user' };
     this.audit('message', `clarification answered: ${text}`);
     return text;
