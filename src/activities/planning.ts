@@ -3,7 +3,7 @@
  * gatekeeper. Each parses its input with zod (it crosses the workflow/worker boundary) and reports the LLM calls it
  * made, so the workflow can charge the budget.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
@@ -42,6 +42,7 @@ const GenerateInputSchema = z.object({
   requirements: RequirementsSchema,
   stamp: z.object({ id: z.uuid(), version: z.number().int().min(1), created_at: z.iso.datetime({ offset: true }) }),
   refinement: z.object({ previous: PlanSchema, feedback: z.array(z.string()) }).optional(),
+  trim_to_budget: z.boolean().default(false),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -87,8 +88,10 @@ async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger
   const timer = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), PLANNING_HEARTBEAT_MS);
   try {
     const result = await withLlmCallRecorder(async (usage) => {
-      await ledger.record(keyOf(attempt, made++), usage);
+      // The call is charged first, in memory: a ledger that cannot be written loses the crash-safety of this call,
+      // never the call itself (the result or the failure still reports it).
       calls.push(usage);
+      await recordDurably(ledger, keyOf(attempt, made++), usage);
     }, run);
     return { ...result, llm_calls: calls };
   } catch (err) {
@@ -96,6 +99,22 @@ async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger
     throw err;
   } finally {
     clearInterval(timer);
+  }
+}
+
+/** Writes one call's usage to the ledger, retrying a failed write twice; a write that still fails is logged, not thrown. */
+async function recordDurably(ledger: IdempotencyLedger, key: string, usage: LlmCallUsage): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await ledger.record(key, usage);
+      return;
+    } catch (err) {
+      if (tries >= 3) {
+        log.warn(`LLM call usage not written to the ledger (${(err as Error).message}); it is still charged through the activity's result`, { key });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+    }
   }
 }
 
@@ -149,11 +168,11 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking' }> => {
-      const { request, requirements, stamp, refinement } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const { request, requirements, stamp, refinement, trim_to_budget } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
       const workspace = planner.kind === 'llm' ? await workspaceContext(request) : undefined;
-      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace }));
+      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget }));
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });

@@ -11,6 +11,7 @@ import { KEYWORD_LIMITS } from '../../src/api/search-attributes';
 import { REQUEST_LIMITS } from '../../src/domain/request';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
+import { waitFor } from '../support/temporal';
 
 const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
 const fixtures = useWastePackAndClient();
@@ -75,4 +76,15 @@ test('secrets in the goal are in no memo, search attribute, state or history eve
     expect(JSON.stringify(state)).not.toContain(secret);
     expect(written).not.toContain(secret);
   }
+});
+
+test('a one-call budget under block keeps the whole 2-step plan and pauses in BUDGET_EXHAUSTED before executing', async () => {
+  const handle = await start({ request: { goal: SCENARIO, budget: { cost_usd: 1, tokens: 200_000, calls: 1, policy: 'block' } } });
+  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED', 30_000, 'the budget pause');
+  const state = await handle.query(getStateQuery);
+  expect(state.plan!.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
+  expect(state.plan!.status).toBe('FEASIBLE');
+  expect(state.steps.every((s) => s.status === 'PENDING')).toBe(true);
+  expect(state.budget_needed).toMatchObject({ calls: 2 });
+  await handle.terminate('test over');
 });

@@ -26,6 +26,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       requirements: state.requirements!,
       stamp,
       refinement: parent ? { previous: parent.plan, feedback } : undefined,
+      ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;
