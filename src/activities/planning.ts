@@ -7,7 +7,7 @@ import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
-import { InvalidInputError, PlanValidationError, PlannerError, formatZodIssues } from '../domain/errors';
+import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
@@ -149,7 +149,9 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
   const pick = (request: PlanningRequest) => {
     if (request.planner === 'llm' && !deps.llm) {
-      throw new InvalidInputError('the LLM planner was requested but no LLM is configured', 'Set OPENAI_API_KEY (and OPENAI_BASE_URL / PLANNER_MODEL), or use the ranking planner.');
+      // The run decided on the LLM planner (asked for it, or `auto` resolved to it by its first analysis): this
+      // worker cannot honour that, so the activity fails retryably and another worker (one with an LLM) takes it.
+      throw new WorkerFailureError('this run plans with the LLM planner but this worker has no LLM configured (set OPENAI_API_KEY / OPENAI_BASE_URL on it)', { planner: 'llm' }, { retryable: true });
     }
     return request.planner === 'ranking' || !deps.llm ? deps.rules : deps.llm;
   };

@@ -165,9 +165,10 @@ export class PlanningRun {
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
+    if (this.state.request.planner === 'auto') this.state.request = { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' };
     this.state.requirements = requirements;
     this.state.question = question;
-    this.audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
+    this.audit('analysis', `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
   }
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */

@@ -37,18 +37,24 @@ export interface StubScript {
 /** The planner's activities as stubs: the seed scenario's requirements and ranking plan unless the script says otherwise. */
 export function stubActivities(script: StubScript, toolQueue: string) {
   const calls = { analyze: 0, plan: 0, critique: 0, step: 0 };
+  /** The `planner` of the request each planning activity received, as "activity:planner". */
+  const planners: string[] = [];
   return {
     calls,
+    planners,
     activities: {
       async analyzeRequirements({ request }: { request: PlanningRequest }) {
+        planners.push(`analyzeRequirements:${request.planner}`);
         const extra = script.analyze?.(request, calls.analyze++) ?? {};
         return { requirements: analyze(request.goal, { context: request.context }), llm_calls: extra.llm_calls ?? [], analyzer: extra.analyzer ?? 'rules' };
       },
       async generatePlan({ request, stamp }: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string } }) {
+        planners.push(`generatePlan:${request.planner}`);
         const plan = { ...rankingPlan(request.goal), ...stamp };
         return { plan: script.plan ? script.plan(plan, calls.plan++) : plan, llm_calls: [], planner: 'ranking' as const };
       },
-      async critiquePlan({ plan }: { plan: Plan }) {
+      async critiquePlan({ plan, request }: { plan: Plan; request: PlanningRequest }) {
+        planners.push(`critiquePlan:${request.planner}`);
         return { critiques: script.critiques?.(plan, calls.critique++) ?? [], llm_calls: [] };
       },
       async gatekeeper(input: { critiques: Critique[]; strict: boolean; max_refinements: number; refinements_done: number }): Promise<GatekeeperDecision> {

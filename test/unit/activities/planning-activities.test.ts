@@ -52,9 +52,16 @@ describe('planning activities', () => {
     expect(JSON.stringify(failure.details)).toContain('requirements.is_clear');
   });
 
-  test('asking for the LLM planner with no LLM configured fails with a remediation hint', async () => {
-    const failure = await failureOf(env.run(activities.analyzeRequirements, { request: request(goal, { planner: 'llm' }) }));
-    expect(failure.message).toMatch(/Hint: Set OPENAI_API_KEY/);
-    expect(failure.nonRetryable).toBe(true);
+  test('a run that plans with the LLM on a worker without one fails retryably (typed), so a worker with an LLM takes it', async () => {
+    for (const call of [
+      () => env.run(activities.analyzeRequirements, { request: request(goal, { planner: 'llm' }) }),
+      () => env.run(activities.generatePlan, { request: request(goal, { planner: 'llm' }), requirements: analyze(goal), stamp: STAMP }),
+    ]) {
+      const failure = await failureOf(call());
+      expect(failure.type).toBe('WorkerFailureError');
+      expect(failure.nonRetryable).toBe(false);
+      expect(failure.message).toMatch(/^PLAN-013 this run plans with the LLM planner but this worker has no LLM configured/);
+      expect(failure.details?.[0]).toMatchObject({ code: 'PLAN-013', details: { planner: 'llm' } });
+    }
   });
 });
