@@ -3,11 +3,11 @@
  * gatekeeper. Each parses its input with zod (it crosses the workflow/worker boundary) and reports the LLM calls it
  * made, so the workflow can charge the budget.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
-import { InvalidInputError, PlanValidationError, PlannerError, formatZodIssues } from '../domain/errors';
+import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
@@ -47,6 +47,7 @@ const GenerateInputSchema = z.object({
   refinement: z.object({ previous: PlanSchema, feedback: z.array(z.string()) }).optional(),
   /** The run's budget now (raised limits included); the planner plans within its limits, not the request's originals. */
   budget: ToolBudgetSchema.optional(),
+  trim_to_budget: z.boolean().default(false),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -92,8 +93,10 @@ async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger
   const timer = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), PLANNING_HEARTBEAT_MS);
   try {
     const result = await withLlmCallRecorder(async (usage) => {
-      await ledger.record(keyOf(attempt, made++), usage);
+      // The call is charged first, in memory: a ledger that cannot be written loses the crash-safety of this call,
+      // never the call itself (the result or the failure still reports it).
       calls.push(usage);
+      await recordDurably(ledger, keyOf(attempt, made++), usage);
     }, run);
     return { ...result, llm_calls: calls };
   } catch (err) {
@@ -101,6 +104,22 @@ async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger
     throw err;
   } finally {
     clearInterval(timer);
+  }
+}
+
+/** Writes one call's usage to the ledger, retrying a failed write twice; a write that still fails is logged, not thrown. */
+async function recordDurably(ledger: IdempotencyLedger, key: string, usage: LlmCallUsage): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await ledger.record(key, usage);
+      return;
+    } catch (err) {
+      if (tries >= 3) {
+        log.warn(`LLM call usage not written to the ledger (${(err as Error).message}); it is still charged through the activity's result`, { key });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+    }
   }
 }
 
@@ -147,7 +166,9 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
   const pick = (request: PlanningRequest) => {
     if (request.planner === 'llm' && !deps.llm) {
-      throw new InvalidInputError('the LLM planner was requested but no LLM is configured', 'Set OPENAI_API_KEY (and OPENAI_BASE_URL / PLANNER_MODEL), or use the ranking planner.');
+      // The run decided on the LLM planner (asked for it, or `auto` resolved to it by its first analysis): this
+      // worker cannot honour that, so the activity fails retryably and another worker (one with an LLM) takes it.
+      throw new WorkerFailureError('this run plans with the LLM planner but this worker has no LLM configured (set OPENAI_API_KEY / OPENAI_BASE_URL on it)', { planner: 'llm' }, { retryable: true });
     }
     return request.planner === 'ranking' || !deps.llm ? deps.rules : deps.llm;
   };
@@ -167,13 +188,13 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking' }> => {
-      const { requirements, stamp, refinement, budget, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const { requirements, stamp, refinement, budget, trim_to_budget, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
       const root = await checkedWorkspaceRoot(request, deps.workspaceRoots);
       const workspace = planner.kind === 'llm' && root !== undefined ? await workspaceContext(request, root) : undefined;
-      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace }));
+      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget }));
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });

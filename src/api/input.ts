@@ -30,6 +30,11 @@ export const PlanningOptionsSchema = z
      * attribute fails every workflow task) and on Temporal's time-skipping test server, which cannot register any.
      */
     search_attributes: z.boolean(),
+    /**
+     * Let the ranking planner drop steps until its plan fits the budget. Off by default: under `block` a plan that
+     * does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing, saying what it needs.
+     */
+    trim_to_budget: z.boolean(),
   })
   .strict();
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
@@ -48,6 +53,7 @@ export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   step_heartbeat_ms: 20_000,
   continue_as_new_after_events: 5_000,
   search_attributes: true,
+  trim_to_budget: false,
 };
 
 /** The budget of a run whose request names none. */

@@ -4,6 +4,7 @@
  * them through the operator service (see src/temporal-connection.ts).
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { contentTokens, tokenize } from '../domain/words';
 
 export const PlanStageKey = defineSearchAttributeKey('PlanStage', SearchAttributeType.KEYWORD);
 export const PlanVersionKey = defineSearchAttributeKey('PlanVersion', SearchAttributeType.INT);
@@ -32,4 +33,41 @@ const CLI_TYPE_NAMES: Record<SearchAttributeType, string> = {
 
 export function searchAttributeCliFlags(): string[] {
   return PLANNER_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE_NAMES[key.type]}`]);
+}
+
+/**
+ * What a KEYWORD_LIST value may hold so the server never refuses it (it allows 2,048 bytes per keyword and a few KB
+ * per run; a refused upsert terminates the run with BadSearchAttributes): at most this many keywords, each at most
+ * this many characters, and this many UTF-8 bytes in all.
+ */
+export const KEYWORD_LIMITS = { count: 10, chars: 64, total_bytes: 1_024 } as const;
+
+/** UTF-8 size without Buffer, which the workflow sandbox lacks. */
+function utf8Bytes(text: string): number {
+  let n = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    n += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return n;
+}
+
+/** `values` clipped to KEYWORD_LIMITS: each value cut (whole code points), duplicates dropped, the list cut. */
+export function clipKeywords(values: readonly string[]): string[] {
+  const out: string[] = [];
+  let bytes = 0;
+  for (const value of values) {
+    const clipped = Array.from(value).slice(0, KEYWORD_LIMITS.chars).join('');
+    if (clipped.length === 0 || out.includes(clipped)) continue;
+    const size = utf8Bytes(clipped);
+    if (out.length >= KEYWORD_LIMITS.count || bytes + size > KEYWORD_LIMITS.total_bytes) break;
+    out.push(clipped);
+    bytes += size;
+  }
+  return out;
+}
+
+/** PlanGoalKeywords of a goal: its distinct content words, lower-cased, clipped to what the server accepts. */
+export function goalKeywords(goal: string): string[] {
+  return clipKeywords(contentTokens(tokenize(goal)).map((t) => t.lower));
 }

@@ -17,6 +17,9 @@ import type { PlanningOptions } from './input';
 export type { Stage } from '../domain/stages';
 export { STAGES, TERMINAL_STAGES } from '../domain/stages';
 
+/** On a bounded run the audit keeps its latest entries; older ones are dropped, counted in `audit_dropped`. */
+export const AUDIT_LIMIT = 200;
+
 export type StepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 export interface StepRecord {

@@ -254,8 +254,9 @@ export class GoalUnclearError extends PlannerError {
 export class WorkerFailureError extends PlannerError {
   override readonly name = 'WorkerFailureError';
   readonly code = 'PLAN-013';
-  constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Check the worker logs, and that the workers run the same version as the workflow.', details });
+  /** `retryable`: another worker may succeed (e.g. one that has the LLM this run's planner needs). */
+  constructor(message: string, details?: Record<string, unknown>, options: { retryable?: boolean } = {}) {
+    super(message, { hint: 'Check the worker logs, and that the workers run the same version as the workflow.', details, retryable: options.retryable ?? false });
   }
 }
 

@@ -36,3 +36,25 @@ export function findSecret(key: string | undefined, value: string): string | nul
   }
   return null;
 }
+
+/** What a redacted secret is replaced with; matches none of the patterns, so redacting twice changes nothing. */
+export const REDACTED = '[redacted]';
+
+const REDACT_PATTERNS: readonly RegExp[] = [
+  ...SECRET_PATTERNS.map(([, pattern]) => new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`)),
+  // A credential written as name=value or name: value ("password=hunter2", "api_key: abc").
+  /\b((?:pass(?:word|wd|phrase)|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)\s*[=:]\s*)(?!\[redacted\])("[^"]*"|'[^']*'|[^\s,;]+)/gi,
+];
+
+/**
+ * `text` with every secret the patterns above recognise replaced by `[redacted]`: applied to the goal and context
+ * where a request is parsed, so memo, search attributes, activity summaries, audit, logs and LLM prompts never
+ * repeat a credential a client sent. Linear in the text (no nested quantifiers).
+ */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const pattern of REDACT_PATTERNS) {
+    out = out.replace(pattern, (match: string, name?: string) => (typeof name === 'string' && match.startsWith(name) ? `${name}${REDACTED}` : REDACTED));
+  }
+  return out;
+}

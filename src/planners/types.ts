@@ -39,6 +39,8 @@ export interface PlanGenerationInput {
   refinement?: Refinement;
   /** For coding goals: the workspace's structure and relevant files, already trimmed to the token budget. */
   workspace?: { text: string; summary: string };
+  /** Drop steps until the plan fits the budget (the run option `trim_to_budget`); otherwise only max_steps trims. */
+  trim_to_budget?: boolean;
 }
 
 export interface PlanGenerationResult {

@@ -5,7 +5,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { failureOf, planFailureToApplicationFailure } from '../api/failures';
 import type { PlanningWorkflowInput } from '../api/input';
-import { type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
+import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
 import { addUsage, canAfford, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { PlannerError } from '../domain/errors';
@@ -13,6 +13,7 @@ import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
+import { redactSecrets } from '../domain/secrets';
 import { transition, type Stage } from '../domain/stages';
 import { initialState, nowIso } from './initial-state';
 import { budgetPause } from './phases/budget';
@@ -20,9 +21,6 @@ import { checkAnswer, checkApproval, checkRaise, checkRejection } from './messag
 import type { Transition } from './transitions';
 import { resumedState } from './resume';
 import { publishGoal, publishProgress } from './visibility';
-
-/** On a bounded run the audit keeps its latest entries; older ones are dropped, counted in `audit_dropped`. */
-export const AUDIT_LIMIT = 200;
 
 export class PlanningRun {
   private constructor(
@@ -109,7 +107,7 @@ export class PlanningRun {
   }
 
   answer(payload: unknown): string {
-    const { text } = checkAnswer(this.state, payload);
+    const text = redactSecrets(checkAnswer(this.state, payload).text);
     this.state.answer = { text, by: 'user' };
     this.audit('message', `clarification answered: ${text}`);
     return text;
@@ -151,9 +149,10 @@ export class PlanningRun {
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
+    if (this.state.request.planner === 'auto') this.state.request = { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' };
     this.state.requirements = requirements;
     this.state.question = question;
-    this.audit('analysis', `intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
+    this.audit('analysis', `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
   }
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */

@@ -3,14 +3,12 @@
  * spend as search attributes. Reads the state; never changes it.
  */
 import { upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import { PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, PlanTokensSpentKey, PlanVersionKey } from '../api/search-attributes';
+import { goalKeywords, PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, PlanTokensSpentKey, PlanVersionKey } from '../api/search-attributes';
 import type { PlanningState } from '../api/state';
-import { contentTokens, tokenize } from '../domain/words';
 
 export function publishGoal(state: PlanningState): void {
   upsertMemo({ goal: state.request.goal });
-  const keywords = [...new Set(contentTokens(tokenize(state.request.goal)).map((t) => t.lower))].slice(0, 10);
-  if (state.options.search_attributes) upsertSearchAttributes([{ key: PlanGoalKeywordsKey, value: keywords }]);
+  if (state.options.search_attributes) upsertSearchAttributes([{ key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) }]);
 }
 
 export function publishProgress(state: PlanningState): void {

@@ -49,8 +49,11 @@ export function stubActivities(script: StubScript, toolQueue: string) {
       return stored.get(ref);
     },
   };
+  /** The `planner` of the request each planning activity received, as "activity:planner". */
+  const planners: string[] = [];
   return {
     calls,
+    planners,
     planInputs,
     store,
     activities: {
@@ -60,15 +63,18 @@ export function stubActivities(script: StubScript, toolQueue: string) {
         return { ref };
       },
       async analyzeRequirements({ request }: { request: PlanningRequest }) {
+        planners.push(`analyzeRequirements:${request.planner}`);
         const extra = script.analyze?.(request, calls.analyze++) ?? {};
         return { requirements: analyze(request.goal, { context: request.context }), llm_calls: extra.llm_calls ?? [], analyzer: extra.analyzer ?? 'rules' };
       },
       async generatePlan({ request, stamp, budget }: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string }; budget?: ToolBudget }) {
+        planners.push(`generatePlan:${request.planner}`);
         planInputs.push({ request, ...(budget ? { budget } : {}) });
         const plan = { ...rankingPlan(request.goal), ...stamp };
         return { plan: script.plan ? script.plan(plan, calls.plan++) : plan, llm_calls: [], planner: 'ranking' as const };
       },
-      async critiquePlan({ plan }: { plan: Plan }) {
+      async critiquePlan({ plan, request }: { plan: Plan; request: PlanningRequest }) {
+        planners.push(`critiquePlan:${request.planner}`);
         return { critiques: script.critiques?.(plan, calls.critique++) ?? [], llm_calls: [] };
       },
       async gatekeeper(input: { critiques: Critique[]; strict: boolean; max_refinements: number; refinements_done: number }): Promise<GatekeeperDecision> {

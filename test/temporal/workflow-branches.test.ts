@@ -53,7 +53,7 @@ async function runWith<T>(script: StubScript, input: Partial<PlanningWorkflowInp
     args: [{ request: { goal: SCENARIO, ...input.request }, options: { search_attributes: false, ...input.options } }],
   });
   const result = await worker.runUntil(drive(handle));
-  return { result, calls: stubs.calls };
+  return { result, calls: stubs.calls, planners: stubs.planners };
 }
 
 /** The outcome or the typed failure, and the final state (queried while the worker still runs). */
@@ -112,6 +112,19 @@ test('a failed planning activity still has its LLM calls charged', async () => {
   expect(result.failure).toMatchObject({ type: 'PlanningExhaustedError', code: 'PLAN-009' });
   expect(result.state.budget.spent).toMatchObject({ calls: 4, tokens: 350 });
   expect(result.state.audit.map((a) => a.message)).toContain('failed plan generation: 3 call(s), 300 tokens, $0.000000');
+});
+
+describe('the planner is decided once, by the first analysis', () => {
+  test.each([
+    ['rules', 'ranking'],
+    ['llm', 'llm'],
+  ] as const)('an `auto` run whose analysis ran the %s analyzer records %s; every later activity receives it', async (analyzer, planner) => {
+    const { result, planners } = await runWith({ analyze: () => ({ analyzer }) }, {}, settle);
+    expect(result.failure).toBeNull();
+    expect(result.state.request.planner).toBe(planner);
+    expect(result.state.audit.find((a) => a.kind === 'analysis')!.message).toMatch(new RegExp(`^planner ${planner};`));
+    expect(planners).toEqual(['analyzeRequirements:auto', `generatePlan:${planner}`, `critiquePlan:${planner}`]);
+  });
 });
 
 describe('budget pauses', () => {

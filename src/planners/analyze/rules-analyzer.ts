@@ -110,6 +110,12 @@ function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): bo
   );
 }
 
+/** A filter keeping the first item of each key: linear, unlike findIndex over the whole list. */
+function firstOfEach<T>(keyOf: (item: T) => string): (item: T) => boolean {
+  const seen = new Set<string>();
+  return (item) => !seen.has(keyOf(item)) && Boolean(seen.add(keyOf(item)));
+}
+
 /** `lexicon`: the catalog's pack's words that need a clarifying question, beside the generic ones. */
 export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: ClarificationLexicon = {}): Requirements {
   const { request, catalog } = input;
@@ -124,10 +130,12 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
   const requirementText = answers && isVague(request.goal, catalog, request.now) ? answers : goal;
 
   const steps: string[] = [];
+  const seen = new Set<string>();
   const capabilities: string[] = tools.map((m) => m.tool.name);
   for (const clause of vague ? [] : splitClauses(requirementText)) {
     const abstract = abstractStep(clause, catalog, request.now);
-    if (!abstract || steps.includes(abstract.step)) continue;
+    if (!abstract || seen.has(abstract.step)) continue;
+    seen.add(abstract.step);
     steps.push(abstract.step);
     if (abstract.capability) capabilities.push(abstract.capability);
   }
@@ -143,7 +151,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
           .map((t) => ({ type: param, value: t.lower })),
       ),
     ),
-  ].filter((e, i, all) => all.findIndex((x) => x.type === e.type && x.value === e.value) === i);
+  ].filter(firstOfEach((e) => `${e.type}\u0000${e.value}`));
 
   return RequirementsSchema.parse({
     is_clear: !vague,

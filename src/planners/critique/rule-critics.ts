@@ -72,15 +72,19 @@ export const atomicityCritic = ruleCritic('atomicity', (steps) =>
   }),
 );
 
-/** The plan's estimate against what the budget has left: over is an error, above 80% a warning. */
+/**
+ * The plan's estimate against what the budget has left: over it or above 80% is a warning. Not an error even under
+ * `block`: a plan that does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing it (saying
+ * what it needs), rather than being refined into a smaller plan that answers less than was asked.
+ */
 export const budgetCritic = ruleCritic('budget', (_steps, plan, { request, budget }): Finding[] => {
   const left = budget ?? createBudget(request.budget);
   const rest = remaining(left);
   if (!canAfford({ ...left, policy: 'block' }, plan.estimate)) {
     return [{
-      severity: left.policy === 'block' ? 'error' : 'warning',
+      severity: 'warning',
       message: `estimate (${plan.estimate.calls} calls, ${plan.estimate.tokens} tokens, $${plan.estimate.cost_usd.toFixed(4)}) exceeds what the budget has left (${rest.calls} calls, ${rest.tokens} tokens, $${rest.cost_usd.toFixed(4)})`,
-      suggestion: 'Use fewer or cheaper steps, or raise the budget.',
+      suggestion: left.policy === 'block' ? 'The run pauses in BUDGET_EXHAUSTED before executing: raise the budget, or start the run with trim_to_budget.' : 'Use fewer or cheaper steps, or raise the budget.',
     }];
   }
   const tight = (['calls', 'tokens', 'cost_usd'] as const).filter((d) => rest[d] > 0 && plan.estimate[d] > 0.8 * rest[d]);

@@ -130,7 +130,7 @@ export class RankingPlanner implements Planner {
     return { plan: this.plan(input), llm_calls: [] };
   }
 
-  plan({ request, requirements, catalog: fullCatalog, stamp }: PlanGenerationInput): Plan {
+  plan({ request, requirements, catalog: fullCatalog, stamp, trim_to_budget: trim = false }: PlanGenerationInput): Plan {
     const allowed = request.constraints.allowed_tools;
     const catalog = allowed ? fullCatalog.filter((t) => allowed.includes(t.name)) : fullCatalog;
     const tools = indexCatalog(catalog);
@@ -154,13 +154,14 @@ export class RankingPlanner implements Planner {
     const sources = linkCandidates(candidates);
     fillFilters(candidates, tokens, requirements, catalog);
 
-    // Respect max_steps and the budget: drop the weakest step that no other step needs, until the plan fits.
+    // Respect max_steps (and the budget when asked to trim to it): drop the weakest step no other step needs, until
+    // the plan fits. Without trim_to_budget a plan over budget stays whole; the run pauses before executing it.
     const budget = createBudget(request.budget);
     const usageOf = (cs: Candidate[]): Usage =>
       estimateStepsUsage(cs.map((c) => ({ action: 'tool_call' as const, tool: c.tool.name })), tools, callUsage(0, 0));
     let kept = topologicalOrder(candidates);
     const dropped: string[] = [];
-    while (kept.length > 0 && (kept.length > request.constraints.max_steps || !canAfford(budget, usageOf(kept)))) {
+    while (kept.length > 0 && (kept.length > request.constraints.max_steps || (trim && !canAfford(budget, usageOf(kept))))) {
       const leaves = kept.filter((c) => !kept.some((other) => other.providers.includes(c)));
       const weakest = leaves.sort((a, b) => a.score - b.score || b.firstPos - a.firstPos)[0]!;
       kept = kept.filter((c) => c !== weakest);

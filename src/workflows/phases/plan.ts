@@ -28,6 +28,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       stamp,
       refinement: parent ? { previous: parent.plan, feedback } : undefined,
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
+      ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;

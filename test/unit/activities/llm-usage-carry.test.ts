@@ -53,3 +53,30 @@ test('a retry reports the calls of the attempt that died with its own', async ()
   expect(result.llm_calls[0]).toEqual(EARLIER);
   expect(result.llm_calls[1]!.prompt_tokens).toBeGreaterThan(0);
 });
+
+test('a ledger whose record() throws loses no call: every answered call is still in the result', async () => {
+  const ledger = new MemoryIdempotencyLedger();
+  let tries = 0;
+  ledger.record = async () => {
+    tries++;
+    throw new Error('ledger down');
+  };
+  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(activities(ledger).analyzeRequirements, { request: goal })) as {
+    llm_calls: { prompt_tokens: number }[];
+  };
+  expect(result.llm_calls).toHaveLength(1);
+  expect(result.llm_calls[0]!.prompt_tokens).toBeGreaterThan(0);
+  expect(tries).toBe(3); // retried before giving up on the durable record
+});
+
+test('a failed ledger write is retried: the call ends up in the ledger', async () => {
+  const ledger = new MemoryIdempotencyLedger();
+  const record = ledger.record.bind(ledger);
+  let failures = 1;
+  ledger.record = async (key, value) => {
+    if (failures-- > 0) throw new Error('ledger blip');
+    await record(key, value);
+  };
+  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(activities(ledger).analyzeRequirements, { request: goal })) as { llm_calls: unknown[] };
+  expect(await ledger.get('llm-call:wf-1:run-1:7:1:0')).toEqual(result.llm_calls[0]);
+});

@@ -40,10 +40,11 @@ describe('planning activities', () => {
   });
 
   test('generatePlan plans within the run\'s current budget (a raise), not the request\'s original limits', async () => {
+    // Trimming to the budget (opt-in) makes the limits the planner sees visible in the plan it returns.
     const req = request(goal, { budget: { cost_usd: 1, tokens: 200_000, calls: 1, policy: 'block' } });
-    const original = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP });
+    const original = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP, trim_to_budget: true });
     const budget = { limit: { cost_usd: 1, tokens: 200_000, calls: 100 }, spent: { cost_usd: 0, tokens: 0, calls: 0 }, policy: 'block' as const };
-    const raised = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP, budget });
+    const raised = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP, budget, trim_to_budget: true });
     const steps = (p: typeof original.plan) => p.tasks.flatMap((t) => t.steps).length;
     expect(steps(raised.plan)).toBeGreaterThan(steps(original.plan));
   });
@@ -69,9 +70,16 @@ describe('planning activities', () => {
     expect(JSON.stringify(failure.details)).toContain('requirements.is_clear');
   });
 
-  test('asking for the LLM planner with no LLM configured fails with a remediation hint', async () => {
-    const failure = await failureOf(env.run(activities.analyzeRequirements, { request: request(goal, { planner: 'llm' }) }));
-    expect(failure.message).toMatch(/Hint: Set OPENAI_API_KEY/);
-    expect(failure.nonRetryable).toBe(true);
+  test('a run that plans with the LLM on a worker without one fails retryably (typed), so a worker with an LLM takes it', async () => {
+    for (const call of [
+      () => env.run(activities.analyzeRequirements, { request: request(goal, { planner: 'llm' }) }),
+      () => env.run(activities.generatePlan, { request: request(goal, { planner: 'llm' }), requirements: analyze(goal), stamp: STAMP }),
+    ]) {
+      const failure = await failureOf(call());
+      expect(failure.type).toBe('WorkerFailureError');
+      expect(failure.nonRetryable).toBe(false);
+      expect(failure.message).toMatch(/^PLAN-013 this run plans with the LLM planner but this worker has no LLM configured/);
+      expect(failure.details?.[0]).toMatchObject({ code: 'PLAN-013', details: { planner: 'llm' } });
+    }
   });
 });

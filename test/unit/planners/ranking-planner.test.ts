@@ -1,6 +1,9 @@
 import { validatePlan } from '../../../src/domain/validation';
-import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
-import { rankingPlan, stepsOf } from '../../support/planning';
+import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from '../../../src/tools/waste/catalog';
+import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
+import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
+
+import { rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
 
 describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', () => {
   test('"shipments from last week" → one shipments step with last week as a date range', () => {
@@ -81,12 +84,19 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
     expect(plan.missing_capabilities.join(' ')).toMatch(/left out to respect max_steps or the budget/);
   });
 
-  test('the budget is respected: a budget of one call plans one step', () => {
-    const plan = rankingPlan('Get contaminated shipments from last week and show me the contaminant details', {
-      budget: { cost_usd: 1, tokens: 100_000, calls: 1, policy: 'block' },
-    });
-    expect(stepsOf(plan).map((s) => s.tool)).toEqual(['shipments']);
-    expect(plan.estimate.calls).toBe(1);
+  test('a plan over budget stays whole unless trim_to_budget asks for trimming', () => {
+    const goal = 'Get contaminated shipments from last week and show me the contaminant details';
+    const budget = { cost_usd: 1, tokens: 100_000, calls: 1, policy: 'block' } as const;
+    const whole = rankingPlan(goal, { budget });
+    expect(stepsOf(whole).map((s) => s.tool)).toEqual(['shipments', 'contaminants-detected']);
+    expect(whole.status).toBe('FEASIBLE');
+    expect(whole.estimate.calls).toBe(2);
+
+    const req = request(goal, { budget });
+    const requirements = analyzeGoalByRules({ request: req, catalog: WASTE_CATALOG }, WASTE_CLARIFICATIONS);
+    const trimmed = new RankingPlanner().plan({ request: req, requirements, catalog: WASTE_CATALOG, stamp: STAMP, trim_to_budget: true });
+    expect(stepsOf(trimmed).map((s) => s.tool)).toEqual(['shipments']);
+    expect(trimmed.estimate.calls).toBe(1);
   });
 
   test('allowed_tools limits the catalog the planner may use', () => {

@@ -50,11 +50,11 @@ describe('critics', () => {
     expect(found).toContainEqual(expect.objectContaining({ severity: 'warning', step_id: '1.1' }));
   });
 
-  test('budget: an estimate over what is left is an error under block, a warning under warn', async () => {
+  test('budget: an estimate over what is left is a warning (under block the run pauses before executing, the plan whole)', async () => {
     const plan = rankingPlan(goal);
     const nearlySpent = charge(createBudget({ cost_usd: 1, tokens: 100_000, calls: 3, policy: 'block' }), { cost_usd: 0, tokens: 0, calls: 2 });
     const blocked = await budgetCritic.review(plan, { ...context, budget: nearlySpent });
-    expect(blocked.critiques).toEqual([expect.objectContaining({ severity: 'error', critic: 'budget' })]);
+    expect(blocked.critiques).toEqual([expect.objectContaining({ severity: 'warning', critic: 'budget' })]);
     expect(blocked.critiques[0]!.message).toMatch(/exceeds what the budget has left \(1 calls/);
 
     const warned = await budgetCritic.review(plan, { ...context, budget: { ...nearlySpent, policy: 'warn' } });

@@ -1,0 +1,90 @@
+/**
+ * Input hardening on the real dev server (issue 13): oversized input refused at once while the same worker keeps
+ * planning, search-attribute values clipped to what the server accepts, and secrets in the goal redacted from
+ * everything the run re-emits.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { readFailure } from '../../src/api/failures';
+import { getStateQuery, type PlanningWorkflowInput } from '../../src/api';
+import { KEYWORD_LIMITS } from '../../src/api/search-attributes';
+import { REQUEST_LIMITS } from '../../src/domain/request';
+import { planningWorkflow } from '../../src/workflows';
+import { startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
+import { waitFor } from '../support/temporal';
+
+const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
+const fixtures = useWastePackAndClient();
+let planner: TestPlanner;
+beforeAll(async () => {
+  planner = await startTestPlanner(fixtures.pack(), { prefix: 'hardening' });
+});
+afterAll(async () => {
+  await planner?.stop();
+});
+
+let n = 0;
+function start(input: PlanningWorkflowInput) {
+  return fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `hardening-${n++}-${planner.taskQueue}`, args: [input] });
+}
+
+test('a 600 KB context is refused at once with PLAN-006 naming the limit; a normal run on the same worker completes', async () => {
+  const began = Date.now();
+  const oversized = await start({ request: { goal: SCENARIO, context: [{ role: 'user', content: 'shipments in Hannover, '.repeat(26_100) }] } });
+  const err = await oversized.result().then(() => null, (e: unknown) => e);
+  const elapsed = Date.now() - began;
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const failure = readFailure(err as WorkflowFailedError);
+  expect(failure).toMatchObject({ type: 'InvalidInputError', code: 'PLAN-006' });
+  expect(failure.message).toMatch(/limit of 32000 characters/);
+  expect(failure.hint).toContain(`context ${REQUEST_LIMITS.context_messages} messages and ${REQUEST_LIMITS.context_chars} characters`);
+  expect(elapsed).toBeLessThan(1_000);
+
+  const outcome = await (await start({ request: { goal: SCENARIO } })).result();
+  expect(outcome.stage).toBe('COMPLETED');
+});
+
+test('a goal with a 5,000-character word completes; its PlanGoalKeywords are clipped', async () => {
+  const word = 'x'.repeat(5_000);
+  const handle = await start({ request: { goal: `${SCENARIO} ${word}` } });
+  await handle.result().catch(() => undefined);
+  const { status, searchAttributes } = await handle.describe();
+  expect(status.name).toBe('COMPLETED');
+  const keywords = searchAttributes.PlanGoalKeywords as string[];
+  expect(keywords).toContain('x'.repeat(KEYWORD_LIMITS.chars));
+  expect(keywords.length).toBeLessThanOrEqual(KEYWORD_LIMITS.count);
+  expect(keywords.every((k) => k.length <= KEYWORD_LIMITS.chars)).toBe(true);
+});
+
+test('secrets in the goal are in no memo, search attribute, state or history event the run writes', async () => {
+  const secrets = ['sk-abcdefghijklmnopqrstuv1234', 'ghp_abcdefghijklmnopqrstuvwxyz0123', 'hunter2hunter2'];
+  const goal = `${SCENARIO} using ${secrets[0]} and ${secrets[1]} with password=${secrets[2]}`;
+  const handle = await start({ request: { goal } });
+  await handle.result().catch(() => undefined);
+  const { memo, searchAttributes } = await handle.describe();
+  const state = await handle.query(getStateQuery);
+  expect(state.request.goal).toContain('[redacted]');
+  const history = await handle.fetchHistory();
+  const events = history.events!;
+  expect(events[0]!.workflowExecutionStartedEventAttributes).toBeTruthy();
+  // The start event holds the input as the client sent it; everything after it is what the planner wrote.
+  const written = Buffer.from(temporal.api.history.v1.History.encode({ events: events.slice(1) }).finish()).toString('latin1');
+  expect(written).toContain('analyze: ');
+  for (const secret of secrets) {
+    expect(JSON.stringify(memo)).not.toContain(secret);
+    expect(JSON.stringify(searchAttributes)).not.toContain(secret);
+    expect(JSON.stringify(state)).not.toContain(secret);
+    expect(written).not.toContain(secret);
+  }
+});
+
+test('a one-call budget under block keeps the whole 2-step plan and pauses in BUDGET_EXHAUSTED before executing', async () => {
+  const handle = await start({ request: { goal: SCENARIO, budget: { cost_usd: 1, tokens: 200_000, calls: 1, policy: 'block' } } });
+  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED', 30_000, 'the budget pause');
+  const state = await handle.query(getStateQuery);
+  expect(state.plan!.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
+  expect(state.plan!.status).toBe('FEASIBLE');
+  expect(state.steps.every((s) => s.status === 'PENDING')).toBe(true);
+  expect(state.budget_needed).toMatchObject({ calls: 2 });
+  await handle.terminate('test over');
+});
