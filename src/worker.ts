@@ -10,6 +10,7 @@ import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig } from './config';
+import { PlannerError } from './domain/errors';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { ToolCatalogs } from './tools/registry';
 import { withPlannerQueue } from './tools/define-tool';
@@ -59,10 +60,17 @@ export function plannerActivities(options: {
   return { ...createActivities(planning), ...tools };
 }
 
-/** The catalogs a set of packs makes available to the planner. */
+/**
+ * The catalogs a set of packs makes available to the planner. A pack whose MCP server could not start (`unavailable`)
+ * is marked so: runs naming it get a retryable CatalogUnavailableError, while the other catalogs serve.
+ */
 export function catalogsOf(packs: readonly ToolPack[]): ToolCatalogs {
   const catalogs = new ToolCatalogs();
-  for (const pack of packs) catalogs.register(pack.catalog, specsOf(pack.tools), pack.clarifications);
+  for (const pack of packs) {
+    const down = (pack as { unavailable?: PlannerError }).unavailable;
+    if (down instanceof PlannerError) catalogs.markUnavailable(pack.catalog, { message: down.message, hint: down.hint });
+    else catalogs.register(pack.catalog, specsOf(pack.tools), pack.clarifications);
+  }
   return catalogs;
 }
 

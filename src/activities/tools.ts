@@ -5,7 +5,9 @@
  *   parse input → find the tool → load the results the params' templates reference (inline data or the content
  *   store) → resolve templates → parse params with the tool's zod schema → keep file params inside workspace_root
  *   (the root itself must lie inside the worker's allowed roots; each path param, found by the tool's schema, is
- *   followed to its real path) → idempotency key → run (heartbeats, cancellation; once-only for non-idempotent tools) → check the result
+ *   followed to its real path) → idempotency key → run (heartbeats, cancellation; for non-idempotent tools an intent
+ *   in the ledger first, and no second run after an unknown outcome unless the tool is `keyed`: see
+ *   src/tools/idempotency.ts) → check the result
  *   against the tool's result schema → store the data → StepResult (data inlined when small).
  *
  * Planner errors leave as non-retryable ApplicationFailures (withPlannerFailures); any other error a tool throws is
@@ -33,7 +35,7 @@ import { withPlannerFailures } from '../api/failures';
 export interface ToolActivityDependencies {
   tools: readonly ToolImplementation[];
   store: ContentStore;
-  /** Where non-idempotent tools record their results; default: the file ledger beside the store (ledgerBeside). */
+  /** Where non-idempotent tools record their intents and results; default: the file ledger beside the store (ledgerBeside). */
   ledger?: IdempotencyLedger;
   /** The folders a step's workspace_root may name or lie inside; default: loadConfig().workspaceRoots. */
   workspaceRoots?: readonly string[];
@@ -113,7 +115,10 @@ export function createToolActivities(deps: ToolActivityDependencies) {
         return { data: out.data === undefined ? null : out.data, ...(out.usage ? { usage: out.usage } : {}) };
       };
       if (tool.spec.idempotent) return { output: await call(), replayed: false };
-      const { value, replayed } = await once(ledger, ctx.idempotencyKey, call);
+      const { value, replayed } = await once(ledger, ctx.idempotencyKey, call, {
+        keyed: tool.keyed === true,
+        details: { tool: tool.spec.name, attempt: activity.info.attempt },
+      });
       return { output: value, replayed };
     } finally {
       if (timer) clearInterval(timer);

@@ -27,6 +27,7 @@ export const FAILURE_TYPES = {
   LlmCallError: 'PLAN-005',
   InvalidInputError: 'PLAN-006',
   InvalidTransitionError: 'PLAN-006',
+  CatalogUnavailableError: 'PLAN-006',
   PlanningTimeoutError: 'PLAN-007',
   StepFailedError: 'PLAN-008',
   TemplateResolutionError: 'PLAN-008',
@@ -35,6 +36,7 @@ export const FAILURE_TYPES = {
   PlanRejectedError: 'PLAN-011',
   GoalUnclearError: 'PLAN-012',
   WorkerFailureError: 'PLAN-013',
+  StepOutcomeUnknownError: 'PLAN-014',
 } as const satisfies Record<string, PlannerErrorCode>;
 export type FailureType = keyof typeof FAILURE_TYPES;
 

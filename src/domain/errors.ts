@@ -24,6 +24,7 @@ export const PLANNER_ERROR_CODES = [
   'PLAN-011',
   'PLAN-012',
   'PLAN-013',
+  'PLAN-014',
 ] as const;
 export type PlannerErrorCode = (typeof PLANNER_ERROR_CODES)[number];
 
@@ -257,6 +258,31 @@ export class WorkerFailureError extends PlannerError {
   /** `retryable`: another worker may succeed (e.g. one that has the LLM this run's planner needs). */
   constructor(message: string, details?: Record<string, unknown>, options: { retryable?: boolean } = {}) {
     super(message, { hint: 'Check the worker logs, and that the workers run the same version as the workflow.', details, retryable: options.retryable ?? false });
+  }
+}
+
+/**
+ * PLAN-014: a side-effecting step may or may not have acted. Its intent is in the idempotency ledger without an
+ * outcome (the worker died, or the connection was lost after the request was sent), and the tool can neither be
+ * called twice safely nor dedupe by the idempotency key. Never retried: repeating the call could repeat the effect.
+ */
+export class StepOutcomeUnknownError extends PlannerError {
+  override readonly name = 'StepOutcomeUnknownError';
+  readonly code = 'PLAN-014';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'The tool may have acted; check it, then approve a re-run or mark it done.', details, retryable: false });
+  }
+}
+
+/**
+ * PLAN-006 (retryable): the run names a tool catalog this worker does not serve, or one whose MCP server cannot start
+ * right now. Retryable, so Temporal retries the activity, possibly on a worker that serves the catalog.
+ */
+export class CatalogUnavailableError extends PlannerError {
+  override readonly name = 'CatalogUnavailableError';
+  readonly code = 'PLAN-006';
+  constructor(message: string, hint: string, details?: Record<string, unknown>) {
+    super(message, { hint, details, retryable: true });
   }
 }
 

@@ -20,6 +20,11 @@ export interface ToolDefinitionInput<P extends z.ZodObject, R extends z.ZodType>
   cost?: { cost_per_call_usd?: number; tokens_per_call?: number };
   /** Safe to call twice with the same params (so safe to retry); default false. */
   idempotent?: boolean;
+  /**
+   * For a side-effecting tool: `run` dedupes its effect on ctx.idempotencyKey, so a retry after an unknown outcome
+   * (worker killed mid-call) may run it again. Without it such a retry fails with StepOutcomeUnknownError.
+   */
+  keyed?: boolean;
   /** Extra keywords the ranking planner matches goals against. */
   tags?: string[];
   /** The queue of the workers serving the tool; default: the planner worker's own queue (see `withPlannerQueue`). */
@@ -44,6 +49,7 @@ export function defineTool<P extends z.ZodObject, R extends z.ZodType>(def: Tool
     }),
     paramsSchema: def.params,
     resultSchema: def.result,
+    ...(def.keyed ? { keyed: true } : {}),
     run: async (params: z.output<P>, ctx) => ({ data: await def.run(params, ctx) }),
   };
   if (def.taskQueue === undefined) onPlannerQueue.add(tool);

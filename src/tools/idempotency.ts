@@ -1,16 +1,22 @@
 /**
- * Once-only execution of side-effecting tools. The ledger maps an idempotency key (stable across retries of a step)
- * to the result the tool returned the first time, so a retry after a lost completion (worker killed, network cut)
- * returns that result instead of repeating the effect.
+ * Once-only execution of side-effecting tools: exactly-once where the tool can cooperate, at-most-once where it
+ * cannot. The ledger maps an idempotency key (stable across retries of a step) to
+ *   - the INTENT, written before the tool acts (`intent:<key>`), and
+ *   - the OUTCOME, the result the tool returned the first time (`<key>`).
  *
- * Ordering: the effect happens first and the ledger entry is written after it succeeds. A crash between the two
- * runs the tool again on retry, so the effect itself must be keyed on ctx.idempotencyKey (the demo `record-note`
- * tool appends its line only if the key is not in the file yet). The ledger then makes every later retry cheap and
- * guarantees the same result is returned.
+ * A retry that finds the outcome returns it (replayed) and does not act. A retry that finds an intent without an
+ * outcome (the worker died between the effect and the ledger write, or the call's fate is unknown) acts again only
+ * when the tool dedupes on ctx.idempotencyKey itself (`keyed`: the demo `record-note` appends its line only if the
+ * key is not in the file yet; an MCP server that honours the `_meta` key); otherwise it throws
+ * StepOutcomeUnknownError (PLAN-014, non-retryable) rather than risk doing the effect twice.
+ *
+ * When the attempt fails in a way that says the tool did not act (`noEffect`: the server could not be started, or it
+ * answered with an error), the intent is withdrawn: the outcome is known.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { canonicalJson } from '../domain/canonical-json';
+import { StepOutcomeUnknownError } from '../domain/errors';
 import { sha256Hex } from '../sha256';
 import { LocalContentStore, writeFileAtomic, type ContentStore } from '../store/content-store';
 
@@ -19,6 +25,21 @@ export interface IdempotencyLedger {
   get(key: string): Promise<unknown>;
   /** Records `value` under `key`; the first record wins. */
   record(key: string, value: unknown): Promise<void>;
+  /** Removes what is recorded under `key` (used to withdraw an intent whose outcome is known). */
+  remove(key: string): Promise<void>;
+}
+
+/** The ledger key of the intent to run the step keyed `key`. */
+export function intentKey(key: string): string {
+  return `intent:${key}`;
+}
+
+/**
+ * An error that says the tool did not act (`noEffect: true`): the request never reached it (the server could not be
+ * started), or it answered with an error. Then the intent is withdrawn and a later attempt may act.
+ */
+export function isNoEffect(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { noEffect?: unknown }).noEffect === true;
 }
 
 interface Entry {
@@ -67,6 +88,10 @@ export class FileIdempotencyLedger implements IdempotencyLedger {
     const entry: Entry = { key, value, recorded_at: new Date().toISOString() };
     await writeFileAtomic(this.fileOf(key), canonicalJson(entry));
   }
+
+  async remove(key: string): Promise<void> {
+    await fs.rm(this.fileOf(key), { force: true });
+  }
 }
 
 export class MemoryIdempotencyLedger implements IdempotencyLedger {
@@ -80,16 +105,50 @@ export class MemoryIdempotencyLedger implements IdempotencyLedger {
   async record(key: string, value: unknown): Promise<void> {
     if (!this.entries.has(key)) this.entries.set(key, canonicalJson(value));
   }
+
+  async remove(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+}
+
+export interface OnceOptions {
+  /** The tool dedupes on the key itself: after an intent without an outcome it may run again. */
+  keyed?: boolean;
+  /** Names the step in a StepOutcomeUnknownError. */
+  details?: Record<string, unknown>;
 }
 
 /**
- * Runs `fn` unless `key` is already in the ledger; records its (JSON) result after it succeeds.
- * `replayed` is true when the earlier result was returned and `fn` did not run.
+ * Runs `fn` unless `key` is already in the ledger; writes the intent before and records its (JSON) result after it
+ * succeeds. `replayed` is true when the earlier result was returned and `fn` did not run. An intent without an
+ * outcome throws StepOutcomeUnknownError unless `keyed`.
  */
-export async function once<T>(ledger: IdempotencyLedger, key: string, fn: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
+export async function once<T>(
+  ledger: IdempotencyLedger,
+  key: string,
+  fn: () => Promise<T>,
+  options: OnceOptions = {},
+): Promise<{ value: T; replayed: boolean }> {
   const earlier = await ledger.get(key);
   if (earlier !== undefined) return { value: earlier as T, replayed: true };
-  const value = await fn();
+  const intent = intentKey(key);
+  const pending = (await ledger.get(intent)) as { at?: string } | undefined;
+  if (pending !== undefined && options.keyed !== true) {
+    throw new StepOutcomeUnknownError(
+      `an earlier attempt of this side-effecting step started at ${pending.at ?? '?'} and never reported an outcome; the tool may have acted, so it is not run again`,
+      { idempotency_key: key, intent_at: pending.at ?? null, ...options.details },
+    );
+  }
+  if (pending === undefined) await ledger.record(intent, { at: new Date().toISOString() });
+  let value: T;
+  try {
+    value = await fn();
+  } catch (err) {
+    // The tool says it did not act (never reached, or answered with an error): the outcome is known. Any other
+    // failure (lost connection, timeout, cancellation, a crash) leaves the intent: the outcome is unknown.
+    if (isNoEffect(err)) await ledger.remove(intent).catch(() => undefined);
+    throw err;
+  }
   await ledger.record(key, value === undefined ? null : value);
   return { value, replayed: false };
 }

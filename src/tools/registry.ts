@@ -2,7 +2,7 @@
  * Tool catalogs by name: what `PlanningRequest.tool_catalog` refers to. Built-in packs register here; MCP servers
  * add theirs at worker start.
  */
-import { InvalidInputError } from '../domain/errors';
+import { CatalogUnavailableError } from '../domain/errors';
 import type { ClarificationLexicon } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import type { ToolSpec } from '../domain/tool-spec';
@@ -13,11 +13,23 @@ export const DEFAULT_CATALOG = 'waste';
 export class ToolCatalogs {
   private readonly catalogs = new Map<string, ToolSpec[]>();
   private readonly lexicons = new Map<string, ClarificationLexicon>();
+  private readonly unavailable = new Map<string, { message: string; hint: string }>();
 
   /** `clarifications`: the pack's vague words and the options to offer for them (see ClarificationLexicon). */
   register(name: string, tools: ToolSpec[], clarifications: ClarificationLexicon = {}): this {
     this.catalogs.set(name, tools);
     this.lexicons.set(name, clarifications);
+    this.unavailable.delete(name);
+    return this;
+  }
+
+  /**
+   * A catalog this worker knows but cannot serve now (its MCP server did not start): runs that name it get a
+   * retryable CatalogUnavailableError, while every other catalog keeps serving.
+   */
+  markUnavailable(name: string, reason: { message: string; hint: string }): this {
+    this.catalogs.delete(name);
+    this.unavailable.set(name, reason);
     return this;
   }
 
@@ -49,7 +61,14 @@ export class ToolCatalogs {
   get(name: string): ToolSpec[] {
     const tools = this.catalogs.get(name);
     if (!tools) {
-      throw new InvalidInputError(`unknown tool catalog "${name}"`, `Use one of: ${this.names().join(', ') || '(none registered)'}.`);
+      const down = this.unavailable.get(name);
+      if (down) throw new CatalogUnavailableError(`tool catalog "${name}" is unavailable: ${down.message}`, down.hint, { catalog: name });
+      // Retryable: workers with different configs may share the planner queue; another one may serve the catalog.
+      throw new CatalogUnavailableError(
+        `unknown tool catalog "${name}"`,
+        `Use one of: ${this.names().join(', ') || '(none registered)'}, or start a worker that serves "${name}".`,
+        { catalog: name, known: this.names() },
+      );
     }
     return tools;
   }

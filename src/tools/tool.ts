@@ -34,6 +34,13 @@ export interface ToolImplementation<P = any> {
   paramsSchema: z.ZodType<P>;
   /** When set, the data `run` returns must match it (a mismatch is a permanent step failure). */
   resultSchema?: z.ZodType;
+  /**
+   * For side-effecting tools (`spec.idempotent: false`): the tool dedupes its effect on ctx.idempotencyKey (or hands it
+   * to a server that does, like an MCP server honouring the `_meta` key), so a retry whose earlier attempt's outcome
+   * is unknown may run it again: exactly-once. Without it such a retry fails with StepOutcomeUnknownError
+   * (at-most-once). Default false.
+   */
+  keyed?: boolean;
   run(params: P, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -18,6 +18,14 @@ const SERVER_NAME = /^[A-Za-z0-9][\w.-]{0,63}$/;
 const Common = {
   /** Timeout of one tool call in milliseconds (default 60 s, the SDK's). */
   timeout_ms: z.number().int().positive().optional(),
+  /** Largest tool result accepted, in bytes (default 1 MB); a larger one is a permanent McpResultTooLargeError. */
+  max_result_bytes: z.number().int().positive().optional(),
+  /**
+   * The server dedupes side-effecting calls on the idempotency key the worker sends in `_meta`
+   * ("io.durable-planner/idempotency-key"): true for all its tools, or the names of those that do. A tool can also
+   * say so itself with `_meta: { "io.durable-planner/idempotency-key": true }` in tools/list.
+   */
+  accepts_idempotency_key: z.union([z.boolean(), z.array(z.string())]).optional(),
 };
 
 export const StdioServerSchema = z.strictObject({
@@ -25,6 +33,8 @@ export const StdioServerSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().min(1).optional(),
+  /** How long the server gets to exit after stdin closes, and again after SIGTERM, before SIGKILL (default 2000). */
+  close_grace_ms: z.number().int().nonnegative().optional(),
   ...Common,
 });
 

@@ -1,21 +1,33 @@
 /**
- * One client connection to one MCP server, opened lazily: over stdio (the worker spawns the server) or Streamable
- * HTTP. When the server dies (its process exits, the connection closes), the next call starts it again; a call whose
- * connection dies mid-flight is retried once on a new connection when the tool is idempotent. A second failure is a
- * retryable McpServerUnavailableError, so Temporal retries the step on its own schedule.
+ * One client connection to one MCP server, opened lazily: over stdio (the worker spawns the server in a process
+ * group of its own, see stdio-transport.ts) or Streamable HTTP. When the server dies (its process exits, the
+ * connection closes), every call in flight on it gets a typed error and the next call starts it again.
+ *
+ * A call whose connection dies (or times out) after the request was sent:
+ *   - idempotent tool (readOnlyHint / idempotentHint): retried once on a new connection, then a retryable
+ *     McpServerUnavailableError, so Temporal retries the step on its own schedule;
+ *   - side-effecting tool that accepts the idempotency key (sent in `_meta` as IDEMPOTENCY_KEY_META): a retryable
+ *     McpServerUnavailableError; the retry sends the same key and the server dedupes;
+ *   - any other side-effecting tool: StepOutcomeUnknownError (PLAN-014, never retried): it may have acted.
+ * A result larger than `max_result_bytes` (default 1 MB) is a permanent McpResultTooLargeError.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { StepFailedError } from '../../domain/errors';
+import { StepOutcomeUnknownError } from '../../domain/errors';
 import { isStdioServer, type McpServerConfig } from './config';
-import { McpProtocolError, McpServerUnavailableError } from './errors';
+import { McpProtocolError, McpResultTooLargeError, McpServerUnavailableError } from './errors';
 import { mcpResultData, type McpCallResult } from './result';
+import { GroupStdioTransport, RESULT_TOO_LARGE } from './stdio-transport';
 
 const CLIENT_INFO = { name: 'durable-planner', version: '0.1.0' };
 const STDERR_KEEP = 4_000;
+/** Default largest tool result, in bytes. */
+export const DEFAULT_MAX_RESULT_BYTES = 1_000_000;
+/** The `_meta` field of a tools/call request that carries the step's idempotency key. */
+export const IDEMPOTENCY_KEY_META = 'io.durable-planner/idempotency-key';
 
 /** What listTools reports about a tool (the fields the pack uses). */
 export interface McpToolInfo {
@@ -25,6 +37,7 @@ export interface McpToolInfo {
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: { title?: string; readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  _meta?: Record<string, unknown>;
 }
 
 interface Live {
@@ -37,6 +50,10 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Safe to send again when the connection died during the call. */
   idempotent?: boolean;
+  /** The step's idempotency key, sent in `_meta` (IDEMPOTENCY_KEY_META). */
+  idempotencyKey?: string;
+  /** The server dedupes on the key: a lost call may be sent again (with the same key). */
+  keyed?: boolean;
   /** Called on progress notifications (keeps the step's heartbeat going during long calls). */
   heartbeat?: () => void;
 }
@@ -61,7 +78,11 @@ export class McpConnection {
   /** Process id of a running stdio server (for tests and diagnostics). */
   get pid(): number | null {
     const t = this.live?.transport;
-    return t instanceof StdioClientTransport && !this.live!.closed ? t.pid : null;
+    return t instanceof GroupStdioTransport && !this.live!.closed ? t.pid : null;
+  }
+
+  get maxResultBytes(): number {
+    return this.config.max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES;
   }
 
   private where(): Record<string, unknown> {
@@ -72,14 +93,16 @@ export class McpConnection {
 
   private transport(): Transport {
     if (isStdioServer(this.config)) {
-      const t = new StdioClientTransport({
+      const t = new GroupStdioTransport({
         command: this.config.command,
         args: this.config.args,
         env: { ...getDefaultEnvironment(), ...this.config.env },
         ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
-        stderr: 'pipe',
+        // the reply's JSON-RPC envelope on top of the result
+        maxMessageBytes: this.maxResultBytes + 64 * 1024,
+        graceMs: this.config.close_grace_ms ?? 2_000,
       });
-      t.stderr?.on('data', (chunk: Buffer) => {
+      t.stderr.on('data', (chunk: Buffer) => {
         this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_KEEP);
       });
       return t;
@@ -108,6 +131,7 @@ export class McpConnection {
       throw new McpServerUnavailableError(this.server, isStdioServer(this.config) ? 'cannot start' : 'cannot connect', `${messageOf(err)}${stderr ? `\nserver stderr:\n${stderr}` : ''}`, {
         // A command that does not exist (or may not run) will not start on a retry either.
         retryable: !['ENOENT', 'EACCES', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code)),
+        noEffect: true,
         details: { ...this.where(), ...(stderr ? { stderr } : {}) },
         cause: err,
       });
@@ -144,41 +168,50 @@ export class McpConnection {
     return tools;
   }
 
-  /** Calls a tool and maps its result to step data (src/tools/mcp/result.ts); every failure is a StepFailedError. */
+  /** Calls a tool and maps its result to step data (src/tools/mcp/result.ts); every failure is typed (PLAN-008 or PLAN-014). */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<unknown> {
+    const meta = options.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_KEY_META]: options.idempotencyKey } } : {};
     for (let attempt = 1; ; attempt++) {
       let live: Live;
       try {
         live = await this.connection();
       } catch (err) {
         if (attempt < 2 && !this.stopped) continue;
-        throw err;
+        throw err; // McpServerUnavailableError, noEffect: the request was never sent
       }
+      let result: McpCallResult;
       try {
-        const result = await live.client.callTool({ name, arguments: args }, undefined, {
+        result = (await live.client.callTool({ name, arguments: args, ...meta }, undefined, {
           ...(options.signal ? { signal: options.signal } : {}),
           ...(this.config.timeout_ms ? { timeout: this.config.timeout_ms } : {}),
           ...(options.heartbeat ? { onprogress: options.heartbeat, resetTimeoutOnProgress: true } : {}),
-        });
-        return mcpResultData(this.server, name, result as McpCallResult);
+        })) as McpCallResult;
       } catch (err) {
-        if (err instanceof StepFailedError) throw err;
         if (options.signal?.aborted) throw err;
+        if (err instanceof McpError && err.code === RESULT_TOO_LARGE) {
+          const data = (err.data ?? {}) as { bytes?: number };
+          throw new McpResultTooLargeError(this.server, name, data.bytes ?? this.maxResultBytes + 1, this.maxResultBytes);
+        }
         const lost = live.closed || (err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
-        if (lost) {
-          await this.drop(live);
-          if (attempt < 2 && options.idempotent === true) continue;
-          throw new McpServerUnavailableError(this.server, 'connection lost', messageOf(err), {
-            retryable: true,
-            details: { tool: name, ...this.where() },
-            cause: err,
-          });
+        const timedOut = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+        if (!lost && !timedOut) throw new McpProtocolError(this.server, name, err instanceof McpError ? err.code : undefined, messageOf(err));
+        if (lost) await this.drop(live);
+        if (lost && attempt < 2 && options.idempotent === true) continue;
+        if (options.idempotent !== true && options.keyed !== true) {
+          throw new StepOutcomeUnknownError(
+            `MCP tool "${name}" of server "${this.server}" may have acted: ${lost ? 'the connection was lost' : 'the call timed out'} after the request was sent (${messageOf(err)})`,
+            { server: this.server, tool: name, ...(options.idempotencyKey ? { idempotency_key: options.idempotencyKey } : {}) },
+          );
         }
-        if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-          throw new McpServerUnavailableError(this.server, 'timeout', messageOf(err), { retryable: true, details: { tool: name }, cause: err });
-        }
-        throw new McpProtocolError(this.server, name, err instanceof McpError ? err.code : undefined, messageOf(err));
+        throw new McpServerUnavailableError(this.server, lost ? 'connection lost' : 'timeout', messageOf(err), {
+          retryable: true,
+          details: { tool: name, ...this.where() },
+          cause: err,
+        });
       }
+      const bytes = Buffer.byteLength(JSON.stringify(result));
+      if (bytes > this.maxResultBytes) throw new McpResultTooLargeError(this.server, name, bytes, this.maxResultBytes);
+      return mcpResultData(this.server, name, result);
     }
   }
 

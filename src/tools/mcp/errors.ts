@@ -1,13 +1,15 @@
 /**
  * Failures of MCP tools, all PLAN-008 StepFailedErrors so executeStep passes them to Temporal typed: a tool's own
- * error (`isError: true`) and a protocol error are permanent; a server that cannot be reached (after one restart)
- * is retryable, so Temporal retries the step per its retry policy.
+ * error (`isError: true`), a protocol error and an oversized result are permanent; a server that cannot be reached
+ * (after one restart) is retryable, so Temporal retries the step per its retry policy. `noEffect` tells the
+ * idempotency ledger that the tool did not act (src/tools/idempotency.ts).
  */
 import { StepFailedError } from '../../domain/errors';
 
-/** The MCP tool ran and reported an error (`isError: true`). */
+/** The MCP tool ran and reported an error (`isError: true`): its outcome is known (see once() in idempotency.ts). */
 export class McpToolError extends StepFailedError {
   override readonly name = 'McpToolError';
+  readonly noEffect = true;
   constructor(server: string, tool: string, message: string) {
     super(`MCP tool "${tool}" of server "${server}" failed: ${message}`, {
       retryable: false,
@@ -20,6 +22,7 @@ export class McpToolError extends StepFailedError {
 /** The server answered the call with a JSON-RPC error (unknown tool, invalid params, internal error). */
 export class McpProtocolError extends StepFailedError {
   override readonly name = 'McpProtocolError';
+  readonly noEffect = true;
   constructor(server: string, tool: string, code: number | undefined, message: string) {
     super(`MCP server "${server}" rejected the call to "${tool}"${code !== undefined ? ` (JSON-RPC ${code})` : ''}: ${message}`, {
       retryable: false,
@@ -32,12 +35,32 @@ export class McpProtocolError extends StepFailedError {
 /** The server could not be started or reached, or its connection died during the call. */
 export class McpServerUnavailableError extends StepFailedError {
   override readonly name = 'McpServerUnavailableError';
-  constructor(server: string, what: string, message: string, options: { retryable: boolean; details?: Record<string, unknown>; cause?: unknown }) {
+  /** True when the request never reached the server (it could not be started or reached): the tool did not act. */
+  readonly noEffect: boolean;
+  constructor(
+    server: string,
+    what: string,
+    message: string,
+    options: { retryable: boolean; noEffect?: boolean; details?: Record<string, unknown>; cause?: unknown },
+  ) {
     super(`MCP server "${server}" is unavailable (${what}): ${message}`, {
       retryable: options.retryable,
       hint: 'Check the server\'s "command"/"args" (or "url") in planner.config.json, and that it starts by hand.',
       details: { server, ...options.details },
       cause: options.cause,
+    });
+    this.noEffect = options.noEffect === true;
+  }
+}
+
+/** The tool's result is larger than `max_result_bytes`: retrying gives the same result, so it is permanent. */
+export class McpResultTooLargeError extends StepFailedError {
+  override readonly name = 'McpResultTooLargeError';
+  constructor(server: string, tool: string, bytes: number, max: number) {
+    super(`MCP tool "${tool}" of server "${server}" returned ${bytes} bytes, over the limit of ${max} bytes`, {
+      retryable: false,
+      hint: 'Ask for less (a narrower query, a page, a limit), or raise "max_result_bytes" for this server in planner.config.json.',
+      details: { server, tool, bytes, max_bytes: max },
     });
   }
 }

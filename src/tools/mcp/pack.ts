@@ -2,6 +2,15 @@
  * MCP servers as tool packs: one pack per server (catalog = server name), one tool per MCP tool (name = the MCP
  * tool's name, parameters = its inputSchema, task queue `durable-planner-tools-mcp-<server>`). Calls go through an
  * McpConnection that starts the server lazily and restarts it once per call when it has died.
+ *
+ * Annotations decide how a call may be retried: `readOnlyHint` or `idempotentHint` → idempotent (retried freely);
+ * otherwise side-effecting: executeStep writes its intent to the ledger first, and after an unknown outcome it calls
+ * again only when the tool accepts the idempotency key (`accepts_idempotency_key` in the config, or the tool's own
+ * `_meta` in tools/list); otherwise the step fails with StepOutcomeUnknownError. Every call carries the key in
+ * `_meta` (IDEMPOTENCY_KEY_META).
+ *
+ * A server that cannot start does not stop the others: createMcpPacks returns an unavailable pack for it (no tools;
+ * runs that name its catalog get a retryable CatalogUnavailableError from the planner).
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../../domain/json-schema';
@@ -9,7 +18,8 @@ import { checkJsonSchema } from '../../domain/json-schema';
 import { toolSpecFromJsonSchema, type ToolSpec } from '../../domain/tool-spec';
 import type { ToolImplementation, ToolPack } from '../tool';
 import type { McpServerConfig, PlannerConfig } from './config';
-import { McpConnection, type McpToolInfo } from './connection';
+import { IDEMPOTENCY_KEY_META, McpConnection, type McpToolInfo } from './connection';
+import { McpServerUnavailableError } from './errors';
 
 export const MCP_TASK_QUEUE_PREFIX = 'durable-planner-tools-mcp-';
 
@@ -56,8 +66,17 @@ export function mcpToolSpec(server: string, tool: McpToolInfo): ToolSpec {
   });
 }
 
+/** The tool dedupes side effects on the `_meta` idempotency key: said by the config, or by the tool itself. */
+export function acceptsIdempotencyKey(config: McpServerConfig, tool: McpToolInfo): boolean {
+  const declared = config.accepts_idempotency_key;
+  if (declared === true || (Array.isArray(declared) && declared.includes(tool.name))) return true;
+  return tool._meta?.[IDEMPOTENCY_KEY_META] === true;
+}
+
 export interface McpPack extends ToolPack {
   connection: McpConnection;
+  /** Set when the server could not start: the pack has no tools and its catalog is unavailable. */
+  unavailable?: McpServerUnavailableError;
 }
 
 /** Connects to one server, lists its tools and returns them as a pack; throws McpServerUnavailableError when the server cannot start. */
@@ -67,11 +86,20 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
     const listed = await connection.listTools();
     const tools: ToolImplementation<Record<string, unknown>>[] = listed.map((info) => {
       const spec = mcpToolSpec(server, info);
+      const keyed = !spec.idempotent && acceptsIdempotencyKey(config, info);
       return {
         spec,
         paramsSchema: jsonSchemaParams(spec.parameters),
+        ...(keyed ? { keyed } : {}),
         async run(params, ctx) {
-          return { data: await connection.callTool(info.name, params, { signal: ctx.signal, idempotent: spec.idempotent, heartbeat: ctx.heartbeat }) };
+          const data = await connection.callTool(info.name, params, {
+            signal: ctx.signal,
+            idempotent: spec.idempotent,
+            keyed,
+            idempotencyKey: ctx.idempotencyKey,
+            heartbeat: ctx.heartbeat,
+          });
+          return { data };
         },
       };
     });
@@ -82,14 +110,26 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
   }
 }
 
-/** One pack per server of the config; on a failure the packs already made are closed. */
-export async function createMcpPacks(config: PlannerConfig): Promise<McpPack[]> {
-  const packs: McpPack[] = [];
-  try {
-    for (const [name, server] of Object.entries(config.mcpServers)) packs.push(await createMcpPack(name, server));
-    return packs;
-  } catch (err) {
-    await Promise.allSettled(packs.map((p) => p.close()));
-    throw err;
-  }
+/**
+ * One pack per server of the config. A server that cannot start gives an unavailable pack (no tools, `unavailable`
+ * set, logged on stderr) instead of stopping the worker: every other catalog keeps serving.
+ */
+export async function createMcpPacks(config: PlannerConfig, options: { log?: (message: string) => void } = {}): Promise<McpPack[]> {
+  const log = options.log ?? ((m: string) => console.error(m));
+  return await Promise.all(
+    Object.entries(config.mcpServers).map(async ([name, server]) => {
+      try {
+        return await createMcpPack(name, server);
+      } catch (err) {
+        const unavailable =
+          err instanceof McpServerUnavailableError
+            ? err
+            : new McpServerUnavailableError(name, 'cannot list tools', err instanceof Error ? err.message : String(err), { retryable: true, cause: err });
+        log(`${unavailable.message}\nThe "${name}" catalog is unavailable on this worker; the others keep serving.`);
+        const connection = new McpConnection(name, server);
+        await connection.close();
+        return { catalog: name, tools: [], connection, unavailable, close: async () => undefined } satisfies McpPack;
+      }
+    }),
+  );
 }

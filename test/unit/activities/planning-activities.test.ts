@@ -55,11 +55,11 @@ describe('planning activities', () => {
     expect(await store.get(ref)).toEqual({ version: 1, plan: 'x' });
   });
 
-  test('an unknown tool catalog fails non-retryably with the code and a hint naming the known catalogs', async () => {
+    test('an unknown tool catalog fails RETRYABLY (another worker may serve it) with the code and a hint naming the known catalogs', async () => {
     const failure = await failureOf(env.run(activities.analyzeRequirements, { request: request(goal, { tool_catalog: 'nope' }) }));
-    expect(failure.type).toBe('InvalidInputError');
-    expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toMatch(/^PLAN-006 unknown tool catalog "nope"\nHint: Use one of: waste\./);
+    expect(failure.type).toBe('CatalogUnavailableError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toMatch(/^PLAN-006 unknown tool catalog "nope"\nHint: Use one of: waste, or start a worker that serves "nope"\./);
     expect(failure.details?.[0]).toMatchObject({ code: 'PLAN-006' });
   });
 

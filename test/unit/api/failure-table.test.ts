@@ -23,6 +23,7 @@ const SAMPLES: Record<keyof typeof FAILURE_TYPES, errors.PlannerError | null> = 
   LlmCallError: new errors.LlmCallError('', { retryable: false }),
   InvalidInputError: null,
   InvalidTransitionError: new errors.InvalidTransitionError('A', 'B', ''),
+  CatalogUnavailableError: null,
   PlanningTimeoutError: new errors.PlanningTimeoutError(''),
   StepFailedError: new errors.StepFailedError('', { retryable: false }),
   TemplateResolutionError: new errors.TemplateResolutionError('missing_result', '', {}),
@@ -31,6 +32,7 @@ const SAMPLES: Record<keyof typeof FAILURE_TYPES, errors.PlannerError | null> = 
   PlanRejectedError: new errors.PlanRejectedError(''),
   GoalUnclearError: new errors.GoalUnclearError(''),
   WorkerFailureError: new errors.WorkerFailureError(''),
+  StepOutcomeUnknownError: new errors.StepOutcomeUnknownError(''),
 };
 
 test.each(Object.entries(FAILURE_TYPES))('the README lists %s as %s with its hint', (type, code) => {

@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileIdempotencyLedger, MemoryIdempotencyLedger, once } from '../../../src/tools/idempotency';
+import { StepOutcomeUnknownError } from '../../../src/domain/errors';
+import { FileIdempotencyLedger, MemoryIdempotencyLedger, intentKey, once } from '../../../src/tools/idempotency';
 
 let dir: string;
 beforeEach(async () => {
@@ -32,9 +33,37 @@ describe.each([
     expect(second).toEqual({ value: 2, replayed: false });
   });
 
-  test('a failed effect is not recorded, so the retry runs it again', async () => {
+  test('the intent is written before the effect runs', async () => {
     const ledger = makeLedger();
-    await expect(once(ledger, 'k', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    let seen: unknown;
+    await once(ledger, 'k', async () => {
+      seen = await ledger.get(intentKey('k'));
+      return 'ok';
+    });
+    expect(seen).toEqual({ at: expect.any(String) });
+  });
+
+  test('an attempt that failed with an unknown outcome is not run again: StepOutcomeUnknownError (at-most-once)', async () => {
+    const ledger = makeLedger();
+    let effects = 0;
+    await expect(once(ledger, 'k', async () => Promise.reject(new Error(`lost after effect ${++effects}`)))).rejects.toThrow('lost');
+    const err = await once(ledger, 'k', async () => ++effects).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StepOutcomeUnknownError);
+    expect(err).toMatchObject({ code: 'PLAN-014', retryable: false, details: { idempotency_key: 'k' } });
+    expect(effects).toBe(1);
+  });
+
+  test('a keyed tool (it dedupes on the key) runs again after an unknown outcome (exactly-once)', async () => {
+    const ledger = makeLedger();
+    await expect(once(ledger, 'k', async () => Promise.reject(new Error('lost')), { keyed: true })).rejects.toThrow('lost');
+    expect(await once(ledger, 'k', async () => 'ok', { keyed: true })).toEqual({ value: 'ok', replayed: false });
+  });
+
+  test('a failure that says the tool did not act (noEffect) withdraws the intent, so the retry runs it', async () => {
+    const ledger = makeLedger();
+    const notSent = Object.assign(new Error('cannot start'), { noEffect: true });
+    await expect(once(ledger, 'k', async () => Promise.reject(notSent))).rejects.toThrow('cannot start');
+    expect(await ledger.get(intentKey('k'))).toBeUndefined();
     expect(await once(ledger, 'k', async () => 'ok')).toEqual({ value: 'ok', replayed: false });
   });
 });
@@ -45,5 +74,6 @@ test('the file ledger survives a restart (a new instance on the same folder) and
   expect(await once(new FileIdempotencyLedger(dir), 'key', async () => ({ at: ++effects }))).toEqual({ value: { at: 1 }, replayed: true });
   expect(effects).toBe(1);
   const files = (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
-  expect(files.map((f) => f.name)).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json$/)]);
+  // the intent and the outcome, one file each
+  expect(files.map((f) => f.name)).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json$/), expect.stringMatching(/^[0-9a-f]{64}\.json$/)]);
 });
