@@ -72,8 +72,9 @@ export function toApplicationFailure(err: unknown): unknown {
   return planFailureToApplicationFailure(failureOf(err), !err.retryable, err);
 }
 
-/** A recorded failure as the ApplicationFailure that ends a run (always final) or an activity. */
-export function planFailureToApplicationFailure(failure: PlanFailure, nonRetryable = true, cause?: Error): ApplicationFailure {
+/** A failure (or a planner error) as the ApplicationFailure that ends a run or refuses a message (always final), or an activity's. */
+export function planFailureToApplicationFailure(failure: PlanFailure | PlannerError, nonRetryable = true, cause?: Error): ApplicationFailure {
+  if (failure instanceof PlannerError) return planFailureToApplicationFailure(failureOf(failure), nonRetryable, cause);
   const { type, ...details } = failure;
   return ApplicationFailure.create({ type, message: failureMessage(failure), nonRetryable, details: [details], cause });
 }

@@ -20,7 +20,8 @@ export { STAGES, TERMINAL_STAGES } from '../domain/stages';
 /** On a bounded run the audit keeps its latest entries; older ones are dropped, counted in `audit_dropped`. */
 export const AUDIT_LIMIT = 200;
 
-export type StepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type { StepStatus } from '../domain/step-scheduler';
+import type { StepStatus } from '../domain/step-scheduler';
 
 export interface StepRecord {
   index: number;

@@ -5,7 +5,7 @@
  */
 import { readySteps, type DagNode } from './dag';
 
-export type ScheduledStepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type StepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 export interface StepsToStart {
   start: number[];
@@ -15,10 +15,10 @@ export interface StepsToStart {
 
 export function stepsToStart(
   steps: readonly (DagNode & { readonly parallel: boolean })[],
-  statuses: readonly ScheduledStepStatus[],
+  statuses: readonly StepStatus[],
   affordable: (index: number) => boolean,
 ): StepsToStart {
-  const withStatus = (...wanted: ScheduledStepStatus[]) => new Set(statuses.flatMap((s, i) => (wanted.includes(s) ? [i] : [])));
+  const withStatus = (...wanted: StepStatus[]) => new Set(statuses.flatMap((s, i) => (wanted.includes(s) ? [i] : [])));
   if (withStatus('FAILED').size > 0) return { start: [], stop: 'failed' };
   // CANCELLED steps count as running: nothing new starts beside them, none restarts.
   const start: number[] = [];

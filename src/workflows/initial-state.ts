@@ -1,5 +1,5 @@
 /** The state a new run starts from, built from its parsed input; the workflow's clock is its `now`. */
-import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import { planFailureToApplicationFailure } from '../api/failures';
 import { parseWorkflowInput, type PlanningWorkflowInput } from '../api/input';
 import type { PlanningState } from '../api/state';
 import { createBudget } from '../domain/budget';
@@ -15,7 +15,7 @@ export function initialState(input: PlanningWorkflowInput, workflowId: string): 
   try {
     parsed = parseWorkflowInput(input, { trace_id: workflowId, now: nowIso() });
   } catch (err) {
-    if (err instanceof PlannerError) throw planFailureToApplicationFailure(failureOf(err));
+    if (err instanceof PlannerError) throw planFailureToApplicationFailure(err);
     throw err;
   }
   const { request, options } = parsed;

@@ -3,7 +3,7 @@
  * update validators (which refuse before anything is written to history) and the handlers. A refusal is the typed
  * failure activities use too: PLAN-006 with a hint.
  */
-import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import { planFailureToApplicationFailure } from '../api/failures';
 import {
   ApproveSchema,
   ClarificationAnswerSchema,
@@ -24,14 +24,14 @@ import { isTerminal } from '../domain/stages';
 import type { z } from 'zod';
 
 function refuse(message: string, hint: string): never {
-  throw planFailureToApplicationFailure(failureOf(new InvalidInputError(message, hint)));
+  throw planFailureToApplicationFailure(new InvalidInputError(message, hint));
 }
 
 function parse<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
   try {
     return parseMessage(schema, payload, message, example);
   } catch (err) {
-    if (err instanceof PlannerError) throw planFailureToApplicationFailure(failureOf(err));
+    if (err instanceof PlannerError) throw planFailureToApplicationFailure(err);
     throw err;
   }
 }

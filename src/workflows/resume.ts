@@ -14,7 +14,7 @@
  */
 import { workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
-import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import { planFailureToApplicationFailure } from '../api/failures';
 import { PlanningOptionsSchema, type PlanningWorkflowInput } from '../api/input';
 import type { PlanningState } from '../api/state';
 import { ToolBudgetSchema, UsageSchema } from '../domain/budget';
@@ -49,7 +49,7 @@ export const ResumeStateSchema = z.looseObject({
 });
 
 function refuse(message: string): never {
-  throw planFailureToApplicationFailure(failureOf(new InvalidInputError(message, 'Start a run with {"request": {…}, "options": {…}}; `resume` is set only by the workflow itself when it continues as new.')));
+  throw planFailureToApplicationFailure(new InvalidInputError(message, 'Start a run with {"request": {…}, "options": {…}}; `resume` is set only by the workflow itself when it continues as new.'));
 }
 
 /** The carried state of a run continued as new, checked; null for a new run. Throws the run's PLAN-006 failure. */

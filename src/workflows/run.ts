@@ -3,7 +3,7 @@
  * and change it only through these methods; `apply` is the one way a stage changes (checked, audited, published).
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { failureOf, planFailureToApplicationFailure } from '../api/failures';
+import { planFailureToApplicationFailure } from '../api/failures';
 import type { PlanningWorkflowInput } from '../api/input';
 import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
 import { addUsage, canAfford, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
@@ -60,7 +60,7 @@ export class PlanningRun {
       next = transition(state.stage, t.to, state.stage_before_budget ?? undefined);
     } catch (err) {
       // A move the table forbids is a bug in this workflow: fail the run loudly rather than continue wrongly.
-      throw planFailureToApplicationFailure(failureOf(err as PlannerError));
+      throw planFailureToApplicationFailure(err as PlannerError);
     }
     if (state.stage === 'BUDGET_EXHAUSTED') {
       state.stage_before_budget = null;

@@ -68,6 +68,25 @@ export function plannerReplies(options: {
   };
 }
 
+/**
+ * The LLM planner's replies for a plan of one slow `tool` call (`params` should hold `delay_after_ms`, so a drill can
+ * SIGKILL the worker between the tool's effect and its reply).
+ */
+export function oneSlowStepReplies(tool: string, title: string, params: Record<string, unknown>): (body: ChatRequestBody) => string {
+  return plannerReplies({
+    steps: [title],
+    capabilities: [tool],
+    intent: 'command',
+    plan: () =>
+      JSON.stringify({
+        status: 'FEASIBLE',
+        tasks: [{ id: '1', title, steps: [{ id: '1.1', title, action: 'tool_call', tool, params, depends_on: [], parallel: true }] }],
+        complexity: 1,
+        estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
+      }),
+  });
+}
+
 /** 'undelivered': a reply was due but the client had gone (it timed out or was killed), so no one was charged. */
 export type Outcome = 'reply' | 'undelivered' | 'error' | 'fault-error' | 'fault-timeout';
 

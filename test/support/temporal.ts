@@ -3,7 +3,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { readFailure, type PlanFailure } from '../../src/api/failures';
+import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import { projectRoot } from '../../src/project-root';
 import { createActivities } from '../../src/activities';
 import { createPlannerWorker } from '../../src/worker';
@@ -71,11 +75,11 @@ export async function startTestWorker(
   };
 }
 
-/** A worker in a child process (test/fixtures/probe-worker.ts), resolved once it polls. */
-export async function spawnWorkerProcess(taskQueue: string, address = testAddress()): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'test/fixtures/probe-worker.ts')], {
+/** A worker fixture (a file under test/fixtures) in a child process, resolved once it prints "ready". */
+export async function spawnFixtureWorker(fixture: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'test/fixtures', fixture)], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: address, PLANNER_TASK_QUEUE: taskQueue },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -87,6 +91,11 @@ export async function spawnWorkerProcess(taskQueue: string, address = testAddres
     child.once('exit', (code) => reject(new Error(`worker process exited (${code}) before ready: ${stderr}`)));
   });
   return child;
+}
+
+/** The probe worker (test/fixtures/probe-worker.ts) in a child process. */
+export function spawnWorkerProcess(taskQueue: string, address = testAddress()): Promise<ChildProcess> {
+  return spawnFixtureWorker('probe-worker.ts', { TEMPORAL_ADDRESS: address, PLANNER_TASK_QUEUE: taskQueue });
 }
 
 export function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
@@ -104,4 +113,25 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/** Temporal's time-skipping test server for the calling test file: started before its tests, torn down after. */
+export function useTimeSkippingServer(): () => TestWorkflowEnvironment {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    quietRuntime();
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } } });
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+  return () => env!;
+}
+
+/** A run's typed failure (null when it completed); anything but a run failure is thrown. */
+export async function failureOfRun(handle: WorkflowHandle): Promise<PlanFailure | null> {
+  return await handle.result().then(
+    () => null,
+    (err: unknown) => (err instanceof WorkflowFailedError ? readFailure(err) : Promise.reject(err)),
+  );
 }

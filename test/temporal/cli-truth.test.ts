@@ -4,56 +4,21 @@
  * with its escape sequences; `start --id` refuses an existing id unless --reuse-id; `list --limit n` is the n newest.
  * Spawned `node bin/planner.js …` processes against the test dev server, as in cli.test.ts.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Worker, NativeConnection } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { projectRoot } from '../../src/project-root';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
+import { plannerCliJson, runPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
-const ROOT = projectRoot();
 const ESC = '\x1b';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let pack: WastePack;
 let planner: TestPlanner;
 let client: Client;
 
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: testAddress(),
-        TEMPORAL_NAMESPACE: 'default',
-        TEMPORAL_UI_URL: '',
-        PLANNER_TASK_QUEUE: planner.taskQueue,
-        PLANNER_QUERY_TIMEOUT_MS: '3000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function json<T = any>(...args: string[]): Promise<T> {
-  const run = await cli(...args, '--json');
-  if (run.code !== 0) throw new Error(`planner ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-}
+const cli = (...args: string[]): Promise<CliRun> => runPlannerCli(args, { TEMPORAL_UI_URL: '', PLANNER_TASK_QUEUE: planner.taskQueue, PLANNER_QUERY_TIMEOUT_MS: '3000' });
+const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args, { TEMPORAL_UI_URL: '', PLANNER_TASK_QUEUE: planner.taskQueue, PLANNER_QUERY_TIMEOUT_MS: '3000' });
 
 /** No raw control character but the newline reaches the terminal. */
 function expectNoRawControls(text: string): void {

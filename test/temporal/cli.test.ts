@@ -3,51 +3,17 @@
  * with the planner and tool workers running in this process (so every spawn is asynchronous: blocking this event
  * loop would stall the workers that answer the CLI's queries and updates).
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { projectRoot } from '../../src/project-root';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
+import { plannerCliJson, runPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { testAddress, waitFor } from '../support/temporal';
+import { waitFor } from '../support/temporal';
 
-const ROOT = projectRoot();
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let pack: WastePack;
 let planner: TestPlanner;
 
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: testAddress(),
-        TEMPORAL_NAMESPACE: 'default',
-        TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '',
-        PLANNER_TASK_QUEUE: planner.taskQueue,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function json<T = any>(...args: string[]): Promise<T> {
-  const run = await cli(...args, '--json');
-  if (run.code !== 0) throw new Error(`planner ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-}
+const cli = (...args: string[]): Promise<CliRun> => runPlannerCli(args, { TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '', PLANNER_TASK_QUEUE: planner.taskQueue });
+const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args, { TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '', PLANNER_TASK_QUEUE: planner.taskQueue });
 
 beforeAll(async () => {
   pack = await createWastePack({ today: new Date() });

@@ -4,50 +4,18 @@
  * after its effect. A new worker finishes the run: no planning call repeated, the effect applied once, the budget
  * equal to the sum of completed calls, and the plan still version 1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { projectRoot } from '../../src/project-root';
 import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { connectClient, killProcess, spawnFixtureWorker, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
-const ROOT = projectRoot();
-
-const llmReply = plannerReplies({
-  steps: ['Record a note'],
-  capabilities: ['record-note'],
-  intent: 'command',
-  plan: (): string => {
-    return JSON.stringify({
-      status: 'FEASIBLE',
-      tasks: [{ id: '1', title: 'Record the note', steps: [{
-        id: '1.1', title: 'Record the note', action: 'tool_call', tool: 'record-note',
-        params: { text: 'crash-proof note', delay_after_ms: 4000 }, depends_on: [], parallel: true,
-      }] }],
-      complexity: 1,
-      estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
-    });
-  },
-});
-
-function spawnWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'test/fixtures/planner-worker-process.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${stderr}`)));
-  });
-}
+const llmReply = oneSlowStepReplies('record-note', 'Record the note', { text: 'crash-proof note', delay_after_ms: 4000 });
 
 let llm: ScriptedLlmServer;
 let client: Client;
@@ -72,7 +40,7 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     OPENAI_API_KEY: 'test-key',
     PLANNER_MODEL: 'gpt-4o-mini',
   };
-  const first = await spawnWorker(env);
+  const first = await spawnFixtureWorker('planner-worker-process.ts', env);
   let second: ChildProcess | undefined;
   try {
     const handle = await client.workflow.start(planningWorkflow, {
@@ -89,7 +57,7 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     expect(llmCallsBefore).toBe(3); // analysis, plan, pre-mortem critique
 
     await killProcess(first, 'SIGKILL');
-    second = await spawnWorker(env);
+    second = await spawnFixtureWorker('planner-worker-process.ts', env);
     const outcome = await handle.result();
 
     expect(outcome.stage).toBe('COMPLETED');

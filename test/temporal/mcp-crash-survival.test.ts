@@ -9,49 +9,18 @@
  *   - the server that honours the `_meta` idempotency key: the retry calls again with the same key, the server
  *     answers from its record: exactly-once, one line, the run COMPLETED.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { projectRoot } from '../../src/project-root';
 import { getStateQuery, readFailure } from '../../src/api';
 import { isTerminal } from '../../src/domain/stages';
 import { planningWorkflow } from '../../src/workflows';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { connectClient, killProcess, spawnFixtureWorker, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
-const ROOT = projectRoot();
-
-const llmReply = plannerReplies({
-  steps: ['Apply the effect'],
-  capabilities: ['apply_effect'],
-  intent: 'command',
-  plan: (): string =>
-    JSON.stringify({
-      status: 'FEASIBLE',
-      tasks: [{ id: '1', title: 'Apply the effect', steps: [{
-        id: '1.1', title: 'Apply the effect', action: 'tool_call', tool: 'apply_effect',
-        params: { text: 'exactly one', delay_after_ms: 4000 }, depends_on: [], parallel: true,
-      }] }],
-      complexity: 1,
-      estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
-    }),
-});
-
-function spawnWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'test/fixtures/planner-worker-process.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${stderr}`)));
-  });
-}
+const llmReply = oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'exactly one', delay_after_ms: 4000 });
 
 let llm: ScriptedLlmServer;
 let client: Client;
@@ -83,7 +52,7 @@ async function drill(honourKeys: boolean) {
     OPENAI_API_KEY: 'test-key',
     PLANNER_MODEL: 'gpt-4o-mini',
   };
-  const first = await spawnWorker(env);
+  const first = await spawnFixtureWorker('planner-worker-process.ts', env);
   let second: ChildProcess | undefined;
   try {
     const handle = await client.workflow.start(planningWorkflow, {
@@ -94,7 +63,7 @@ async function drill(honourKeys: boolean) {
     await waitFor(() => lines(effects).length > 0, 60_000, 'the side effect');
     expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');
     await killProcess(first, 'SIGKILL');
-    second = await spawnWorker(env);
+    second = await spawnFixtureWorker('planner-worker-process.ts', env);
     // The state as the run ends (queried while it is open); then its outcome or typed failure.
     let state = await handle.query(getStateQuery);
     await waitFor(async () => isTerminal((state = await handle.query(getStateQuery)).stage), 90_000, 'the run to end');

@@ -4,9 +4,8 @@
  * tied to the plan version shown; budget raises stay finite and reach the planner; a client-made `resume` fails the
  * run at once; and random inputs and messages never leave a run retrying its workflow task.
  */
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import fc from 'fast-check';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
@@ -14,20 +13,12 @@ import type { PlanningWorkflowInput } from '../../src/api/input';
 import { BUDGET_MAXIMA, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
 import { versionOf } from '../../src/api/versions';
-import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import { planningWorkflow } from '../../src/workflows';
 import { SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
 import { recordHistory } from '../support/planner-workers';
-import { quietRuntime, uniqueTaskQueue, workflowBundle } from '../support/temporal';
+import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, workflowBundle } from '../support/temporal';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  quietRuntime();
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } } });
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const env = useTimeSkippingServer();
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
 type Stubs = ReturnType<typeof stubActivities>;
@@ -36,11 +27,11 @@ type Stubs = ReturnType<typeof stubActivities>;
 async function withWorker<T>(script: StubScript, drive: (start: (input: unknown) => Promise<Handle>, stubs: Stubs) => Promise<T>): Promise<T> {
   const taskQueue = uniqueTaskQueue('bounds');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities: stubs.activities });
+  const worker = await Worker.create({ connection: env().nativeConnection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities: stubs.activities });
   let n = 0;
   const start = async (input: unknown) => {
-    const started = await env.client.workflow.start(planningWorkflow, { taskQueue, workflowId: `bounds-${taskQueue}-${n++}`, args: [input as PlanningWorkflowInput] });
-    return env.client.workflow.getHandle<typeof planningWorkflow>(started.workflowId); // follows continue-as-new
+    const started = await env().client.workflow.start(planningWorkflow, { taskQueue, workflowId: `bounds-${taskQueue}-${n++}`, args: [input as PlanningWorkflowInput] });
+    return env().client.workflow.getHandle<typeof planningWorkflow>(started.workflowId); // follows continue-as-new
   };
   return await worker.runUntil(drive(start, stubs));
 }
@@ -55,13 +46,6 @@ async function awaitingApproval(handle: Handle, version: number): Promise<Planni
     if (['COMPLETED', 'FAILED', 'CANCELLED'].includes(state.stage)) throw new Error(`run ended ${state.stage} before v${version} awaited approval`);
     await new Promise((r) => setTimeout(r, 5));
   }
-}
-
-async function failureOfRun(handle: Handle): Promise<PlanFailure | null> {
-  return await handle.result().then(
-    () => null,
-    (err: unknown) => (err instanceof WorkflowFailedError ? readFailure(err) : Promise.reject(err)),
-  );
 }
 
 /** The typed failure an update was refused with. */

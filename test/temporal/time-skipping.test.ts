@@ -5,8 +5,6 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import { DEFAULT_PLANNING_OPTIONS } from '../../src/api/input';
 import { LocalContentStore } from '../../src/store/content-store';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
@@ -14,24 +12,22 @@ import { createLocalWorkers } from '../../src/worker';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { onQueue } from '../support/planner-workers';
-import { uniqueTaskQueue, workflowBundle } from '../support/temporal';
+import { uniqueTaskQueue, useTimeSkippingServer, workflowBundle } from '../support/temporal';
 
-let env: TestWorkflowEnvironment;
+const env = useTimeSkippingServer();
 let pack: WastePack;
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } } });
   pack = await createWastePack({ today: new Date() });
 });
 afterAll(async () => {
   await pack?.close();
-  await env?.teardown();
 });
 
 test('an unanswered question takes its default after the one-hour timeout, skipped in test time', async () => {
   expect(DEFAULT_PLANNING_OPTIONS.clarification_timeout_ms).toBe(60 * 60_000);
   const taskQueue = uniqueTaskQueue('time-skipping');
   const workers = await createLocalWorkers({
-    connection: env.nativeConnection,
+    connection: env().nativeConnection,
     namespace: 'default',
     packs: [onQueue(pack, `${taskQueue}-tools`)],
     taskQueue,
@@ -39,7 +35,7 @@ test('an unanswered question takes its default after the one-hour timeout, skipp
     store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'ts-store-'))),
   });
   const started = Date.now();
-  const handle = await env.client.workflow.start(planningWorkflow, {
+  const handle = await env().client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `time-skipping-${taskQueue}`,
     // The test server cannot register custom search attributes, so this run publishes none.

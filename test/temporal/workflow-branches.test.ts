@@ -6,13 +6,11 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { getStateQuery, raiseBudgetUpdate } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
-import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import {
   GoalUnclearError,
   InvalidInputError,
@@ -28,16 +26,9 @@ import {
 } from '../../src/domain/errors';
 import { planningWorkflow } from '../../src/workflows';
 import { activityFailure, llmCall, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import { quietRuntime, uniqueTaskQueue, waitFor, workflowBundle } from '../support/temporal';
+import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowBundle } from '../support/temporal';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  quietRuntime();
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } } });
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const env = useTimeSkippingServer();
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
 
@@ -45,8 +36,8 @@ type Handle = WorkflowHandle<typeof planningWorkflow>;
 async function runWith<T>(script: StubScript, input: Partial<PlanningWorkflowInput> & { options?: PlanningWorkflowInput['options'] }, drive: (handle: Handle) => Promise<T>) {
   const taskQueue = uniqueTaskQueue('branches');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities: stubs.activities });
-  const handle = await env.client.workflow.start(planningWorkflow, {
+  const worker = await Worker.create({ connection: env().nativeConnection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities: stubs.activities });
+  const handle = await env().client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `branches-${taskQueue}`,
     // The time-skipping server cannot register custom search attributes.
@@ -58,10 +49,7 @@ async function runWith<T>(script: StubScript, input: Partial<PlanningWorkflowInp
 
 /** The outcome or the typed failure, and the final state (queried while the worker still runs). */
 async function settle(handle: Handle): Promise<{ state: PlanningState; failure: PlanFailure | null }> {
-  const failure = await handle.result().then(
-    () => null,
-    (err: unknown) => (err instanceof WorkflowFailedError ? readFailure(err) : Promise.reject(err)),
-  );
+  const failure = await failureOfRun(handle);
   return { state: await handle.query(getStateQuery), failure };
 }
 

@@ -1,5 +1,5 @@
 /** The DAG scheduler's decisions, without Temporal: which steps start, and why nothing more does. */
-import { stepsToStart, type ScheduledStepStatus } from '../../../src/domain/step-scheduler';
+import { stepsToStart, type StepStatus } from '../../../src/domain/step-scheduler';
 
 const step = (depends_on: number[] = [], parallel = true) => ({ depends_on, parallel });
 const all = () => true;
@@ -20,7 +20,7 @@ describe('stepsToStart', () => {
   });
 
   test('a failed step stops new starts, so the run can re-plan', () => {
-    const statuses: ScheduledStepStatus[] = ['FAILED', 'PENDING', 'PENDING'];
+    const statuses: StepStatus[] = ['FAILED', 'PENDING', 'PENDING'];
     expect(stepsToStart([step(), step(), step()], statuses, all)).toEqual({ start: [], stop: 'failed' });
   });
 
