@@ -46,7 +46,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
     return failWith(new StepOutcomeUnknownError(`step ${unknown.id} (${unknown.tool}): ${unknown.error!.message}`, { step: unknown.id, on_outcome_unknown: 'fail' }));
   }
   if (failed.length > 0) {
-    const reasons = failed.map((s) => `step ${s.id} (${s.tool}) failed: ${s.error!.message}`);
+    const reasons = failed.map((s) => `step ${s.id} (${s.tool ?? steps[s.index]!.action}) failed: ${s.error!.message}`);
     if (state.replans >= state.options.max_replans) {
       const used = `no re-plans left (${state.replans} of ${state.options.max_replans} used)`;
       return failWith(new StepFailedError(`${reasons.join('; ')} — ${used}`, { retryable: false, details: { steps: failed.map((s) => s.id) } }));
