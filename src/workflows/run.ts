@@ -65,7 +65,7 @@ export class PlanningRun {
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
   cancel(): void {
-    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'PENDING') s.status = 'CANCELLED';
+    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') s.status = 'CANCELLED';
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
     publishProgress(this.state);
