@@ -20,6 +20,7 @@ import { MemoryIdempotencyLedger } from '../../src/tools/idempotency';
 import { planningWorkflow } from '../../src/workflows';
 import { runPlannerCli } from '../support/cli';
 import { LlmHarness } from '../support/llm';
+import { recordHistory } from '../support/planner-workers';
 import { withExtraSteps } from '../support/step-kinds';
 import { activityFailure, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
 import { connectClient, failureOfRun, quietRuntime, testAddress, uniqueTaskQueue, waitFor, workflowBundle } from '../support/temporal';
@@ -80,7 +81,11 @@ function llmStepActivities() {
 describe('an llm step', () => {
   test("summarizes the previous step's rows through the real activity; the answer is its stored result and its call is charged", async () => {
     await llm.start({ script: [{ content: 'Two shipments (15 kg) carried lead, one (1 kg) mercury.', usage: { prompt_tokens: 300, completion_tokens: 20 } }] });
-    const { state, failure } = await runWith(summaryScript(SHIPMENTS), {}, llmStepActivities(), settle);
+    const { state, failure } = await runWith(summaryScript(SHIPMENTS), {}, llmStepActivities(), async (handle) => {
+      const settled = await settle(handle);
+      await recordHistory(handle, 'step-kinds-llm');
+      return settled;
+    });
     expect(failure).toBeNull();
     expect(state.stage).toBe('COMPLETED');
     const prompt = llm.messages(0);
@@ -123,7 +128,9 @@ describe('the CLI', () => {
       const shown = await cli('show', handle.workflowId);
       const wrong = await cli('complete', handle.workflowId, '1.1', 'yes');
       const done = await cli('complete', handle.workflowId, 'k.1', 'Yes,', 'ship', 'it');
-      return { shown, wrong, done, ...(await settle(handle)) };
+      const settled = await settle(handle);
+      await recordHistory(handle, 'step-kinds-human');
+      return { shown, wrong, done, ...settled };
     });
     expect(result.shown.stdout).toContain(`Waits for a person until `);
     expect(result.shown.stdout).toContain(`Ship the report? (planner complete ${result.state.workflow_id} k.1 <answer>)`);
@@ -148,7 +155,9 @@ describe('the CLI', () => {
       await waitingState(handle, '1.1');
       const bad = await cli('resolve', handle.workflowId, '1.1', 'maybe');
       const retried = await cli('resolve', handle.workflowId, '1.1', 'retry', '--json');
-      return { bad, retried, ...(await settle(handle)) };
+      const settled = await settle(handle);
+      await recordHistory(handle, 'step-kinds-outcome-unknown-retried');
+      return { bad, retried, ...settled };
     });
     expect(result.bad.code).toBe(2);
     expect(result.bad.stderr).toMatch(/invalid decision/);
