@@ -106,9 +106,10 @@ async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<
     workflow_id: state.workflow_id,
     step_id: step.id,
     goal: state.request.goal,
-    title: step.title,
-    instruction,
-    expected_output: step.expected_output,
+    // Cut to the activity's input bounds: an over-long title must not fail the step.
+    title: step.title.slice(0, 1_000),
+    instruction: instruction.slice(0, 10_000),
+    expected_output: step.expected_output.slice(0, 2_000),
     inputs: inputsOf(run, step),
     max_input_tokens: state.options.llm_step_input_tokens ?? DEFAULT_PLANNING_OPTIONS.llm_step_input_tokens,
   });
