@@ -44,6 +44,8 @@ export const PlanningOptionsSchema = z
     on_outcome_unknown: z.enum(['ask', 'replan', 'fail']),
     /** Tokens of the dependencies' data an `llm` step reads; more is cut, explicitly marked as truncated. */
     llm_step_input_tokens: z.number().int().min(100).max(200_000),
+    /** 'use': a first LLM plan may come from the plan cache (and is cached); 'off': this run always asks the LLM. */
+    plan_cache: z.enum(['use', 'off']),
   })
   .strict();
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
@@ -66,6 +68,7 @@ export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   human_step_timeout_ms: 24 * 60 * 60_000,
   on_outcome_unknown: 'ask',
   llm_step_input_tokens: 4_000,
+  plan_cache: 'use',
 };
 
 /** The budget of a run whose request names none. */

@@ -2,7 +2,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { PlanRejectedError } from '../../domain/errors';
-import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
@@ -19,6 +19,8 @@ export async function critique(run: PlanningRun): Promise<Transition> {
     return failedWhile('critique', readFailure(err));
   }
   run.charge(usageOfLlmCalls(critiqued.llm_calls), 'critique');
+  const fellBack = providerFallbackNote(critiqued.llm_calls);
+  if (fellBack) run.audit('critique', fellBack);
   run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
   const decision = await planningActivities(`gatekeeper for plan v${plan.version}`, run.lean).gatekeeper({
     critiques: critiqued.critiques,

@@ -3,7 +3,7 @@ import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { createPlanVersion } from '../../domain/diff';
 import { PlanImpossibleError } from '../../domain/errors';
-import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { flattenSteps } from '../../domain/plan';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
@@ -29,6 +29,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       refinement: parent ? { previous: parent.plan, feedback } : undefined,
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
+      ...(state.options.plan_cache === 'off' ? { plan_cache: 'off' as const } : {}),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -37,13 +38,15 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   }
   const { plan: generatedPlan, transcript_ref } = generated;
   run.charge(usageOfLlmCalls(generated.llm_calls), `plan v${generatedPlan.version}`);
+  const fellBack = providerFallbackNote(generated.llm_calls);
+  if (fellBack) run.audit('plan', fellBack);
   const record = {
     ...createPlanVersion(generatedPlan, parent, reason),
     explanation: feedback.join('\n') || 'first plan for the goal',
     created_at: nowIso(),
     ...(transcript_ref ? { transcript_ref } : {}),
   };
-  const by = generated.planner ? ` by the ${generated.planner} planner` : '';
+  const by = `${generated.planner ? ` by the ${generated.planner} planner` : ''}${generated.from_cache ? ` from cache (planned ${generated.from_cache})` : ''}`;
   run.audit('plan', `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`, transcript_ref);
   run.recordPlan(record);
   await archiveOldVersions(run);
