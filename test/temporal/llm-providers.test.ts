@@ -7,6 +7,7 @@
 import { getStateQuery, type PlanningState } from '../../src/api';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { planningWorkflow } from '../../src/workflows';
+import { runPlannerCli } from '../support/cli';
 import { startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
 import { plannerReplies, promptKind, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 
@@ -105,7 +106,7 @@ describe('provider fallback', () => {
 });
 
 describe('plan cache', () => {
-  test('the same goal twice makes one planning call; a run with the cache off makes another', async () => {
+  test('the same goal twice makes one planning call; a run with the cache off (option or `planner start --no-plan-cache`) makes another', async () => {
     const llm = await plannerServer();
     servers.push(llm);
     const planCalls = () => llm.requests.filter((r) => promptKind(r.body) === 'plan').length;
@@ -129,6 +130,12 @@ describe('plan cache', () => {
       expect(third.stage).toBe('COMPLETED');
       expect(planCalls()).toBe(2);
       expect(audit(third).some((line) => line.includes('from cache'))).toBe(false);
+
+      const id = `cache-cli-${planner.taskQueue}`;
+      const cli = await runPlannerCli(['start', GOAL, '--id', id, '--task-queue', planner.taskQueue, '--planner', 'llm', '--no-plan-cache', '--wait', '--json']);
+      expect([cli.code, JSON.parse(cli.stdout).stage]).toEqual([0, 'COMPLETED']);
+      expect(planCalls()).toBe(3);
+      expect((await fixtures.client().workflow.getHandle(id).query(getStateQuery)).options.plan_cache).toBe('off');
     });
   });
 });
