@@ -34,11 +34,6 @@ export class ProviderChain implements ChatModel {
     return new ProviderChain(configs.map((config) => ({ name: config.name, client: new LlmClient(config) })));
   }
 
-  /** The providers' names in order, for logs (never their keys). */
-  get names(): string[] {
-    return this.providers.map((p) => p.name);
-  }
-
   async complete(...args: Parameters<ChatModel['complete']>): Promise<Completion> {
     const attempts: ProviderAttempt[] = [];
     for (const { name, client } of this.providers) {
