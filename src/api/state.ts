@@ -107,6 +107,8 @@ export interface PlanningState {
   options: PlanningOptions;
   /** Which analyzer ran last ('llm' or 'rules', as the analysis result says); decides whether LLM calls are budgeted ahead. */
   analyzer_kind: 'llm' | 'rules' | null;
+  /** The run asked for `planner: auto` (absent otherwise and on older runs): when every LLM provider fails, it plans with the ranking planner. */
+  planner_auto?: boolean;
   requirements: Requirements | null;
   question: PendingQuestion | null;
   answer: { text: string; by: 'user' | 'timeout' } | null;

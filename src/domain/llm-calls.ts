@@ -48,3 +48,8 @@ export function providerFallbackNote(calls: readonly LlmCallUsage[]): string | n
   if (fellBack.length === 0) return null;
   return `LLM provider fallback: ${fellBack.map((c) => describeAttempts(c.attempts!)).join('; ')}`;
 }
+
+/** Whether a failure's details say a whole provider chain failed on retryable faults (an outage, not a refused request). */
+export function isProviderOutage(details: Record<string, unknown>): boolean {
+  return details.every_provider_failed === true;
+}

@@ -7,12 +7,12 @@
  *
  * Every attempt (provider name, model, outcome, milliseconds) is recorded on the answered call's usage (`provider`,
  * `attempts`), which reaches the run's budget and audit; when every provider failed the attempts travel in the
- * error's details (`provider_attempts`). Keys are never recorded: only the providers' names.
+ * error's details (`provider_attempts`, and `every_provider_failed` when each failure was retryable). Keys are never recorded: only the providers' names.
  */
 import { APIConnectionError } from 'openai';
 import type { LlmProviderConfig } from '../config';
 import { LlmCallError, PlannerError } from '../domain/errors';
-import { describeAttempts, type LlmCallUsage, type ProviderAttempt } from '../domain/llm-calls';
+import { describeAttempts, isProviderOutage, type LlmCallUsage, type ProviderAttempt } from '../domain/llm-calls';
 import { LlmClient, type ChatModel, type Completion } from './chat';
 import { withLlmCallLabel } from './usage-recorder';
 
@@ -56,10 +56,13 @@ export class ProviderChain implements ChatModel {
 
   /** One provider: its own error, attempts added. Several: one error naming every attempt; retryable, as each failure was. */
   private exhausted(last: LlmCallError, attempts: ProviderAttempt[]): LlmCallError {
-    if (this.providers.length === 1) return withAttempts(last, attempts);
+    if (this.providers.length === 1) {
+      Object.assign(last.details, { every_provider_failed: true });
+      return withAttempts(last, attempts);
+    }
     return new LlmCallError(`every LLM provider failed: ${describeAttempts(attempts)} (last: ${last.message})`, {
       retryable: true,
-      details: { provider_attempts: attempts },
+      details: { provider_attempts: attempts, every_provider_failed: true },
       cause: last,
     });
   }
@@ -67,7 +70,7 @@ export class ProviderChain implements ChatModel {
 
 /** Whether `error` says a whole provider chain failed on retryable faults (an outage, not a refused request). */
 export function everyProviderFailed(error: unknown): boolean {
-  return error instanceof LlmCallError && error.retryable && Array.isArray(error.details.provider_attempts);
+  return error instanceof LlmCallError && isProviderOutage(error.details);
 }
 
 function withAttempts<E extends PlannerError>(error: E, attempts: ProviderAttempt[]): E {

@@ -136,10 +136,19 @@ export class PlanningRun {
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
-    if (this.state.request.planner === 'auto') this.state.request = { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' };
+    if (this.state.request.planner === 'auto') {
+      this.state.planner_auto = true;
+      this.state.request = { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' };
+    }
     this.state.requirements = requirements;
     this.state.question = question;
     this.audit('analysis', `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
+  }
+
+  /** Under `planner: auto`, every LLM provider failed: the run plans with the ranking planner from now on. */
+  planWithRanking(why: string): void {
+    this.state.request = { ...this.state.request, planner: 'ranking' };
+    this.audit('plan', why);
   }
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */

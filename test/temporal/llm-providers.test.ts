@@ -1,7 +1,8 @@
 /**
  * Issue 15 on the dev server, through planningWorkflow and real workers, with scripted LLM servers over HTTP:
  *   - provider fallback: a first provider that answers 500s is passed over for the second, and the audit names both;
- *     when every provider fails, a `planner: auto` run plans with the ranking planner and runs that plan;
+ *     when every provider fails, a `planner: auto` run plans with the ranking planner and runs that plan (at the
+ *     analysis, or later at plan generation);
  *   - the plan cache: the same goal twice makes one plan-generation call; a run with the cache off makes another.
  */
 import { getStateQuery, type PlanningState } from '../../src/api';
@@ -14,21 +15,21 @@ import { plannerReplies, promptKind, startScriptedLlmServer, type ScriptedLlmSer
 const GOAL = 'Get contaminated shipments and show them';
 const fixtures = useWastePackAndClient();
 
-/** A scripted provider that plans one `shipments` step for the goal. */
-function plannerServer(): Promise<ScriptedLlmServer> {
-  return startScriptedLlmServer({
-    reply: plannerReplies({
-      steps: ['Fetch contaminated shipments'],
-      capabilities: ['shipments'],
-      plan: () =>
-        JSON.stringify({
-          status: 'FEASIBLE',
-          tasks: [{ id: '1', title: 'Fetch', steps: [{ id: '1.1', title: 'Fetch contaminated shipments', action: 'tool_call', tool: 'shipments', params: { has_contaminants: true }, depends_on: [], parallel: true }] }],
-          complexity: 1,
-          estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1000 },
-        }),
+/** A model's answers for the goal: clear requirements, a plan of one `shipments` step, a pre-mortem that finds nothing. */
+const replies = plannerReplies({
+  steps: ['Fetch contaminated shipments'],
+  capabilities: ['shipments'],
+  plan: () =>
+    JSON.stringify({
+      status: 'FEASIBLE',
+      tasks: [{ id: '1', title: 'Fetch', steps: [{ id: '1.1', title: 'Fetch contaminated shipments', action: 'tool_call', tool: 'shipments', params: { has_contaminants: true }, depends_on: [], parallel: true }] }],
+      complexity: 1,
+      estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1000 },
     }),
-  });
+});
+
+function plannerServer(): Promise<ScriptedLlmServer> {
+  return startScriptedLlmServer({ reply: replies });
 }
 
 /** A provider in an outage: every request gets HTTP 500. */
@@ -101,6 +102,19 @@ describe('provider fallback', () => {
       expect(first.calls).toBe(second.calls);
       expect(first.requests.every((r) => promptKind(r.body) === 'analysis')).toBe(true);
       expect(state.budget.spent.calls).toBe(1); // the tool call; no LLM call was answered
+    });
+  });
+
+  test('when every provider fails later, at plan generation, a planner:auto run plans by ranking from then on', async () => {
+    const planning = await startScriptedLlmServer({ reply: (body) => (promptKind(body) === 'plan' ? { status: 503 } : replies(body)) });
+    servers.push(planning);
+    await withPlanner(providersEnv(['only', planning]), async (planner) => {
+      const state = await run(planner, 'late-fail', { request: { goal: GOAL, planner: 'auto' } });
+      expect(state.stage).toBe('COMPLETED');
+      expect(state.plan!.metadata.planner).toBe('ranking');
+      expect(audit(state)).toContainEqual(expect.stringMatching(/^plan: plan v1: every LLM provider failed .*HTTP 503.*; planner auto falls back to the ranking planner$/s));
+      // the analysis was the LLM's; the plan request failed on each of the activity's attempts; no pre-mortem followed
+      expect(planning.requests.map((r) => promptKind(r.body))).toEqual(['analysis', 'plan', 'plan', 'plan', 'plan', 'plan']);
     });
   });
 });
