@@ -13,6 +13,8 @@ import { startTestPlanner, useWastePackAndClient, type TestPlanner } from '../su
 import { plannerReplies, promptKind, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 
 const GOAL = 'Get contaminated shipments and show them';
+/** The providers' key, read from the variable the list names: it authenticates, and appears nowhere in the run. */
+const KEY = 'sk-provider-key-7f3a91';
 const fixtures = useWastePackAndClient();
 
 /** A model's answers for the goal: clear requirements, a plan of one `shipments` step, a pre-mortem that finds nothing. */
@@ -39,7 +41,7 @@ function failingServer(): Promise<ScriptedLlmServer> {
 
 function providersEnv(...servers: [string, ScriptedLlmServer][]): NodeJS.ProcessEnv {
   const providers = servers.map(([name, server]) => ({ name, base_url: server.baseURL, model: 'gpt-4o-mini', api_key_env: 'TEST_LLM_KEY' }));
-  return { PLANNER_LLM_PROVIDERS: JSON.stringify(providers), TEST_LLM_KEY: 'test-key' };
+  return { PLANNER_LLM_PROVIDERS: JSON.stringify(providers), TEST_LLM_KEY: KEY };
 }
 
 async function withPlanner<T>(env: NodeJS.ProcessEnv, fn: (planner: TestPlanner) => Promise<T>): Promise<T> {
@@ -83,6 +85,9 @@ describe('provider fallback', () => {
       for (const line of fallbacks) expect(line).toMatch(/primary \(gpt-4o-mini\) HTTP 500 in \d+ ms → backup \(gpt-4o-mini\) ok in \d+ ms/);
       // only the answered calls are charged
       expect(state.budget.spent.calls).toBe(3 + 1); // three LLM calls and one tool call
+      expect(backup.requests[0]!.authorization).toBe(`Bearer ${KEY}`);
+      expect(JSON.stringify(state)).not.toContain(KEY);
+      expect(JSON.stringify(await fixtures.client().workflow.getHandle(state.workflow_id).fetchHistory())).not.toContain(KEY);
     });
   });
 
