@@ -7,12 +7,14 @@
  *     (`plan_version` is optional for old clients; when given it must be the version awaiting approval)
  *   update raiseBudget {"cost_usd": 1, "tokens": 10000, "calls": 10}   (amounts added to the limits, each and the
  *     resulting limits at most BUDGET_MAXIMA)
+ * Every payload is at most MESSAGE_LIMITS.payload_bytes as JSON; PlannerClient checks payloads before sending them.
  * Cancellation is Temporal's own cancel.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { jsonByteLength } from '../domain/walk';
 import type { PlanningState } from './state';
 
 export const MESSAGE_NAMES = {
@@ -54,11 +56,54 @@ export const RaiseBudgetSchema = z
   .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' });
 export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
 
+/**
+ * Limits on every message payload, checked before its schema (by the update validators, the signal handler and
+ * PlannerClient). No payload a schema accepts comes near the cap (a 10,000-character answer is at most 60 KB even
+ * with every character escaped); it bounds what a hostile payload costs before the schema sees it, extra keys included.
+ */
+export const MESSAGE_LIMITS = {
+  /** A message payload as JSON, in UTF-8 bytes. */
+  payload_bytes: 64 * 1024,
+} as const;
+
+/** JSON bytes of a payload; what JSON cannot hold (a BigInt, a cycle) counts as too large to send. */
+function payloadBytes(payload: unknown): number {
+  try {
+    return jsonByteLength(payload);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** Parses a message payload; throws InvalidInputError (PLAN-006) naming the message and every problem. */
 export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
+  const bytes = payloadBytes(payload);
+  if (bytes > MESSAGE_LIMITS.payload_bytes) {
+    throw new InvalidInputError(
+      `invalid ${message} payload: ${Number.isFinite(bytes) ? `${bytes} bytes as JSON, over` : 'not plain JSON, so over'} the limit of ${MESSAGE_LIMITS.payload_bytes} bytes`,
+      `Send JSON like ${example}; every message payload is at most ${MESSAGE_LIMITS.payload_bytes} bytes.`,
+      { limits: MESSAGE_LIMITS },
+    );
+  }
   const parsed = schema.safeParse(payload ?? {});
   if (parsed.success) return parsed.data;
   throw new InvalidInputError(`invalid ${message} payload: ${formatZodIssues(parsed.error).join('; ')}`, `Send JSON like ${example}.`);
+}
+
+/** Each update's payload schema and an example for refusals; the workflow's validators and PlannerClient share it. */
+export const MESSAGE_PAYLOADS = {
+  answerClarification: { schema: ClarificationAnswerSchema, example: '{"option": 1} or {"text": "…"}' },
+  approve: { schema: ApproveSchema, example: '{"plan_version": 1}' },
+  reject: { schema: RejectSchema, example: '{"plan_version": 1, "reason": "…"}' },
+  raiseBudget: { schema: RaiseBudgetSchema, example: '{"calls": 10}' },
+} as const;
+export type MessageWithPayload = keyof typeof MESSAGE_PAYLOADS;
+export type MessagePayload<M extends MessageWithPayload> = z.output<(typeof MESSAGE_PAYLOADS)[M]['schema']>;
+
+/** `payload` checked as the named message's (byte cap, then schema); throws InvalidInputError (PLAN-006). */
+export function parseMessagePayload<M extends MessageWithPayload>(message: M, payload: unknown): MessagePayload<M> {
+  const { schema, example } = MESSAGE_PAYLOADS[message];
+  return parseMessage(schema as z.ZodType, payload, message, example) as MessagePayload<M>;
 }
 
 export const getStateQuery = defineQuery<PlanningState>(MESSAGE_NAMES.getState);

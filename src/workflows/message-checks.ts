@@ -5,15 +5,13 @@
  */
 import { planFailureToApplicationFailure } from '../api/failures';
 import {
-  ApproveSchema,
-  ClarificationAnswerSchema,
   BUDGET_MAXIMA,
   MESSAGE_NAMES,
-  RaiseBudgetSchema,
-  RejectSchema,
-  parseMessage,
+  parseMessagePayload,
   type ApproveInput,
   type ClarificationAnswer,
+  type MessagePayload,
+  type MessageWithPayload,
   type RaiseBudgetInput,
   type RejectInput,
 } from '../api/messages';
@@ -21,15 +19,14 @@ import type { PlanningState } from '../api/state';
 import { addUsage } from '../domain/budget';
 import { InvalidInputError, PlannerError } from '../domain/errors';
 import { isTerminal } from '../domain/stages';
-import type { z } from 'zod';
 
 function refuse(message: string, hint: string): never {
   throw planFailureToApplicationFailure(new InvalidInputError(message, hint));
 }
 
-function parse<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
+function parse<M extends MessageWithPayload>(message: M, payload: unknown): MessagePayload<M> {
   try {
-    return parseMessage(schema, payload, message, example);
+    return parseMessagePayload(message, payload);
   } catch (err) {
     if (err instanceof PlannerError) throw planFailureToApplicationFailure(err);
     throw err;
@@ -42,7 +39,7 @@ export function checkAnswer(state: PlanningState, payload: unknown): { answer: C
   if (stage !== 'AWAITING_CLARIFICATION' || !question) {
     refuse(`no question is pending (stage ${stage})`, 'Query getState; answer only while the stage is AWAITING_CLARIFICATION.');
   }
-  const answer = parse(ClarificationAnswerSchema, payload, MESSAGE_NAMES.answerClarification, '{"option": 1} or {"text": "…"}');
+  const answer = parse(MESSAGE_NAMES.answerClarification, payload);
   if ('option' in answer && answer.option > question.options.length) {
     refuse(
       `option ${answer.option} does not exist; choose 1–${question.options.length}: ${question.options.map((o, i) => `${i + 1}. ${o}`).join(' ')}`,
@@ -71,21 +68,21 @@ function requireShownVersion(state: PlanningState, decision: { plan_version?: nu
 
 export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
   requireApprovalStage(state);
-  const approval = parse(ApproveSchema, payload, MESSAGE_NAMES.approve, '{"plan_version": 1}');
+  const approval = parse(MESSAGE_NAMES.approve, payload);
   requireShownVersion(state, approval, MESSAGE_NAMES.approve);
   return approval;
 }
 
 export function checkRejection(state: PlanningState, payload: unknown): RejectInput {
   requireApprovalStage(state);
-  const rejection = parse(RejectSchema, payload, MESSAGE_NAMES.reject, '{"plan_version": 1, "reason": "…"}');
+  const rejection = parse(MESSAGE_NAMES.reject, payload);
   requireShownVersion(state, rejection, MESSAGE_NAMES.reject);
   return rejection;
 }
 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
   if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
-  const raise = parse(RaiseBudgetSchema, payload, MESSAGE_NAMES.raiseBudget, '{"calls": 10}');
+  const raise = parse(MESSAGE_NAMES.raiseBudget, payload);
   const limit = addUsage(state.budget.limit, raise);
   const over = (Object.keys(BUDGET_MAXIMA) as (keyof typeof BUDGET_MAXIMA)[]).filter((d) => limit[d] > BUDGET_MAXIMA[d]);
   if (over.length > 0) {
