@@ -1,7 +1,9 @@
 /**
  * The typed client for planning runs, used by the CLI and by users' own code. Every method is a thin wrapper over
  * one Temporal call with the message names of src/domain/messages.ts, so anything here can also be done with the
- * stock `temporal` CLI or another SDK.
+ * stock `temporal` CLI or another SDK. Input and message payloads are checked here first, with the contract's own
+ * schemas and limits (src/api), so what the run would refuse is refused in milliseconds with the same InvalidInputError
+ * (PLAN-006, with a hint), before anything is sent.
  */
 import {
   Client,
@@ -13,9 +15,20 @@ import {
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
-import { completeStepUpdate, resolveStepUpdate, type ClarificationAnswer, type ResolveStepInput } from './api/messages';
+import { completeStepUpdate, resolveStepUpdate, type ResolveStepInput } from './api/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
-import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningState, type PlanningWorkflowInput } from './api';
+import {
+  answerClarificationUpdate,
+  approveUpdate,
+  checkWorkflowInput,
+  getStateQuery,
+  parseMessagePayload,
+  raiseBudgetUpdate,
+  rejectUpdate,
+  type ClarificationAnswer,
+  type PlanningState,
+  type PlanningWorkflowInput,
+} from './api';
 import { planningWorkflow } from './workflows';
 
 export interface StartOptions {
@@ -44,10 +57,12 @@ export class PlannerClient {
     return new PlannerClient(new Client({ connection, namespace: target.namespace }), target);
   }
 
+  /** Throws InvalidInputError (PLAN-006) without contacting the server when the run would refuse `input`. */
   async start(
     input: PlanningWorkflowInput,
     options: StartOptions = {},
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
+    checkWorkflowInput(input);
     return await this.client.workflow.start(planningWorkflow, {
       args: [input],
       taskQueue: options.taskQueue ?? loadConfig().taskQueue,
@@ -72,6 +87,7 @@ export class PlannerClient {
 
   /** `answer` is `{ option: n }` (1-based, as shown) or `{ text }`; rejected with a clear message if invalid. */
   async answer(workflowId: string, answer: ClarificationAnswer): Promise<string> {
+    parseMessagePayload('answerClarification', answer);
     return await this.handle(workflowId).executeUpdate(answerClarificationUpdate, { args: [answer] });
   }
 
@@ -81,26 +97,32 @@ export class PlannerClient {
    */
   async approve(workflowId: string, comment?: string, planVersion?: number): Promise<string> {
     const version = planVersion === undefined ? {} : { plan_version: planVersion };
-    return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [{ ...(comment ? { comment } : {}), ...version }] });
+    const approval = { ...(comment ? { comment } : {}), ...version };
+    parseMessagePayload('approve', approval);
+    return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [approval] });
   }
 
   /** Rejects `planVersion` (the version shown) with a reason that shapes the next version. */
   async reject(workflowId: string, reason: string, planVersion?: number): Promise<string> {
-    const version = planVersion === undefined ? {} : { plan_version: planVersion };
-    return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [{ reason, ...version }] });
+    const rejection = { reason, ...(planVersion === undefined ? {} : { plan_version: planVersion }) };
+    parseMessagePayload('reject', rejection);
+    return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [rejection] });
   }
 
   async raiseBudget(workflowId: string, raise: { cost_usd?: number; tokens?: number; calls?: number }) {
+    parseMessagePayload('raiseBudget', raise);
     return await this.handle(workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
   }
 
   /** Answers the `human` step `step` (status WAITING); the answer becomes the step's result. */
   async completeStep(workflowId: string, step: string, answer: string): Promise<string> {
+    parseMessagePayload('completeStep', { step, answer });
     return await this.handle(workflowId).executeUpdate(completeStepUpdate, { args: [{ step, answer }] });
   }
 
   /** Decides on the step `step` whose outcome is unknown (PLAN-014): retry it, mark it done, or fail it. */
   async resolveStep(workflowId: string, decision: ResolveStepInput): Promise<string> {
+    parseMessagePayload('resolveStep', decision);
     return await this.handle(workflowId).executeUpdate(resolveStepUpdate, { args: [decision] });
   }
 

@@ -10,7 +10,6 @@ import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig } from './config';
-import { PlannerError } from './domain/errors';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { ToolCatalogs } from './tools/registry';
 import { withPlannerQueue } from './tools/define-tool';
@@ -62,14 +61,21 @@ export function plannerActivities(options: {
 
 /**
  * The catalogs a set of packs makes available to the planner. A pack whose MCP server could not start (`unavailable`)
- * is marked so: runs naming it get a retryable CatalogUnavailableError, while the other catalogs serve.
+ * is marked so: runs naming it get a retryable CatalogUnavailableError, while the other catalogs serve; once the
+ * server starts (`recovered`) its catalog is registered.
  */
 export function catalogsOf(packs: readonly ToolPack[]): ToolCatalogs {
   const catalogs = new ToolCatalogs();
   for (const pack of packs) {
-    const down = (pack as { unavailable?: PlannerError }).unavailable;
-    if (down instanceof PlannerError) catalogs.markUnavailable(pack.catalog, { message: down.message, hint: down.hint });
-    else catalogs.register(pack.catalog, specsOf(pack.tools), pack.clarifications);
+    const down = pack.unavailable;
+    if (!down) {
+      catalogs.register(pack.catalog, specsOf(pack.tools), pack.clarifications);
+      continue;
+    }
+    catalogs.markUnavailable(pack.catalog, { message: down.message, hint: down.hint });
+    void pack.recovered?.then((ready) => {
+      if (ready) catalogs.register(ready.catalog, specsOf(ready.tools), ready.clarifications);
+    });
   }
   return catalogs;
 }
@@ -134,7 +140,7 @@ export async function createLocalWorkers(options: {
     }),
     ...(await createToolWorkers({ ...options, tools: others, store, workspaceRoots: planning.workspaceRoots })),
   ];
-  const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
+  const late = serveRecoveredPacks(packs, (tools) => createToolWorkers({ ...options, tools: tools.filter((t) => t.spec.task_queue !== taskQueue), store, workspaceRoots: planning.workspaceRoots }));
   return {
     workers,
     async runUntil<R>(until: Promise<R>): Promise<R> {
@@ -144,12 +150,55 @@ export async function createLocalWorkers(options: {
       } finally {
         for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
         await Promise.allSettled(runs);
+        await late.stop();
       }
     },
     async run() {
-      await Promise.all(workers.map((w) => w.run()));
+      try {
+        await Promise.all(workers.map((w) => w.run()));
+      } finally {
+        await late.stop();
+      }
     },
-    close: closePacks,
+    async close() {
+      await late.stop();
+      await Promise.all(options.packs.map((p) => p.close()));
+    },
+  };
+}
+
+/**
+ * Tool workers for the packs that were unavailable at start, created and run once each pack has `recovered` (its
+ * MCP server started after all), so its steps are served without restarting the worker. `stop` shuts them down
+ * and waits for them; a pack that recovers after that gets none. (Tools on the planner's own queue cannot join the
+ * running planner worker; MCP tools have queues of their own.)
+ */
+function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImplementation[]) => Promise<Worker[]>): { stop(): Promise<void> } {
+  let stopped = false;
+  const running: { worker: Worker; run: Promise<void> }[] = [];
+  const starting = new Set<Promise<void>>();
+  const serve = async (ready: ToolPack): Promise<void> => {
+    for (const worker of await create(ready.tools)) {
+      running.push({ worker, run: worker.run() });
+      if (stopped) worker.shutdown();
+    }
+  };
+  for (const pack of packs) {
+    void pack.recovered?.then((ready) => {
+      if (!ready || stopped) return;
+      const serving: Promise<void> = serve(ready)
+        .catch((err: unknown) => console.error(`cannot serve the recovered "${pack.catalog}" catalog: ${err instanceof Error ? err.message : String(err)}`))
+        .finally(() => starting.delete(serving));
+      starting.add(serving);
+    });
+  }
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.allSettled([...starting]);
+      for (const { worker } of running) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await Promise.allSettled(running.map((r) => r.run));
+    },
   };
 }
 

@@ -5,6 +5,7 @@
  */
 export * from './failures';
 export * from './input';
+export * from './limits';
 export * from './messages';
 export * from './search-attributes';
 export * from './state';

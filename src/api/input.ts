@@ -104,3 +104,16 @@ export function parseWorkflowInput(input: unknown, defaults: { trace_id: string;
   }
   return { request, options: { ...DEFAULT_PLANNING_OPTIONS, ...options.data } };
 }
+
+/**
+ * The check a client makes before it starts a run (PlannerClient.start, the CLI): the workflow's own parse (schemas,
+ * limits, options), with placeholders for what the workflow fills in (trace id, clock), and no `resume` (only the
+ * workflow sets it). Throws InvalidInputError (PLAN-006) naming every problem, so malformed or oversized input is
+ * refused in milliseconds, before it is sent to the server and a worker.
+ */
+export function checkWorkflowInput(input: unknown): { request: PlanningRequest; options: PlanningOptions } {
+  if (input !== null && typeof input === 'object' && 'resume' in input && input.resume !== undefined) {
+    throw new InvalidInputError('invalid workflow input: `resume` is set only by the workflow when it continues as new', 'Start the run with {"request": {…}, "options": {…}} and no `resume`.');
+  }
+  return parseWorkflowInput(input, { trace_id: 'checked-by-client', now: new Date().toISOString() });
+}

@@ -11,12 +11,14 @@
  *   update resolveStep {"step": "1.1", "decision": "retry" | "done" | "fail", "text": "…"}   (a side-effecting step
  *     whose outcome is unknown, PLAN-014: run it again under a fresh idempotency scope, mark it completed with
  *     optional result text, or fail it into the re-plan path)
+ * Every payload is at most MESSAGE_LIMITS.payload_bytes as JSON; PlannerClient checks payloads before sending them.
  * Cancellation is Temporal's own cancel.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { jsonByteLength } from '../domain/walk';
 import type { PlanningState } from './state';
 
 export const MESSAGE_NAMES = {
@@ -80,11 +82,56 @@ export type ResolveStepInput = z.output<typeof ResolveStepSchema>;
 /** The decision as the run keeps it, without the step it names. */
 export type StepDecision = ResolveStepInput extends infer D ? (D extends unknown ? Omit<D, 'step'> : never) : never;
 
+/**
+ * Limits on every message payload, checked before its schema (by the update validators, the signal handler and
+ * PlannerClient). No payload a schema accepts comes near the cap (a 10,000-character answer is at most 60 KB even
+ * with every character escaped); it bounds what a hostile payload costs before the schema sees it, extra keys included.
+ */
+export const MESSAGE_LIMITS = {
+  /** A message payload as JSON, in UTF-8 bytes. */
+  payload_bytes: 64 * 1024,
+} as const;
+
+/** JSON bytes of a payload; what JSON cannot hold (a BigInt, a cycle) counts as too large to send. */
+function payloadBytes(payload: unknown): number {
+  try {
+    return jsonByteLength(payload);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** Parses a message payload; throws InvalidInputError (PLAN-006) naming the message and every problem. */
 export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
+  const bytes = payloadBytes(payload);
+  if (bytes > MESSAGE_LIMITS.payload_bytes) {
+    throw new InvalidInputError(
+      `invalid ${message} payload: ${Number.isFinite(bytes) ? `${bytes} bytes as JSON, over` : 'not plain JSON, so over'} the limit of ${MESSAGE_LIMITS.payload_bytes} bytes`,
+      `Send JSON like ${example}; every message payload is at most ${MESSAGE_LIMITS.payload_bytes} bytes.`,
+      { limits: MESSAGE_LIMITS },
+    );
+  }
   const parsed = schema.safeParse(payload ?? {});
   if (parsed.success) return parsed.data;
   throw new InvalidInputError(`invalid ${message} payload: ${formatZodIssues(parsed.error).join('; ')}`, `Send JSON like ${example}.`);
+}
+
+/** Each update's payload schema and an example for refusals; the workflow's validators and PlannerClient share it. */
+export const MESSAGE_PAYLOADS = {
+  answerClarification: { schema: ClarificationAnswerSchema, example: '{"option": 1} or {"text": "…"}' },
+  approve: { schema: ApproveSchema, example: '{"plan_version": 1}' },
+  reject: { schema: RejectSchema, example: '{"plan_version": 1, "reason": "…"}' },
+  raiseBudget: { schema: RaiseBudgetSchema, example: '{"calls": 10}' },
+  completeStep: { schema: CompleteStepSchema, example: '{"step": "2.1", "answer": "…"}' },
+  resolveStep: { schema: ResolveStepSchema, example: '{"step": "1.1", "decision": "retry" | "done" | "fail"}' },
+} as const;
+export type MessageWithPayload = keyof typeof MESSAGE_PAYLOADS;
+export type MessagePayload<M extends MessageWithPayload> = z.output<(typeof MESSAGE_PAYLOADS)[M]['schema']>;
+
+/** `payload` checked as the named message's (byte cap, then schema); throws InvalidInputError (PLAN-006). */
+export function parseMessagePayload<M extends MessageWithPayload>(message: M, payload: unknown): MessagePayload<M> {
+  const { schema, example } = MESSAGE_PAYLOADS[message];
+  return parseMessage(schema as z.ZodType, payload, message, example) as MessagePayload<M>;
 }
 
 export const getStateQuery = defineQuery<PlanningState>(MESSAGE_NAMES.getState);

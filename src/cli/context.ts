@@ -47,9 +47,13 @@ export function cliConfig(): PlannerConfig {
   try {
     return loadConfig();
   } catch (err) {
-    if (err instanceof InvalidInputError) throw new CliError(err.message.replace(/\n/g, ' '), EXIT.usage, err.hint);
-    throw err;
+    throw usageErrorOf(err);
   }
+}
+
+/** Input refused by the contract's own check (InvalidInputError, PLAN-006) is a usage error (exit 2) with its hint. */
+export function usageErrorOf(err: unknown): unknown {
+  return err instanceof InvalidInputError ? new CliError(err.message.replace(/\n/g, ' '), EXIT.usage, err.hint) : err;
 }
 
 export function targetOf(options: GlobalOptions, config: PlannerConfig = cliConfig()): TemporalTarget {
@@ -102,7 +106,7 @@ const GRPC_UNAVAILABLE = 14;
 
 /** Maps Temporal's errors on a run to CliErrors: unknown id → 3, a message the workflow refused → 2. */
 export function explainRunError(err: unknown, workflowId: string, address?: string): unknown {
-  if (err instanceof CliError) return err;
+  if (err instanceof CliError || err instanceof InvalidInputError) return usageErrorOf(err);
   const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
   if (/already completed/i.test(text)) {
     return new CliError(`run ${workflowId} has already ended`, EXIT.usage, `see how with \`planner show ${workflowId}\``);

@@ -108,6 +108,7 @@ export type ValidationIssueCode =
   | 'TEMPLATE_NOT_DEPENDENCY'
   | 'SECRET_IN_PARAMS'
   | 'PATH_OUTSIDE_WORKSPACE'
+  | 'PARAMS_TOO_LARGE'
   | 'BUDGET_INSUFFICIENT';
 
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */

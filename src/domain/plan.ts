@@ -20,6 +20,20 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
 /** Deeper params are rejected so every later walk over them is bounded. */
 export const MAX_PARAM_DEPTH = 16;
 
+/**
+ * Size limits on a plan and on the LLM reply that carries one (the contract re-exports them, src/api/limits.ts): a plan
+ * lives in the run's state and history, so its params are bounded (validatePlan reports PARAMS_TOO_LARGE), and a
+ * reply is refused (PLAN-001, re-prompted) before it is parsed at all.
+ */
+export const PLAN_LIMITS = {
+  /** One step's params, as JSON in UTF-8 bytes. */
+  step_params_bytes: 32 * 1024,
+  /** The params of all steps of a plan together, as JSON in UTF-8 bytes. */
+  plan_params_bytes: 128 * 1024,
+  /** A JSON reply of the LLM (plan, requirements, critique), in characters. */
+  reply_chars: 200_000,
+} as const;
+
 export const StepSchema = z
   .object({
     /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
@@ -109,6 +123,12 @@ function stripFences(text: string): string {
 /** Parses JSON text (optionally fenced) and checks it against `schema`; throws only PlanParseError / PlanSchemaError. */
 export function parseJsonWith<S extends z.ZodType>(schema: S, text: unknown, what: string, stamp: object = {}): z.output<S> {
   if (typeof text !== 'string') throw new PlanParseError(`${what} must be text, got ${text === null ? 'null' : typeof text}`);
+  if (text.length > PLAN_LIMITS.reply_chars) {
+    throw new PlanParseError(`${what} is ${text.length} characters, longer than the limit of ${PLAN_LIMITS.reply_chars}`, {
+      excerpt: text.slice(0, 200),
+      limit_chars: PLAN_LIMITS.reply_chars,
+    });
+  }
   const body = stripFences(text);
   let json: unknown;
   try {

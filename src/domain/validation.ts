@@ -8,12 +8,12 @@ import { findCycle, formatCycle } from './dag';
 import { formatZodIssues, type ValidationIssue } from './errors';
 import { checkJsonSchema } from './json-schema';
 import { isInsideWorkspace, pathParamValues } from './paths';
-import { ACTION_TYPES, PlanSchema, flattenSteps, type ActionType, type Plan, type Step } from './plan';
+import { ACTION_TYPES, PLAN_LIMITS, PlanSchema, flattenSteps, type ActionType, type Plan, type Step } from './plan';
 import type { Constraints } from './request';
 import { findSecret } from './secrets';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
-import { forEachString, formatPath, lastKey } from './walk';
+import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
 
 export interface ValidationContext {
   catalog: readonly ToolSpec[];
@@ -77,6 +77,14 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
       hint: `Use only step kinds this run can execute: ${kinds.join(', ')}${step.action === 'llm' ? ' (llm steps need a run that plans with an LLM)' : ''}.`,
     });
   });
+  const paramsBytes = steps.reduce((sum, step) => sum + jsonByteLength(step.params), 0);
+  if (paramsBytes > PLAN_LIMITS.plan_params_bytes) {
+    issues.push({
+      code: 'PARAMS_TOO_LARGE',
+      message: `the params of all steps are ${paramsBytes} bytes as JSON, over the limit of ${PLAN_LIMITS.plan_params_bytes} bytes per plan`,
+      hint: 'Keep params small: pass data between steps with ${step[N]…} templates instead of copying it into params.',
+    });
+  }
 
   const cycle = findCycle(steps);
   if (cycle) {
@@ -120,6 +128,11 @@ function checkStep(
         );
       }
     }
+  }
+
+  const paramsBytes = jsonByteLength(step.params);
+  if (paramsBytes > PLAN_LIMITS.step_params_bytes) {
+    add('PARAMS_TOO_LARGE', `params are ${paramsBytes} bytes as JSON, over the limit of ${PLAN_LIMITS.step_params_bytes} bytes per step`, 'Keep params small: pass data between steps with ${step[N]…} templates instead of copying it into params.');
   }
 
   for (const d of step.depends_on) {

@@ -75,3 +75,27 @@ export function keyWords(key: string): string[] {
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
 }
+
+/** UTF-8 bytes of `text`, counted without Buffer or TextEncoder (workflow code uses it). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4; // a surrogate pair: one code point of 4 bytes
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Bytes of `value` serialized as JSON (UTF-8), the size that counts against a payload limit; 0 for what JSON leaves
+ * out (undefined). Throws TypeError for what JSON cannot hold (a BigInt, a cycle).
+ */
+export function jsonByteLength(value: unknown): number {
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? 0 : utf8Length(text);
+}

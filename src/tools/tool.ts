@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Usage } from '../domain/budget';
+import type { PlannerError } from '../domain/errors';
 import type { ClarificationLexicon } from '../domain/requirements';
 import type { ToolSpec } from '../domain/tool-spec';
 
@@ -50,6 +51,13 @@ export interface ToolPack {
   tools: ToolImplementation[];
   /** Vague words of the pack's domain and the options the rule analyzer offers for them. */
   clarifications?: ClarificationLexicon;
+  /**
+   * Set on a pack whose tools could not be loaded when the worker started (an MCP server that did not start): its
+   * catalog is unavailable (runs naming it get a retryable CatalogUnavailableError) until `recovered` settles.
+   */
+  unavailable?: PlannerError;
+  /** With `unavailable`: the working pack once a background retry succeeds; null when the pack was closed first. */
+  recovered?: Promise<ToolPack | null>;
   close(): Promise<void>;
 }
 

@@ -5,17 +5,13 @@
  */
 import { planFailureToApplicationFailure } from '../api/failures';
 import {
-  ApproveSchema,
-  ClarificationAnswerSchema,
   BUDGET_MAXIMA,
-  CompleteStepSchema,
-  ResolveStepSchema,
   MESSAGE_NAMES,
-  RaiseBudgetSchema,
-  RejectSchema,
-  parseMessage,
+  parseMessagePayload,
   type ApproveInput,
   type ClarificationAnswer,
+  type MessagePayload,
+  type MessageWithPayload,
   type RaiseBudgetInput,
   type RejectInput,
 } from '../api/messages';
@@ -24,15 +20,14 @@ import { addUsage } from '../domain/budget';
 import { InvalidInputError, PlannerError } from '../domain/errors';
 import { redactSecrets } from '../domain/secrets';
 import { isTerminal } from '../domain/stages';
-import type { z } from 'zod';
 
 function refuse(message: string, hint: string): never {
   throw planFailureToApplicationFailure(new InvalidInputError(message, hint));
 }
 
-function parse<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
+function parse<M extends MessageWithPayload>(message: M, payload: unknown): MessagePayload<M> {
   try {
-    return parseMessage(schema, payload, message, example);
+    return parseMessagePayload(message, payload);
   } catch (err) {
     if (err instanceof PlannerError) throw planFailureToApplicationFailure(err);
     throw err;
@@ -45,7 +40,7 @@ export function checkAnswer(state: PlanningState, payload: unknown): { answer: C
   if (stage !== 'AWAITING_CLARIFICATION' || !question) {
     refuse(`no question is pending (stage ${stage})`, 'Query getState; answer only while the stage is AWAITING_CLARIFICATION.');
   }
-  const answer = parse(ClarificationAnswerSchema, payload, MESSAGE_NAMES.answerClarification, '{"option": 1} or {"text": "…"}');
+  const answer = parse(MESSAGE_NAMES.answerClarification, payload);
   if ('option' in answer && answer.option > question.options.length) {
     refuse(
       `option ${answer.option} does not exist; choose 1–${question.options.length}: ${question.options.map((o, i) => `${i + 1}. ${o}`).join(' ')}`,
@@ -74,21 +69,21 @@ function requireShownVersion(state: PlanningState, decision: { plan_version?: nu
 
 export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
   requireApprovalStage(state);
-  const approval = parse(ApproveSchema, payload, MESSAGE_NAMES.approve, '{"plan_version": 1}');
+  const approval = parse(MESSAGE_NAMES.approve, payload);
   requireShownVersion(state, approval, MESSAGE_NAMES.approve);
   return approval;
 }
 
 export function checkRejection(state: PlanningState, payload: unknown): RejectInput {
   requireApprovalStage(state);
-  const rejection = parse(RejectSchema, payload, MESSAGE_NAMES.reject, '{"plan_version": 1, "reason": "…"}');
+  const rejection = parse(MESSAGE_NAMES.reject, payload);
   requireShownVersion(state, rejection, MESSAGE_NAMES.reject);
   return rejection;
 }
 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
   if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
-  const raise = parse(RaiseBudgetSchema, payload, MESSAGE_NAMES.raiseBudget, '{"calls": 10}');
+  const raise = parse(MESSAGE_NAMES.raiseBudget, payload);
   const limit = addUsage(state.budget.limit, raise);
   const over = (Object.keys(BUDGET_MAXIMA) as (keyof typeof BUDGET_MAXIMA)[]).filter((d) => limit[d] > BUDGET_MAXIMA[d]);
   if (over.length > 0) {
@@ -117,7 +112,7 @@ function waitingStep(state: PlanningState, id: string, wanted: StepWait['for'], 
 
 /** A `human` step's answer; it becomes the step's result (secrets redacted). */
 export function checkCompletion(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string } {
-  const { step, answer } = parse(CompleteStepSchema, payload, MESSAGE_NAMES.completeStep, '{"step": "2.1", "answer": "…"}');
+  const { step, answer } = parse(MESSAGE_NAMES.completeStep, payload);
   const index = waitingStep(state, step, 'answer', MESSAGE_NAMES.completeStep);
   const text = redactSecrets(answer);
   return { index, reply: { answer: text }, note: `step ${step} answered: ${text}` };
@@ -125,7 +120,7 @@ export function checkCompletion(state: PlanningState, payload: unknown): { index
 
 /** A person's decision on a step whose outcome is unknown: retry, done or fail. */
 export function checkResolution(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string } {
-  const { step, ...decision } = parse(ResolveStepSchema, payload, MESSAGE_NAMES.resolveStep, '{"step": "1.1", "decision": "retry" | "done" | "fail"}');
+  const { step, ...decision } = parse(MESSAGE_NAMES.resolveStep, payload);
   const index = waitingStep(state, step, 'decision', MESSAGE_NAMES.resolveStep);
   const reply = decision.decision === 'retry' ? decision : { ...decision, ...(decision.text ? { text: redactSecrets(decision.text) } : {}) };
   return { index, reply, note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}` };

@@ -1,6 +1,6 @@
 /** Shared plumbing for tests on the real dev server that test/setup/global-setup.ts started. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -104,6 +104,33 @@ export function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKI
     child.once('exit', () => resolve());
     child.kill(signal);
   });
+}
+
+/** Alive and not a zombie (a zombie's /proc stat state is Z). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** The living (not zombie) processes of process group `pgid`, from /proc (a dead parent's zombies may never be reaped). */
+export function livingInGroup(pgid: number): number[] {
+  const living: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(group) === pgid && state !== 'Z') living.push(Number(entry));
+  }
+  return living;
 }
 
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition') {

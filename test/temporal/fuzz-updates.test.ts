@@ -9,7 +9,8 @@
 import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
-import { ApproveSchema, ClarificationAnswerSchema, RejectSchema } from '../../src/api/messages';
+import { ApproveSchema, ClarificationAnswerSchema, MESSAGE_LIMITS, RejectSchema } from '../../src/api/messages';
+import { readFailure } from '../../src/api/failures';
 import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
 import { answerClarificationSignal, answerClarificationUpdate, approveUpdate, completeStepUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, resolveStepUpdate } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
@@ -128,4 +129,26 @@ test('random updates and signals are refused or ignored; the run stays put, then
   );
   // Refused updates leave no trace in history; the run's history stays small.
   expect((await handle.fetchHistory()).events!.length).toBeGreaterThan(beforeClarification);
+});
+
+test('an update payload over the byte cap, sent by a raw client, is refused by the run naming the cap; such a signal is ignored and audited', async () => {
+  const handle = await client.workflow.start(planningWorkflow, {
+    taskQueue: planner.taskQueue,
+    workflowId: `oversized-updates-${planner.taskQueue}`,
+    args: [{ request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } }],
+  });
+  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+  const oversized = { text: 'x', padding: 'p'.repeat(MESSAGE_LIMITS.payload_bytes) };
+  const cap = `over the limit of ${MESSAGE_LIMITS.payload_bytes} bytes`;
+  for (const update of [answerClarificationUpdate, raiseBudgetUpdate]) {
+    const err = await handle.executeUpdate(update as typeof raiseBudgetUpdate, { args: [oversized as never] }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(readFailure(err)).toMatchObject({ code: 'PLAN-006', message: expect.stringContaining(cap) });
+  }
+  await handle.signal(answerClarificationSignal, oversized as never);
+  await waitFor(async () => (await handle.query(getStateQuery)).audit.some((a) => a.message.startsWith('ignored answerClarification signal')), 30_000, 'the audit entry');
+  const state = await handle.query(getStateQuery);
+  expect(state.audit.find((a) => a.message.startsWith('ignored answerClarification signal'))!.message).toContain(cap);
+  expect(state.stage).toBe('AWAITING_CLARIFICATION');
+  await handle.cancel();
 });

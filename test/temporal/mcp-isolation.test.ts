@@ -12,6 +12,7 @@ import { CatalogUnavailableError, StepOutcomeUnknownError } from '../../src/doma
 import { createMcpPack, createMcpPacks, McpResultTooLargeError, McpServerUnavailableError, type McpPack, type StdioServerConfig } from '../../src/tools/mcp';
 import { catalogsOf } from '../../src/worker';
 import { projectRoot } from '../../src/project-root';
+import { processAlive } from '../support/temporal';
 
 const ROOT = projectRoot();
 const SERVER = path.join(ROOT, 'test/fixtures/effect-mcp-server.ts');
@@ -22,15 +23,6 @@ function effectServer(env: Record<string, string> = {}, extra: Partial<StdioServ
   return { command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], env, cwd: ROOT, ...extra };
 }
 
-/** Alive and not a zombie (a zombie's /proc stat state is Z). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}
 
 afterAll(async () => {
   await Promise.allSettled(packs.map((p) => p.close()));
@@ -68,14 +60,14 @@ test('closing a hung server (ignores stdin and SIGTERM, has a child) leaves no p
   const pack = await createMcpPack('hung', effectServer({ HANG: '1', PID_FILE: pidFile }, { close_grace_ms: 300 }));
   packs.push(pack);
   const [server, grandchild] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
-  expect(alive(server!)).toBe(true);
-  expect(alive(grandchild!)).toBe(true);
+  expect(processAlive(server!)).toBe(true);
+  expect(processAlive(grandchild!)).toBe(true);
   const started = Date.now();
   await pack.close();
   expect(Date.now() - started).toBeLessThan(5_000);
   await new Promise((r) => setTimeout(r, 200));
-  expect(alive(server!)).toBe(false);
-  expect(alive(grandchild!)).toBe(false);
+  expect(processAlive(server!)).toBe(false);
+  expect(processAlive(grandchild!)).toBe(false);
 });
 
 test('a result over max_result_bytes is a typed, non-retryable error, and the connection stays up', async () => {

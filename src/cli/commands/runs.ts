@@ -5,8 +5,8 @@ import type { PlannerClient } from '../../client';
 import { BudgetLimitsSchema, BudgetPolicySchema } from '../../domain/budget';
 import { ClarificationAnswerSchema, RaiseBudgetSchema, RejectSchema } from '../../api/messages';
 import { isTerminal } from '../../domain/stages';
-import { DEFAULT_BUDGET, type PlanningState, type PlanningWorkflowInput } from '../../api';
-import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, withClient, type GlobalOptions, type Output } from '../context';
+import { DEFAULT_BUDGET, checkWorkflowInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
+import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions, type Output } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 import { terminalSafe } from '../safe-text';
@@ -160,13 +160,18 @@ export function registerRunCommands(program: Command): void {
         };
         const input: PlanningWorkflowInput = {
           request: {
-            goal: parseArg(z.string().max(10_000), goal, 'goal'),
+            goal,
             budget,
             ...(flags.planner ? { planner: flags.planner } : {}),
             ...(flags.catalog ? { tool_catalog: flags.catalog } : {}),
           },
           ...(Object.keys(options).length > 0 ? { options } : {}),
         };
+        try {
+          checkWorkflowInput(input); // what the run would refuse is refused here, before connecting
+        } catch (err) {
+          throw usageErrorOf(err);
+        }
         await withClient(opts, async (client) => {
           const idReusePolicy = flags.reuseId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE';
           const handle = await client.start(input, { workflowId: flags.id, taskQueue: flags.taskQueue, idReusePolicy }).catch(async (err: Error) => {

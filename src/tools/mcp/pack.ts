@@ -10,7 +10,8 @@
  * `_meta` (IDEMPOTENCY_KEY_META).
  *
  * A server that cannot start does not stop the others: createMcpPacks returns an unavailable pack for it (no tools;
- * runs that name its catalog get a retryable CatalogUnavailableError from the planner).
+ * runs that name its catalog get a retryable CatalogUnavailableError from the planner) and keeps starting it in the
+ * background, with backoff, until it starts (`recovered`) or the pack is closed.
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../../domain/json-schema';
@@ -75,8 +76,59 @@ export function acceptsIdempotencyKey(config: McpServerConfig, tool: McpToolInfo
 
 export interface McpPack extends ToolPack {
   connection: McpConnection;
-  /** Set when the server could not start: the pack has no tools and its catalog is unavailable. */
+  /** Set when the server could not start: the pack has no tools and its catalog is unavailable until `recovered`. */
   unavailable?: McpServerUnavailableError;
+  recovered?: Promise<McpPack | null>;
+}
+
+/** How often a server that could not start is tried again: after `first_ms`, doubling up to `max_ms` between tries. */
+export interface StartRetry {
+  first_ms: number;
+  max_ms: number;
+}
+export const DEFAULT_START_RETRY: StartRetry = { first_ms: 1_000, max_ms: 60_000 };
+
+/**
+ * Starts `server` again and again in the background (backoff per `retry`) until it starts; `recovered` is then its
+ * pack. `stop` ends the retries and closes a pack started meanwhile (`recovered` is then null). The timers do not
+ * keep the process alive.
+ */
+function startInBackground(name: string, server: McpServerConfig, retry: StartRetry, log: (message: string) => void): { recovered: Promise<McpPack | null>; stop(): Promise<void> } {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let attempt: Promise<McpPack | null> | undefined;
+  const recovered = (async (): Promise<McpPack | null> => {
+    for (let delay = retry.first_ms; !stopped; delay = Math.min(delay * 2, retry.max_ms)) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, delay);
+        timer.unref();
+      });
+      if (stopped) break;
+      attempt = createMcpPack(name, server).catch(() => null);
+      const pack = await attempt;
+      if (!pack) continue;
+      if (stopped) {
+        await pack.close();
+        break;
+      }
+      log(`MCP server "${name}" has started; the "${name}" catalog is available on this worker.`);
+      return pack;
+    }
+    return null;
+  })();
+  return {
+    recovered,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+      await attempt;
+      const pack = await recovered;
+      await pack?.close();
+    },
+  };
 }
 
 /** Connects to one server, lists its tools and returns them as a pack; throws McpServerUnavailableError when the server cannot start. */
@@ -112,10 +164,12 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
 
 /**
  * One pack per server of the config. A server that cannot start gives an unavailable pack (no tools, `unavailable`
- * set, logged on stderr) instead of stopping the worker: every other catalog keeps serving.
+ * set, logged on stderr) instead of stopping the worker: every other catalog keeps serving, and the server is tried
+ * again in the background (`retry`, default DEFAULT_START_RETRY) until its pack is `recovered`.
  */
-export async function createMcpPacks(config: PlannerConfig, options: { log?: (message: string) => void } = {}): Promise<McpPack[]> {
+export async function createMcpPacks(config: PlannerConfig, options: { log?: (message: string) => void; retry?: StartRetry } = {}): Promise<McpPack[]> {
   const log = options.log ?? ((m: string) => console.error(m));
+  const retry = options.retry ?? DEFAULT_START_RETRY;
   return await Promise.all(
     Object.entries(config.mcpServers).map(async ([name, server]) => {
       try {
@@ -125,10 +179,11 @@ export async function createMcpPacks(config: PlannerConfig, options: { log?: (me
           err instanceof McpServerUnavailableError
             ? err
             : new McpServerUnavailableError(name, 'cannot list tools', err instanceof Error ? err.message : String(err), { retryable: true, cause: err });
-        log(`${unavailable.message}\nThe "${name}" catalog is unavailable on this worker; the others keep serving.`);
+        log(`${unavailable.message}\nThe "${name}" catalog is unavailable on this worker until the server starts (tried again in the background); the others keep serving.`);
         const connection = new McpConnection(name, server);
         await connection.close();
-        return { catalog: name, tools: [], connection, unavailable, close: async () => undefined } satisfies McpPack;
+        const later = startInBackground(name, server, retry, log);
+        return { catalog: name, tools: [], connection, unavailable, recovered: later.recovered, close: later.stop } satisfies McpPack;
       }
     }),
   );
