@@ -11,7 +11,9 @@ import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig } from './config';
 import { PlannerError } from './domain/errors';
-import { LocalContentStore, type ContentStore } from './store/content-store';
+import type { ContentStore } from './store/content-store';
+import { openStorage } from './store/storage';
+import type { IdempotencyLedger } from './tools/idempotency';
 import { ToolCatalogs } from './tools/registry';
 import { withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
@@ -52,11 +54,13 @@ export function plannerActivities(options: {
   packs: readonly ToolPack[];
   taskQueue: string;
   store: ContentStore;
+  /** Default: the file ledger beside the store. */
+  ledger?: IdempotencyLedger;
   planning?: PlanningDependencies;
 }): NonNullable<WorkerOptions['activities']> {
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store });
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store, ...(options.ledger ? { ledger: options.ledger } : {}) });
   const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
-  const tools = colocated.length ? createToolActivities({ tools: colocated, store: options.store, workspaceRoots: planning.workspaceRoots }) : {};
+  const tools = colocated.length ? createToolActivities({ tools: colocated, store: options.store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots }) : {};
   return { ...createActivities(planning), ...tools };
 }
 
@@ -80,6 +84,8 @@ export async function createToolWorkers(options: {
   namespace: string;
   tools: readonly ToolImplementation[];
   store: ContentStore;
+  /** Where side-effecting tools record intents and outcomes; default: the file ledger beside the store. */
+  ledger?: IdempotencyLedger;
   /** The folders a run's workspace_root may use (config.workspaceRoots); default: loadConfig()'s. */
   workspaceRoots?: readonly string[];
 }): Promise<Worker[]> {
@@ -93,6 +99,7 @@ export async function createToolWorkers(options: {
         activities: createToolActivities({
           tools: options.tools.filter((t) => t.spec.task_queue === taskQueue),
           store: options.store,
+          ...(options.ledger ? { ledger: options.ledger } : {}),
           ...(options.workspaceRoots ? { workspaceRoots: options.workspaceRoots } : {}),
         }),
       }),
@@ -116,13 +123,15 @@ export async function createLocalWorkers(options: {
   taskQueue?: string;
   workflowBundle?: WorkerOptions['workflowBundle'];
   planning?: PlanningDependencies;
+  /** With its ledger beside it (or planning's); default: openStorage(config), closed by close(). */
   store?: ContentStore;
   /** Where the task queue, store and planning dependencies not given come from (default: loadConfig()). */
   config?: PlannerConfig;
 }): Promise<LocalWorkers> {
   const config = options.config ?? loadConfig();
-  const store = options.store ?? new LocalContentStore(config.storeDir);
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, config });
+  const opened = options.store ? undefined : openStorage(config);
+  const store = options.store ?? opened!.store;
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, ...(opened ? { ledger: opened.ledger } : {}), config });
   const taskQueue = options.taskQueue ?? config.taskQueue;
   const packs = options.packs.map((p) => withPlannerQueue(p, taskQueue));
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
@@ -132,9 +141,12 @@ export async function createLocalWorkers(options: {
       taskQueue,
       activities: plannerActivities({ packs, taskQueue, store, planning }),
     }),
-    ...(await createToolWorkers({ ...options, tools: others, store, workspaceRoots: planning.workspaceRoots })),
+    ...(await createToolWorkers({ ...options, tools: others, store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots })),
   ];
-  const closePacks = () => Promise.all(options.packs.map((p) => p.close())).then(() => undefined);
+  const closePacks = async () => {
+    await Promise.all(options.packs.map((p) => p.close()));
+    await opened?.close();
+  };
   return {
     workers,
     async runUntil<R>(until: Promise<R>): Promise<R> {

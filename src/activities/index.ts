@@ -12,7 +12,8 @@ import { priceOf } from '../llm/prices';
 import { RULE_CRITICS } from '../planners/critique/rule-critics';
 import { RankingPlanner } from '../planners/generate/ranking-planner';
 import { RuleBasedAnalyzer } from '../planners/analyze/rules-analyzer';
-import { LocalContentStore, type ContentStore } from '../store/content-store';
+import type { ContentStore } from '../store/content-store';
+import { openStorage } from '../store/storage';
 import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
@@ -28,13 +29,17 @@ export function createPlanningDependencies(
     if (!priceOf(config.llm.model)) console.warn(`no price known for model ${config.llm.model}; its calls are charged $0`);
   }
   const catalogs = options.catalogs ?? builtInCatalogs();
+  // Without a store given, the configured one (PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR); its pool lives
+  // as long as the process.
+  const storage = options.store ? undefined : openStorage(config);
+  const store = options.store ?? storage!.store;
   return {
     catalogs,
     rules: { analyzer: new RuleBasedAnalyzer((name) => catalogs.clarifications(name)), planner: new RankingPlanner() },
     llm,
     critics: RULE_CRITICS,
-    store: options.store ?? new LocalContentStore(config.storeDir),
-    ledger: options.ledger ?? ledgerBeside(options.store, config.storeDir),
+    store,
+    ledger: options.ledger ?? (storage ? storage.ledger : ledgerBeside(store, config.storeDir)),
     workspaceRoots: config.workspaceRoots,
   };
 }
