@@ -148,6 +148,26 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   expect(show.stdout).toContain(`Full results: planner result ${id}`);
 }, 150_000);
 
+test('`planner gc --older-than 30d` from a third folder removes what only old runs wrote and keeps what the recent runs need', async () => {
+  const longAgo = new Date(Date.now() - 60 * 86_400_000);
+  const old = new PostgresStorage(databaseUrl, { now: () => longAgo });
+  const recent = new PostgresStorage(databaseUrl);
+  try {
+    const { ref } = await old.store.put({ left: 'by a run 60 days ago' }, { workflowId: 'run-60-days-ago' });
+    await old.ledger.record('run-60-days-ago:1.1:x', { done: true }, { workflowId: 'run-60-days-ago' });
+    const third = mkdtempSync(path.join(os.tmpdir(), 'machine-c-'));
+    const run = await runPlannerCli(['gc', '--older-than', '30d', '--json'], { DATABASE_URL: databaseUrl }, { cwd: third });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ storage: 'postgres', values: 1, ledgerEntries: 1 });
+    await expect(recent.store.get(ref)).rejects.toThrow(/no value stored/);
+    expect(await recent.ledger.get('run-60-days-ago:1.1:x')).toBeUndefined();
+    const state = await client.workflow.getHandle(`machines-${taskQueue}-0`).query(getStateQuery);
+    expect(await recent.store.get(state.steps[1]!.result!.ref)).toEqual(expect.any(Array));
+  } finally {
+    await Promise.all([old.close(), recent.close()]);
+  }
+});
+
 test('SIGKILL the worker holding a side-effecting step after its effect: the retry on the other worker does not act again', async () => {
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
