@@ -125,7 +125,13 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   const third = mkdtempSync(path.join(os.tmpdir(), 'machine-c-'));
   const env = { DATABASE_URL: databaseUrl, PLANNER_STORE_DIR: path.join(third, 'store') };
   const id = handles[0]!.workflowId;
-  const table = await runPlannerCli(['result', id], env, { cwd: third });
+  const [table, json, local, show] = await Promise.all([
+    runPlannerCli(['result', id], env, { cwd: third }),
+    runPlannerCli(['result', id, '--step', '1', '--json'], env, { cwd: third }),
+    // The same folder without DATABASE_URL has only its own (empty) store dir: the shipments are not there.
+    runPlannerCli(['result', id, '--step', '1'], { PLANNER_STORE_DIR: env.PLANNER_STORE_DIR }, { cwd: third }),
+    runPlannerCli(['show', id], env, { cwd: third }),
+  ]);
   expect(table.stderr).toBe('');
   expect(table.code).toBe(0);
   const lines = table.stdout.trim().split('\n');
@@ -136,7 +142,6 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   expect(lines.slice(4)).toHaveLength(detections.length);
   for (const [i, row] of detections.entries()) expect(lines[4 + i]).toMatch(new RegExp(` ${row.id} +\\S+ +${row.shipment_id}$`));
 
-  const json = await runPlannerCli(['result', id, '--step', '1', '--json'], env, { cwd: third });
   expect(json.code).toBe(0);
   const view = JSON.parse(json.stdout) as { steps: { number: number; tool: string; items: number; data: unknown[] }[] };
   expect(view.steps).toHaveLength(1);
@@ -144,7 +149,9 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   expect(view.steps[0]!.data).toHaveLength(view.steps[0]!.items);
   expect(view.steps[0]!.data.length).toBeGreaterThan(0);
 
-  const show = await runPlannerCli(['show', id], env, { cwd: third });
+  expect(local.code).toBe(3);
+  expect(local.stderr).toMatch(/^error: step 1 \(1\.1\) stored its result under sha256:[0-9a-f]{64}, which is not in .*store \(hint: .*DATABASE_URL/);
+
   expect(show.stdout).toContain(`Full results: planner result ${id}`);
 }, 150_000);
 
