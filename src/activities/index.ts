@@ -16,6 +16,7 @@ import type { ContentStore } from '../store/content-store';
 import { openStorage } from '../store/storage';
 import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
+import { createLlmStepActivities } from './llm-step';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
 export function createPlanningDependencies(
@@ -25,7 +26,7 @@ export function createPlanningDependencies(
   let llm: PlanningDependencies['llm'];
   if (config.llm) {
     const client = new LlmClient(config.llm);
-    llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)] };
+    llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)], client };
     if (!priceOf(config.llm.model)) console.warn(`no price known for model ${config.llm.model}; its calls are charged $0`);
   }
   const catalogs = options.catalogs ?? builtInCatalogs();
@@ -45,7 +46,7 @@ export function createPlanningDependencies(
 }
 
 export function createActivities(deps: PlanningDependencies = createPlanningDependencies()) {
-  return createPlanningActivities(deps);
+  return { ...createPlanningActivities(deps), ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }) };
 }
 
 export type PlannerActivities = ReturnType<typeof createActivities>;

@@ -12,9 +12,10 @@ import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
-import { validatePlan as checkPlan } from '../domain/validation';
+import { runnableStepKinds, validatePlan as checkPlan } from '../domain/validation';
 import { runCritics } from '../planners/critique/run-critics';
 import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
+import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
@@ -27,7 +28,7 @@ export interface PlanningDependencies {
   catalogs: ToolCatalogs;
   /** The deterministic pair is always there; the LLM pair only when an LLM is configured. */
   rules: { analyzer: RequirementsAnalyzer; planner: Planner };
-  llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[] };
+  llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[]; /** Answers `llm` steps. */ client: Pick<LlmClient, 'complete'> };
   critics: readonly Critic[];
   /** Where LLM conversations go; results carry a `transcript_ref` instead of the text. */
   store: ContentStore;
@@ -75,7 +76,7 @@ export const PLANNING_HEARTBEAT_MS = 2_000;
  * a retry first reads the calls of the earlier attempts and reports them with its own, and a failure carries them
  * all in its details. The steady heartbeat lets Temporal notice a dead worker within the heartbeat timeout.
  */
-async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
+export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
   const ctx = Context.current();
   const { workflowExecution, activityId, attempt } = ctx.info;
   const activity = `${workflowExecution?.workflowId ?? 'standalone'}:${workflowExecution?.runId ?? ''}:${activityId}`;
@@ -204,7 +205,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget }));
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
-      const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
+      // What this run cannot execute is refused here, before the plan is recorded, never at execution.
+      const issues = checkPlan(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind) });
       if (issues.length > 0) throw new PlanValidationError(issues);
       return { ...(await keepOutOfHistory(result)), planner: planner.kind };
     }),

@@ -3,22 +3,19 @@
  * and change it only through these methods; `apply` is the one way a stage changes (checked, audited, published).
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { planFailureToApplicationFailure } from '../api/failures';
 import type { PlanningWorkflowInput } from '../api/input';
 import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
-import { addUsage, canAfford, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
-import type { PlannerError } from '../domain/errors';
 import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
 import { redactSecrets } from '../domain/secrets';
-import { transition, type Stage } from '../domain/stages';
 import { initialState, nowIso } from './initial-state';
-import { budgetPause } from './phases/budget';
-import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
-import type { Transition } from './transitions';
+import { budgetGate } from './phases/budget';
+import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
+import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { publishGoal, publishProgress } from './visibility';
 
@@ -55,13 +52,7 @@ export class PlanningRun {
       state.stage_before_budget = state.stage;
       state.budget_needed = t.needs;
     }
-    let next: Stage;
-    try {
-      next = transition(state.stage, t.to, state.stage_before_budget ?? undefined);
-    } catch (err) {
-      // A move the table forbids is a bug in this workflow: fail the run loudly rather than continue wrongly.
-      throw planFailureToApplicationFailure(err as PlannerError);
-    }
+    const next = checkedTransition(state.stage, t.to, state.stage_before_budget ?? undefined);
     if (state.stage === 'BUDGET_EXHAUSTED') {
       state.stage_before_budget = null;
       state.budget_needed = null;
@@ -74,7 +65,7 @@ export class PlanningRun {
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
   cancel(): void {
-    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'PENDING') s.status = 'CANCELLED';
+    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') s.status = 'CANCELLED';
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
     publishProgress(this.state);
@@ -87,13 +78,9 @@ export class PlanningRun {
 
   /** The budget gate: under `block` work that does not fit pauses the run (the transition returned); under `warn` it is noted. */
   pauseForBudget(estimate: Usage, what: string): Transition | null {
-    const { budget } = this.state;
-    if (canAfford(budget, estimate)) return null;
-    if (budget.policy === 'warn') {
-      this.warn(`${what} does not fit the budget (policy warn: continuing)`);
-      return null;
-    }
-    return budgetPause(budget, estimate, what);
+    const gate = budgetGate(this.state.budget, estimate, what);
+    if (gate.warning) this.warn(gate.warning);
+    return gate.pause;
   }
 
   charge(usage: Usage, what: string): void {
@@ -222,18 +209,23 @@ export class PlanningRun {
     state.steps = steps;
   }
 
-  markStep(index: number, status: 'RUNNING' | 'CANCELLED'): void {
-    this.state.steps[index]!.status = status;
+  /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
+  setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
+    Object.assign(this.state.steps[index]!, change);
+  }
+
+  /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
+  replyToStep(payload: unknown, kind: 'answer' | 'decision'): string {
+    const { index, reply, note } = kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
+    this.state.steps[index]!.reply = reply;
+    this.audit('message', note);
+    return note;
   }
 
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
-  }
-
-  stepFailed(index: number, error: StepRecord['error']): void {
-    Object.assign(this.state.steps[index]!, { status: 'FAILED', error });
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {

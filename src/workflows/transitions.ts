@@ -3,12 +3,21 @@ import { failureOf, planFailureToApplicationFailure, type PlanFailure } from '..
 import { outcomeOf, type PlanningOutcome, type PlanningState } from '../api/state';
 import type { Usage } from '../domain/budget';
 import { PlannerError } from '../domain/errors';
-import type { Stage } from '../domain/stages';
+import { transition, type Stage } from '../domain/stages';
 
 export type Transition =
   | { to: Exclude<Stage, 'CREATED' | 'FAILED' | 'CANCELLED' | 'BUDGET_EXHAUSTED'>; why: string }
   | { to: 'BUDGET_EXHAUSTED'; why: string; needs: Usage }
   | { to: 'FAILED'; failure: PlanFailure };
+
+/** The stage `to` leads to from `from`; a move the table forbids is a bug in this workflow: the run fails loudly. */
+export function checkedTransition(from: Stage, to: Stage, before: Stage | undefined): Stage {
+  try {
+    return transition(from, to, before);
+  } catch (err) {
+    throw planFailureToApplicationFailure(err as PlannerError);
+  }
+}
 
 export function move(to: Extract<Transition, { why: string; needs?: never }>['to'], why: string): Transition {
   return { to, why };

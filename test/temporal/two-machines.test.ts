@@ -179,7 +179,7 @@ test('SIGKILL the worker holding a side-effecting step after its effect: the ret
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `machines-crash-${taskQueue}`,
-    args: [{ request: { goal: 'Record a note on one of two machines', tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, max_replans: 0 } }],
+    args: [{ request: { goal: 'Record a note on one of two machines', tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, on_outcome_unknown: 'fail' } }],
   });
   const notesFile = path.join(notesDir, 'notes.jsonl');
   await waitFor(() => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0, 60_000, 'the side effect');

@@ -98,6 +98,10 @@ export async function follow(client: PlannerClient, workflowId: string, out: Out
       stepStatus.set(key, step.status);
       const items = step.result?.items !== undefined ? ` · ${step.result.items} item(s)` : '';
       out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${terminalSafe(step.error.message)}` : ''}`);
+      if (step.status === 'WAITING' && step.waiting) {
+        out.note(`            waits for a person: ${terminalSafe(step.waiting.question)} (until ${step.waiting.until})`);
+        out.note(step.waiting.for === 'answer' ? `            answer with: planner complete ${workflowId} ${step.id} <answer>` : `            decide with: planner resolve ${workflowId} ${step.id} retry|done|fail`);
+      }
     }
     if (state.question && state.question.text !== lastQuestion) {
       lastQuestion = state.question.text;
