@@ -1,4 +1,27 @@
+import type { PlanningState } from '../../../src/api';
+import { resultSourcesOfState } from '../../../src/cli/json-views';
 import { renderData, renderResult } from '../../../src/cli/render';
+import { rankingPlan } from '../../support/planning';
+
+describe('which steps planner result reads', () => {
+  test('the final steps are those no step depends on; small data comes inline, the rest by ref', () => {
+    const plan = rankingPlan('Get contaminated shipments from last week and show me the contaminant details');
+    const [first, second] = plan.tasks.flatMap((t) => t.steps);
+    expect(second!.depends_on).toEqual([0]);
+    const ref = (c: string) => `sha256:${c.repeat(64)}`;
+    const state = {
+      plan,
+      steps: [
+        { index: 0, id: first!.id, title: '', tool: first!.tool, queue: 'q', status: 'COMPLETED', result: { ref: ref('a'), bytes: 9, items: 1, preview: '', data: [{ id: 'SHP-1' }] } },
+        { index: 1, id: second!.id, title: '', tool: second!.tool, queue: 'q', status: 'COMPLETED', result: { ref: ref('b'), bytes: 9000, items: 40, preview: '' } },
+      ],
+    } as unknown as PlanningState;
+    expect(resultSourcesOfState(state)).toEqual([
+      { number: 1, id: first!.id, tool: 'shipments', status: 'COMPLETED', items: 1, ref: ref('a'), inline: [{ id: 'SHP-1' }], final: false },
+      { number: 2, id: second!.id, tool: 'contaminants-detected', status: 'COMPLETED', items: 40, ref: ref('b'), final: true },
+    ]);
+  });
+});
 
 describe('planner result rendering', () => {
   test('rows become a table: a column per key (first-seen order), every row, values as text or JSON', () => {
