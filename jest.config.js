@@ -1,5 +1,6 @@
 /**
- * Two projects: `unit` (pure logic, no server) and `temporal` (workflows on a real Temporal dev server that
+ * Two projects: `unit` (pure logic, no Temporal server; the storage contract starts a throw-away PostgreSQL cluster,
+ * test/support/postgres.ts) and `temporal` (workflows on a real Temporal dev server that
  * test/setup/global-setup.ts starts on free ports and global-teardown.ts stops).
  * Run one with `npx jest --selectProjects unit`.
  */

@@ -67,7 +67,7 @@ export interface PlannerConfig {
   llmProviders: readonly LlmProviderConfig[];
   planCache: PlanCacheConfig;
   temporal: TemporalSettings;
-  /** The content store; workers and the CLI must agree on it. */
+  /** The content store and ledgers of one machine (used when no databaseUrl is set); workers and the CLI must agree on it. */
   storeDir: string;
   /** PGlite's initdb image cache. */
   cacheDir: string;
@@ -81,7 +81,10 @@ export interface PlannerConfig {
   workspaceRoots: readonly string[];
   /** PLANNER_CONFIG: a planner.config.json that must exist; undefined reads ./planner.config.json if present. */
   configFile: string | undefined;
-  /** A PostgreSQL server for the waste pack; undefined uses embedded PGlite. */
+  /**
+   * A PostgreSQL server: the content store and the ledgers (schema `planner`) that workers on several machines share,
+   * and the waste pack's data; undefined keeps them in storeDir and embedded PGlite.
+   */
   databaseUrl: string | undefined;
   /** How long the CLI tries to reach Temporal (a Temporal duration such as '5s'). */
   connectTimeout: Duration;
@@ -166,7 +169,7 @@ const HINTS: Record<VariableName, string> = {
   PLANNER_WORKSPACE_ROOT: 'Set PLANNER_WORKSPACE_ROOT to a folder path, or unset it (default: the current folder).',
   PLANNER_WORKSPACE_ROOTS: `Set PLANNER_WORKSPACE_ROOTS to the folders runs may use as workspace_root, separated by "${path.delimiter}", or unset it (default: PLANNER_WORKSPACE_ROOT, else the current folder).`,
   PLANNER_CONFIG: 'Set PLANNER_CONFIG to the path of a planner.config.json, or unset it.',
-  DATABASE_URL: 'Set DATABASE_URL to a PostgreSQL connection string, e.g. postgres://user:pass@localhost:5432/db, or unset it for embedded PGlite.',
+  DATABASE_URL: 'Set DATABASE_URL to a PostgreSQL connection string, e.g. postgres://user:pass@localhost:5432/db, or unset it for the local store (PLANNER_STORE_DIR) and embedded PGlite.',
   PLANNER_CONNECT_TIMEOUT: 'Set PLANNER_CONNECT_TIMEOUT to a duration such as 300ms or 5s, or unset it (default 5s).',
   PLANNER_QUERY_TIMEOUT_MS: 'Set PLANNER_QUERY_TIMEOUT_MS to whole milliseconds from 100 to 3600000, or unset it (default 10000).',
   TEMPORAL_ADDRESS: 'Set TEMPORAL_ADDRESS to the frontend host:port, e.g. localhost:7233, or unset it.',

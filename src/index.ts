@@ -13,6 +13,8 @@ export { defineTool, defineToolPack, type ToolDefinitionInput } from './tools/de
 export type { ToolContext, ToolImplementation, ToolOutput, ToolPack } from './tools/tool';
 export { pathParam, type ToolSpec } from './domain/tool-spec';
 export { LocalContentStore, type ContentStore } from './store/content-store';
+export { LocalStorage, openStorage, type GarbageReport, type PlannerStorage } from './store/storage';
+export { PostgresStorage } from './store/postgres';
 
 // Starting and driving runs.
 export { PlannerClient, type PlanningHandle, type StartOptions } from './client';

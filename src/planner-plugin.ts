@@ -6,7 +6,8 @@
  * on other queues need workers there (createToolWorkers).
  */
 import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
-import { LocalContentStore, type ContentStore } from './store/content-store';
+import type { ContentStore } from './store/content-store';
+import { openStorage, type PlannerStorage } from './store/storage';
 import { loadConfig } from './config';
 import { withPlannerQueue } from './tools/define-tool';
 import type { ToolPack } from './tools/tool';
@@ -15,13 +16,14 @@ import { plannerActivities, plannerWorkflows } from './worker';
 export interface PlannerPluginOptions {
   /** The catalogs the planner plans with; a run names one in `request.tool_catalog`. */
   packs: readonly ToolPack[];
-  /** Where step results are stored; default: PLANNER_STORE_DIR, or .planner/store in the package's folder. */
+  /** Where step results are stored; default: PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR (or .planner/store in the package's folder). */
   store?: ContentStore;
   /** A prebuilt bundle of the planner's workflows; by default they are bundled when the worker is created. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
 export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
+  let opened: PlannerStorage | undefined;
   return {
     name: 'durable-planner',
     configureWorker(worker: WorkerOptions): WorkerOptions {
@@ -29,12 +31,13 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       if (worker.workflowsPath || worker.workflowBundle) {
         throw new Error('plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own');
       }
-      const store = options.store ?? new LocalContentStore(loadConfig().storeDir);
+      opened = options.store ? undefined : openStorage(loadConfig());
+      const store = options.store ?? opened!.store;
       const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
       return {
         ...worker,
         ...plannerWorkflows(options.workflowBundle),
-        activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store }) },
+        activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store, ...(opened ? { ledger: opened.ledger } : {}) }) },
       };
     },
     async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
@@ -42,6 +45,7 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
         await next(worker);
       } finally {
         await Promise.all(options.packs.map((p) => p.close()));
+        await opened?.close();
       }
     },
   };

@@ -10,7 +10,9 @@ import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig } from './config';
-import { LocalContentStore, type ContentStore } from './store/content-store';
+import type { ContentStore } from './store/content-store';
+import { openStorage } from './store/storage';
+import type { IdempotencyLedger } from './tools/idempotency';
 import { ToolCatalogs } from './tools/registry';
 import { withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
@@ -51,11 +53,13 @@ export function plannerActivities(options: {
   packs: readonly ToolPack[];
   taskQueue: string;
   store: ContentStore;
+  /** Default: the file ledger beside the store. */
+  ledger?: IdempotencyLedger;
   planning?: PlanningDependencies;
 }): NonNullable<WorkerOptions['activities']> {
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store });
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store, ...(options.ledger ? { ledger: options.ledger } : {}) });
   const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
-  const tools = colocated.length ? createToolActivities({ tools: colocated, store: options.store, workspaceRoots: planning.workspaceRoots }) : {};
+  const tools = colocated.length ? createToolActivities({ tools: colocated, store: options.store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots }) : {};
   return { ...createActivities(planning), ...tools };
 }
 
@@ -86,6 +90,8 @@ export async function createToolWorkers(options: {
   namespace: string;
   tools: readonly ToolImplementation[];
   store: ContentStore;
+  /** Where side-effecting tools record intents and outcomes; default: the file ledger beside the store. */
+  ledger?: IdempotencyLedger;
   /** The folders a run's workspace_root may use (config.workspaceRoots); default: loadConfig()'s. */
   workspaceRoots?: readonly string[];
 }): Promise<Worker[]> {
@@ -99,6 +105,7 @@ export async function createToolWorkers(options: {
         activities: createToolActivities({
           tools: options.tools.filter((t) => t.spec.task_queue === taskQueue),
           store: options.store,
+          ...(options.ledger ? { ledger: options.ledger } : {}),
           ...(options.workspaceRoots ? { workspaceRoots: options.workspaceRoots } : {}),
         }),
       }),
@@ -122,13 +129,15 @@ export async function createLocalWorkers(options: {
   taskQueue?: string;
   workflowBundle?: WorkerOptions['workflowBundle'];
   planning?: PlanningDependencies;
+  /** With its ledger beside it (or planning's); default: openStorage(config), closed by close(). */
   store?: ContentStore;
   /** Where the task queue, store and planning dependencies not given come from (default: loadConfig()). */
   config?: PlannerConfig;
 }): Promise<LocalWorkers> {
   const config = options.config ?? loadConfig();
-  const store = options.store ?? new LocalContentStore(config.storeDir);
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, config });
+  const opened = options.store ? undefined : openStorage(config);
+  const store = options.store ?? opened!.store;
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, ...(opened ? { ledger: opened.ledger } : {}), config });
   const taskQueue = options.taskQueue ?? config.taskQueue;
   const packs = options.packs.map((p) => withPlannerQueue(p, taskQueue));
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
@@ -138,9 +147,9 @@ export async function createLocalWorkers(options: {
       taskQueue,
       activities: plannerActivities({ packs, taskQueue, store, planning }),
     }),
-    ...(await createToolWorkers({ ...options, tools: others, store, workspaceRoots: planning.workspaceRoots })),
+    ...(await createToolWorkers({ ...options, tools: others, store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots })),
   ];
-  const late = serveRecoveredPacks(packs, (tools) => createToolWorkers({ ...options, tools: tools.filter((t) => t.spec.task_queue !== taskQueue), store, workspaceRoots: planning.workspaceRoots }));
+  const late = serveRecoveredPacks(packs, (tools) => createToolWorkers({ ...options, tools: tools.filter((t) => t.spec.task_queue !== taskQueue), store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots }));
   return {
     workers,
     async runUntil<R>(until: Promise<R>): Promise<R> {
@@ -163,6 +172,7 @@ export async function createLocalWorkers(options: {
     async close() {
       await late.stop();
       await Promise.all(options.packs.map((p) => p.close()));
+      await opened?.close();
     },
   };
 }

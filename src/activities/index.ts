@@ -13,7 +13,8 @@ import { PlanCache } from '../planners/plan-cache';
 import { RULE_CRITICS } from '../planners/critique/rule-critics';
 import { RankingPlanner } from '../planners/generate/ranking-planner';
 import { RuleBasedAnalyzer } from '../planners/analyze/rules-analyzer';
-import { LocalContentStore, type ContentStore } from '../store/content-store';
+import type { ContentStore } from '../store/content-store';
+import { openStorage } from '../store/storage';
 import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createLlmStepActivities } from './llm-step';
@@ -30,8 +31,11 @@ export function createPlanningDependencies(
     for (const { model } of config.llmProviders) if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
   }
   const catalogs = options.catalogs ?? builtInCatalogs();
-  const store = options.store ?? new LocalContentStore(config.storeDir);
-  const ledger = options.ledger ?? ledgerBeside(options.store, config.storeDir);
+  // Without a store given, the configured one (PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR); its pool lives
+  // as long as the process.
+  const storage = options.store ? undefined : openStorage(config);
+  const store = options.store ?? storage!.store;
+  const ledger = options.ledger ?? (storage ? storage.ledger : ledgerBeside(store, config.storeDir));
   return {
     catalogs,
     rules: { analyzer: new RuleBasedAnalyzer((name) => catalogs.clarifications(name)), planner: new RankingPlanner() },

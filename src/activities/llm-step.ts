@@ -67,7 +67,7 @@ export function createLlmStepActivities(deps: LlmStepDependencies) {
       const completion = await client.complete(llmStepMessages(input, fitted), { temperature: TEMPERATURE });
       return { answer: completion.content.trim(), llm_calls: [] as LlmCallUsage[] };
     });
-    const { ref, bytes } = await deps.store.put(answer);
+    const { ref, bytes } = await deps.store.put(answer, { workflowId: input.workflow_id });
     return {
       ref,
       bytes,

@@ -17,7 +17,7 @@ import { runCritics } from '../planners/critique/run-critics';
 import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
 import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
-import type { ContentStore } from '../store/content-store';
+import type { ContentStore, WriteOrigin } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
 import { everyProviderFailed } from '../llm/providers';
 import { planCacheKey, type PlanCache } from '../planners/plan-cache';
@@ -87,6 +87,7 @@ export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>
   const { workflowExecution, activityId, attempt } = ctx.info;
   const activity = `${workflowExecution?.workflowId ?? 'standalone'}:${workflowExecution?.runId ?? ''}:${activityId}`;
   const keyOf = (a: number, n: number) => `llm-call:${activity}:${a}:${n}`;
+  const origin = workflowExecution ? { workflowId: workflowExecution.workflowId } : undefined;
   const calls: LlmCallUsage[] = [];
   for (let a = 1; a < attempt; a++) {
     for (let n = 0; ; n++) {
@@ -103,7 +104,7 @@ export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>
       // The call is charged first, in memory: a ledger that cannot be written loses the crash-safety of this call,
       // never the call itself (the result or the failure still reports it).
       calls.push(usage);
-      await recordDurably(ledger, keyOf(attempt, made++), usage);
+      await recordDurably(ledger, keyOf(attempt, made++), usage, origin);
     }, run);
     return { ...result, llm_calls: calls };
   } catch (err) {
@@ -115,10 +116,10 @@ export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>
 }
 
 /** Writes one call's usage to the ledger, retrying a failed write twice; a write that still fails is logged, not thrown. */
-async function recordDurably(ledger: IdempotencyLedger, key: string, usage: LlmCallUsage): Promise<void> {
+async function recordDurably(ledger: IdempotencyLedger, key: string, usage: LlmCallUsage, origin: WriteOrigin | undefined): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
-      await ledger.record(key, usage);
+      await ledger.record(key, usage, origin);
       return;
     } catch (err) {
       if (tries >= 3) {
@@ -128,6 +129,12 @@ async function recordDurably(ledger: IdempotencyLedger, key: string, usage: LlmC
       await new Promise((resolve) => setTimeout(resolve, 50 * tries));
     }
   }
+}
+
+/** The run whose activity is writing (retention keeps what recent runs wrote). */
+function originOfActivity(): WriteOrigin | undefined {
+  const run = Context.current().info.workflowExecution;
+  return run ? { workflowId: run.workflowId } : undefined;
 }
 
 function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: string): z.output<S> {
@@ -192,7 +199,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
   const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(result: R): Promise<WithTranscriptRef<R>> => {
     const { transcript, ...rest } = result;
     if (!transcript?.length) return rest;
-    const { ref } = await deps.store.put(transcript);
+    const { ref } = await deps.store.put(transcript, originOfActivity());
     return { ...rest, transcript_ref: ref };
   };
 
@@ -278,7 +285,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     /** Bounded state: an old plan version (or a page of archived entries) goes to the content store; its ref comes back. */
     archive: withPlannerFailures(async (input: { value: unknown }): Promise<{ ref: string }> => {
       const { value } = parseInput(z.object({ value: z.unknown() }), input, 'archive');
-      return { ref: (await deps.store.put(value)).ref };
+      return { ref: (await deps.store.put(value, originOfActivity())).ref };
     }),
 
     gatekeeper: withPlannerFailures(async (input: GatekeeperInput): Promise<GatekeeperDecision> => {

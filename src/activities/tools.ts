@@ -25,7 +25,7 @@ import { referencedSteps, resolveTemplates } from '../domain/templates';
 import { formatPath } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
-import type { ContentStore } from '../store/content-store';
+import type { ContentStore, WriteOrigin } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
 import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency';
 import { allowedWorkspaceRoot, realPathOf } from '../tools/workspace/roots';
@@ -98,7 +98,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     return results;
   }
 
-  async function runTool(tool: ToolImplementation, params: unknown, ctx: ToolContext): Promise<{ output: ToolOutput; replayed: boolean }> {
+  async function runTool(tool: ToolImplementation, params: unknown, ctx: ToolContext, origin: WriteOrigin): Promise<{ output: ToolOutput; replayed: boolean }> {
     const activity = Context.current();
     const every = activity.info.heartbeatTimeoutMs ? Math.max(200, Math.floor(activity.info.heartbeatTimeoutMs / 3)) : 0;
     const timer = every > 0 ? setInterval(() => activity.heartbeat(), every) : undefined;
@@ -111,6 +111,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       const { value, replayed } = await once(ledger, ctx.idempotencyKey, call, {
         keyed: tool.keyed === true,
         details: { tool: tool.spec.name, attempt: activity.info.attempt },
+        origin,
       });
       return { output: value, replayed };
     } finally {
@@ -147,7 +148,8 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       signal: activity.cancellationSignal,
       ...(root ? { workspaceRoot: root.real } : {}),
     };
-    const { output, replayed } = await runTool(tool, params, ctx);
+    const origin = { workflowId: input.workflow_id };
+    const { output, replayed } = await runTool(tool, params, ctx, origin);
 
     let data = output.data;
     if (tool.resultSchema) {
@@ -157,7 +159,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     }
     const text = canonicalJson(data);
     data = JSON.parse(text) as unknown; // the inline copy is exactly what the store holds
-    const { ref, bytes } = await deps.store.put(data);
+    const { ref, bytes } = await deps.store.put(data, origin);
     const result: StepResult = {
       ref,
       bytes,

@@ -2,7 +2,7 @@
  * Reading any plan version of a run, archived or not. A bounded run keeps only its latest few versions in its state
  * (`versions`); older ones are in the content store, by `ref` in `archived_versions`, and the oldest entries of that
  * list in pages (`archived_version_pages`, each a stored array of ArchivedVersion). Pure over a `get`, so the CLI,
- * a client or a test can read them from the store the workers share (PLANNER_STORE_DIR).
+ * a client or a test can read them from the store the workers share (DATABASE_URL, or PLANNER_STORE_DIR on one machine).
  */
 import type { ArchivedVersion, PlanningState, PlanVersionRecord } from './state';
 

@@ -260,3 +260,56 @@ export function closedRunView(truth: {
     timedOut: truth.timedOut,
   };
 }
+
+/** `planner result --json`: the full data of a run's final steps (or of the one asked for), read from the store. */
+export interface ResultView {
+  workflowId: string;
+  stage: string | null;
+  planVersion: number | null;
+  steps: ResultStepView[];
+}
+
+export interface ResultStepView {
+  /** 1-based position in the plan (what `--step N` takes). */
+  number: number;
+  id: string;
+  tool: string | null;
+  status: string;
+  items: number | null;
+  ref: string | null;
+  /** The step's whole result; null when it has none (not completed). */
+  data: unknown;
+}
+
+/** A step as `planner result` reads it: where its data is (inline or by ref) and whether a later step consumes it. */
+export interface ResultSource {
+  number: number;
+  id: string;
+  tool: string | null;
+  status: string;
+  items: number | null;
+  ref: string | null;
+  inline?: unknown;
+  /** No other step depends on it: its data is part of the run's answer. */
+  final: boolean;
+}
+
+/** The steps of the current plan with their results; final = no later step depends on it. */
+export function resultSourcesOfState(state: PlanningState): ResultSource[] {
+  const steps = state.plan ? flattenSteps(state.plan) : [];
+  const consumed = new Set(steps.flatMap((s) => s.depends_on));
+  const records = new Map(state.steps.map((r) => [r.id, r]));
+  return steps.map((step, i) => {
+    const record = records.get(step.id);
+    return {
+      number: i + 1,
+      id: step.id,
+      tool: step.tool,
+      status: record?.status ?? 'PENDING',
+      items: record?.result?.items ?? null,
+      ref: record?.result?.ref ?? null,
+      ...(record?.result?.data !== undefined ? { inline: record.result.data } : {}),
+      final: !consumed.has(i),
+    };
+  });
+}

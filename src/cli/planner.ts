@@ -8,6 +8,7 @@ import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
 import { registerStepCommands } from './commands/steps';
+import { registerStorageCommands } from './commands/storage';
 import { registerTemporalCommands } from './commands/temporal';
 import { registerWorkerCommands } from './commands/workers';
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerStepCommands(program);
   registerReadCommands(program);
+  registerStorageCommands(program);
   registerWorkerCommands(program);
   registerDemoCommand(program);
   registerTemporalCommands(program);

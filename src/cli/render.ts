@@ -5,7 +5,7 @@
 import { terminalSafe } from './safe-text';
 
 const safe = (text: string): string => terminalSafe(text);
-import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
+import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, ResultView, RunView, StateView, StepView, VersionView } from './json-views';
 
 const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', WAITING: 'WAITING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
 
@@ -72,6 +72,11 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
   return lines;
 }
 
+/** Previews are cut short; where the whole data is. */
+function resultHint(workflowId: string): string {
+  return `Full results: planner result ${safe(workflowId)}  (one step: --step N; as JSON: --json)`;
+}
+
 export function renderState(view: StateView, options: { task?: number } = {}): string[] {
   const lines: string[] = [];
   if (view.plan) lines.push(...renderPlan(view, view.plan, options));
@@ -85,6 +90,7 @@ export function renderState(view: StateView, options: { task?: number } = {}): s
     lines.push('', `Awaiting approval: planner approve ${view.workflowId}  |  planner reject ${view.workflowId} --reason "…"`);
   }
   if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${view.workflowId} --calls 10`);
+  if (view.plan?.tasks.some((t) => t.steps.some((st) => st.status === 'COMPLETED'))) lines.push('', resultHint(view.workflowId));
   if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
   if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
@@ -101,12 +107,46 @@ export function renderDiff(from: number, to: number, diff: DiffView, why: readon
   return lines;
 }
 
+/** Columns padded to their widest cell; the cells must already be safe. */
+function table(header: readonly string[], rows: readonly string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
 export function renderRuns(runs: readonly RunView[]): string[] {
   if (runs.length === 0) return ['No planning runs found.'];
   const rows = runs.map((r) => [safe(r.workflowId), safe(r.stage ?? '-'), r.status, r.startTime.replace(/\.\d+Z$/, 'Z'), safe(r.goal ?? '').slice(0, 60)]);
-  const header = ['WORKFLOW ID', 'STAGE', 'STATUS', 'STARTED', 'GOAL'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  return table(['WORKFLOW ID', 'STAGE', 'STATUS', 'STARTED', 'GOAL'], rows);
+}
+
+const isRow = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A cell: strings as they are, anything else as JSON; escaped and on one line. */
+function cell(value: unknown): string {
+  return safe(typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value));
+}
+
+/**
+ * A step's data in full: an array of objects (rows) as a table with a column per key (in first-seen order), anything
+ * else as indented JSON.
+ */
+export function renderData(data: unknown): string[] {
+  if (Array.isArray(data) && data.length > 0 && data.every(isRow)) {
+    const columns = [...new Set(data.flatMap((row) => Object.keys(row)))];
+    return table(columns.map((c) => safe(c).toUpperCase()), data.map((row) => columns.map((c) => cell(row[c]))));
+  }
+  return (JSON.stringify(data, null, 2) ?? 'null').split('\n').map(safe);
+}
+
+export function renderResult(view: ResultView): string[] {
+  const lines = [`Results of ${safe(view.workflowId)}${view.planVersion !== null ? ` · plan v${view.planVersion}` : ''}${view.stage ? ` · stage ${safe(view.stage)}` : ''}`];
+  if (view.steps.length === 0) lines.push('', 'No step has a result yet.');
+  for (const step of view.steps) {
+    const items = step.items !== null ? ` · ${step.items} item(s)` : '';
+    lines.push('', `Step ${step.number} (${safe(step.id)}) ${safe(step.tool ?? '')} [${step.status}]${items}${step.ref ? ` · ${step.ref}` : ''}`);
+    lines.push(...(step.data === null && step.status !== 'COMPLETED' ? ['(no result)'] : renderData(step.data)));
+  }
+  return lines;
 }
 
 export function renderHistory(workflowId: string, entries: readonly HistoryEntryView[]): string[] {
@@ -129,6 +169,7 @@ export function renderClosedRun(view: ClosedRunView): string[] {
   for (const s of view.steps) {
     lines.push(`  ${safe(s.id)} ${safe(s.tool ?? '')} [${s.status}]${s.items !== null ? ` ${s.items} item(s)` : ''} ${safe(s.preview ?? '').slice(0, 100)}`.trimEnd());
   }
+  if (view.steps.some((st) => st.status === 'COMPLETED')) lines.push(resultHint(view.workflowId));
   if (view.budget) lines.push(budgetLine(view.budget));
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
   if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);

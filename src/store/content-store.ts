@@ -19,8 +19,14 @@ export interface StoredRef {
   bytes: number;
 }
 
+/** Who wrote a value: the run whose activity stored it. Retention (`planner gc`) keeps what recent runs wrote. */
+export interface WriteOrigin {
+  workflowId: string;
+}
+
 export interface ContentStore {
-  put(value: unknown): Promise<StoredRef>;
+  /** Stores `value` under its content address; writing it again is a no-op apart from refreshing its write time. */
+  put(value: unknown, origin?: WriteOrigin): Promise<StoredRef>;
   /** The value stored under `ref`; throws InvalidInputError (PLAN-006) when there is none. */
   get(ref: string): Promise<unknown>;
 }
@@ -33,26 +39,31 @@ export function contentAddress(value: unknown): StoredRef & { text: string } {
   return { ref: `sha256:${sha256Hex(text)}`, bytes: Buffer.byteLength(text, 'utf8'), text };
 }
 
-function hashOf(ref: string): string {
+export function hashOf(ref: string): string {
   const m = REF.exec(ref);
   if (!m) throw new InvalidInputError(`invalid content ref "${ref}"`, 'A content ref looks like sha256:<64 lowercase hex digits>.', { ref });
   return m[1]!;
 }
 
-function missing(ref: string, where: string): InvalidInputError {
+export function missingValue(ref: string, where: string): InvalidInputError {
   return new InvalidInputError(
     `no value stored under ${ref} in ${where}`,
-    'Workers, the workflow activities and the CLI must share the same store (PLANNER_STORE_DIR); the ref may come from another machine or a deleted store.',
+    'Workers, the workflow activities and the CLI must share the same store: DATABASE_URL on several machines (PLANNER_STORE_DIR only on one); the ref may also be older than the retention (planner gc).',
     { ref, store: where },
   );
 }
 
-/** Files under `<dir>/<first 2 hex>/<hash>.json`, written to a temp file and renamed into place. */
+/**
+ * Files under `<dir>/<first 2 hex>/<hash>.json`, written to a temp file and renamed into place. A file's mtime is its
+ * last write (a put of a stored value refreshes it), which retention goes by: one machine keeps no writer list.
+ */
 export class LocalContentStore implements ContentStore {
   readonly dir: string;
+  private readonly now: () => Date;
 
-  constructor(dir: string) {
+  constructor(dir: string, options: { now?: () => Date } = {}) {
     this.dir = path.resolve(dir);
+    this.now = options.now ?? (() => new Date());
   }
 
   pathOf(ref: string): string {
@@ -63,9 +74,15 @@ export class LocalContentStore implements ContentStore {
   async put(value: unknown): Promise<StoredRef> {
     const { ref, bytes, text } = contentAddress(value);
     const file = this.pathOf(ref);
-    if (await exists(file)) return { ref, bytes };
-    await writeFileAtomic(file, text);
+    if (!(await exists(file))) await writeFileAtomic(file, text);
+    const at = this.now();
+    await fs.utimes(file, at, at);
     return { ref, bytes };
+  }
+
+  /** Removes the values last written before `cutoff`; returns how many. */
+  async removeOlderThan(cutoff: Date): Promise<number> {
+    return await removeFilesOlderThan(this.dir, cutoff, (name) => /^[0-9a-f]{2}$/.test(name));
   }
 
   async get(ref: string): Promise<unknown> {
@@ -74,7 +91,7 @@ export class LocalContentStore implements ContentStore {
     try {
       text = await fs.readFile(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missing(ref, this.dir);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingValue(ref, this.dir);
       throw err;
     }
     if (`sha256:${sha256Hex(text)}` !== ref) throw new Error(`content store file ${file} is corrupt: its content does not hash to ${ref}`);
@@ -99,9 +116,27 @@ export class MemoryContentStore implements ContentStore {
   async get(ref: string): Promise<unknown> {
     hashOf(ref);
     const text = this.values.get(ref);
-    if (text === undefined) throw missing(ref, 'memory');
+    if (text === undefined) throw missingValue(ref, 'memory');
     return JSON.parse(text) as unknown;
   }
+}
+
+/** Deletes the `*.json` files under `dir`'s sub-folders that `folder` accepts whose mtime is before `cutoff`. */
+export async function removeFilesOlderThan(dir: string, cutoff: Date, folder: (name: string) => boolean): Promise<number> {
+  let removed = 0;
+  for (const sub of await fs.readdir(dir).catch(() => [] as string[])) {
+    if (!folder(sub)) continue;
+    for (const name of await fs.readdir(path.join(dir, sub)).catch(() => [] as string[])) {
+      const file = path.join(dir, sub, name);
+      if (!name.endsWith('.json')) continue;
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (stat && stat.mtime < cutoff) {
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+    }
+  }
+  return removed;
 }
 
 async function exists(file: string): Promise<boolean> {

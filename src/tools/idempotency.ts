@@ -18,13 +18,13 @@ import * as path from 'node:path';
 import { canonicalJson } from '../domain/canonical-json';
 import { StepOutcomeUnknownError } from '../domain/errors';
 import { sha256Hex } from '../sha256';
-import { LocalContentStore, writeFileAtomic, type ContentStore } from '../store/content-store';
+import { LocalContentStore, removeFilesOlderThan, writeFileAtomic, type ContentStore, type WriteOrigin } from '../store/content-store';
 
 export interface IdempotencyLedger {
   /** The value recorded under `key`, or undefined when the key is new. */
   get(key: string): Promise<unknown>;
-  /** Records `value` under `key`; the first record wins. */
-  record(key: string, value: unknown): Promise<void>;
+  /** Records `value` under `key` for the run `origin`; the first record wins. */
+  record(key: string, value: unknown, origin?: WriteOrigin): Promise<void>;
   /** Removes what is recorded under `key` (used to withdraw an intent whose outcome is known). */
   remove(key: string): Promise<void>;
 }
@@ -46,6 +46,7 @@ interface Entry {
   key: string;
   value: unknown;
   recorded_at: string;
+  workflow_id?: string;
 }
 
 /** `<store dir>/ledger`: a ledger lives beside the content store of the results it records. */
@@ -58,12 +59,14 @@ export function ledgerBeside(store: ContentStore | undefined, storeDir: string):
   return new FileIdempotencyLedger(ledgerDir(store instanceof LocalContentStore ? store.dir : storeDir));
 }
 
-/** One JSON file per key under `dir` (see ledgerDir), written atomically. */
+/** One JSON file per key under `dir` (see ledgerDir), written atomically; its mtime is when it was recorded. */
 export class FileIdempotencyLedger implements IdempotencyLedger {
   readonly dir: string;
+  private readonly now: () => Date;
 
-  constructor(dir: string) {
+  constructor(dir: string, options: { now?: () => Date } = {}) {
     this.dir = path.resolve(dir);
+    this.now = options.now ?? (() => new Date());
   }
 
   private fileOf(key: string): string {
@@ -83,14 +86,21 @@ export class FileIdempotencyLedger implements IdempotencyLedger {
     return entry.key === key ? entry.value : undefined;
   }
 
-  async record(key: string, value: unknown): Promise<void> {
+  async record(key: string, value: unknown, origin?: WriteOrigin): Promise<void> {
     if ((await this.get(key)) !== undefined) return;
-    const entry: Entry = { key, value, recorded_at: new Date().toISOString() };
+    const at = this.now();
+    const entry: Entry = { key, value, recorded_at: at.toISOString(), ...(origin ? { workflow_id: origin.workflowId } : {}) };
     await writeFileAtomic(this.fileOf(key), canonicalJson(entry));
+    await fs.utimes(this.fileOf(key), at, at);
   }
 
   async remove(key: string): Promise<void> {
     await fs.rm(this.fileOf(key), { force: true });
+  }
+
+  /** Removes the entries recorded before `cutoff`; returns how many. */
+  async removeOlderThan(cutoff: Date): Promise<number> {
+    return await removeFilesOlderThan(this.dir, cutoff, () => true);
   }
 }
 
@@ -116,6 +126,8 @@ export interface OnceOptions {
   keyed?: boolean;
   /** Names the step in a StepOutcomeUnknownError. */
   details?: Record<string, unknown>;
+  /** The run the entries belong to (for retention). */
+  origin?: WriteOrigin;
 }
 
 /**
@@ -139,7 +151,7 @@ export async function once<T>(
       { idempotency_key: key, intent_at: pending.at ?? null, ...options.details },
     );
   }
-  if (pending === undefined) await ledger.record(intent, { at: new Date().toISOString() });
+  if (pending === undefined) await ledger.record(intent, { at: new Date().toISOString() }, options.origin);
   let value: T;
   try {
     value = await fn();
@@ -149,6 +161,6 @@ export async function once<T>(
     if (isNoEffect(err)) await ledger.remove(intent).catch(() => undefined);
     throw err;
   }
-  await ledger.record(key, value === undefined ? null : value);
+  await ledger.record(key, value === undefined ? null : value, options.origin);
   return { value, replayed: false };
 }

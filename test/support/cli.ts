@@ -12,11 +12,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `planner …args` with TEMPORAL_ADDRESS on the test server, plus `env`. */
-export function runPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+/** Runs `planner …args` with TEMPORAL_ADDRESS on the test server, plus `env`, in `cwd` (default: the project). */
+export function runPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), ...args], {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: 'default', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

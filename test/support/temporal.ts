@@ -75,10 +75,13 @@ export async function startTestWorker(
   };
 }
 
-/** A worker fixture (a file under test/fixtures) in a child process, resolved once it prints "ready". */
-export async function spawnFixtureWorker(fixture: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'test/fixtures', fixture)], {
-    cwd: ROOT,
+/**
+ * A worker fixture (a file under test/fixtures) in a child process, resolved once it prints "ready". `cwd` (default:
+ * the project) stands for the folder of another machine.
+ */
+export async function spawnFixtureWorker(fixture: string, env: NodeJS.ProcessEnv, options: { cwd?: string } = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'test/fixtures', fixture)], {
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,7 +6,7 @@ import { diffPlans } from '../../domain/diff';
 import { STAGES } from '../../domain/stages';
 import type { PlanningState } from '../../api';
 import { versionOf as readVersion } from '../../api/versions';
-import { LocalContentStore } from '../../store/content-store';
+import { openStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
 import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
 import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
@@ -15,9 +15,10 @@ import { action, onRun } from './runs';
 
 const VersionNumber = z.coerce.number().int().min(1);
 
-/** Plan version n, inline or archived in the content store the workers share (PLANNER_STORE_DIR). */
+/** Plan version n, inline or archived in the content store the workers share (DATABASE_URL, else PLANNER_STORE_DIR). */
 async function versionOf(state: PlanningState, n: number) {
-  const version = await readVersion(state, n, new LocalContentStore(cliConfig().storeDir));
+  const storage = openStorage(cliConfig());
+  const version = await readVersion(state, n, storage.store).finally(() => storage.close());
   if (!version) {
     const known = [...(state.archived_versions ?? []).map((v) => v.version), ...state.versions.map((v) => v.version)];
     throw new CliError(

@@ -9,6 +9,33 @@ import { cliConfig, parseArg } from '../context';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
+import { collectGarbage, RetentionSchema } from './storage';
+import type { PlannerConfig } from '../../config';
+import { openStorage } from '../../store/storage';
+
+const GC_EVERY_MS = 6 * 3_600_000;
+
+/** `--gc-older-than`: one collection now and one every GC_EVERY_MS; a failed one is reported and retried next time. */
+function collectGarbagePeriodically(config: PlannerConfig, retentionMs: number): { stop(): Promise<void> } {
+  const storage = openStorage(config);
+  let running: Promise<void> = Promise.resolve();
+  const collect = () => {
+    running = collectGarbage(storage, retentionMs).then(
+      ({ cutoff, report }) => console.log(`gc: removed ${report.values} value(s) and ${report.ledgerEntries} ledger entries last written before ${cutoff.toISOString()}`),
+      (err: Error) => console.error(`gc failed: ${err.message}`),
+    );
+  };
+  collect();
+  const timer = setInterval(collect, GC_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+      await storage.close();
+    },
+  };
+}
 
 const TaskQueue = z.string().trim().min(1).optional();
 
@@ -50,19 +77,23 @@ export function registerWorkerCommands(program: Command): void {
     .command('worker')
     .description('run the planner and tool workers against TEMPORAL_ADDRESS (or --address) until stopped')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option('--gc-older-than <duration>', 'also run `planner gc --older-than <duration>` at start and every 6 hours, e.g. 30d')
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
+        const retentionMs = opts.gcOlderThan === undefined ? undefined : parseArg(RetentionSchema, opts.gcOlderThan, '--gc-older-than');
         quietSdkLogs('WARN');
         const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
         const running = await startWorkers(target, config, { taskQueue }).catch((err: Error) => {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
         console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}). Ctrl-C to stop.`);
+        const gc = retentionMs === undefined ? undefined : collectGarbagePeriodically(config, retentionMs);
         try {
           await running.workers.run();
         } finally {
+          await gc?.stop();
           await running.close();
         }
       }),
