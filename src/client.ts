@@ -14,6 +14,7 @@ import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
 import { completeStepUpdate, resolveStepUpdate, type ClarificationAnswer, type ResolveStepInput } from './api/messages';
+import { tracingFromConfig, tracingPlugins, type Tracing } from './telemetry/tracing';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
 import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningState, type PlanningWorkflowInput } from './api';
 import { planningWorkflow } from './workflows';
@@ -37,11 +38,14 @@ export class PlannerClient {
   private constructor(
     readonly client: Client,
     readonly target: TemporalTarget,
+    private readonly tracing?: Tracing,
   ) {}
 
+  /** With OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. */
   static async connect(target: TemporalTarget = loadTemporalTarget(loadConfig().temporal)): Promise<PlannerClient> {
     const connection = await Connection.connect(target.connectionOptions);
-    return new PlannerClient(new Client({ connection, namespace: target.namespace }), target);
+    const tracing = tracingFromConfig(loadConfig());
+    return new PlannerClient(new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing) }), target, tracing);
   }
 
   async start(
@@ -138,5 +142,6 @@ export class PlannerClient {
 
   async close(): Promise<void> {
     await this.client.connection.close();
+    await this.tracing?.shutdown();
   }
 }

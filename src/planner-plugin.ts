@@ -3,11 +3,13 @@
  * teams running it in their own workers: `Worker.create({ connection, taskQueue, plugins: [plannerPlugin({ packs })] })`.
  * The plugin adds the planner's workflows and activities to that worker, and the tools of `packs` that run on its
  * task queue (tools defined without a queue of their own do), and closes the packs when the worker stops. Tools
- * on other queues need workers there (createToolWorkers).
+ * on other queues need workers there (createToolWorkers). With OTEL_EXPORTER_OTLP_ENDPOINT set it also adds
+ * Temporal's OpenTelemetry interceptors (src/telemetry/tracing.ts), so the worker's runs are traced.
  */
 import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { loadConfig } from './config';
+import { tracingFromConfig, type Tracing } from './telemetry/tracing';
 import { withPlannerQueue } from './tools/define-tool';
 import type { ToolPack } from './tools/tool';
 import { plannerActivities, plannerWorkflows } from './worker';
@@ -22,6 +24,7 @@ export interface PlannerPluginOptions {
 }
 
 export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
+  let tracing: Tracing | undefined;
   return {
     name: 'durable-planner',
     configureWorker(worker: WorkerOptions): WorkerOptions {
@@ -29,19 +32,23 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       if (worker.workflowsPath || worker.workflowBundle) {
         throw new Error('plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own');
       }
-      const store = options.store ?? new LocalContentStore(loadConfig().storeDir);
+      const config = loadConfig();
+      const store = options.store ?? new LocalContentStore(config.storeDir);
       const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
-      return {
+      const planner: WorkerOptions = {
         ...worker,
         ...plannerWorkflows(options.workflowBundle),
         activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store }) },
       };
+      tracing = tracingFromConfig(config);
+      return tracing ? tracing.plugin.configureWorker(planner) : planner;
     },
     async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
       try {
         await next(worker);
       } finally {
         await Promise.all(options.packs.map((p) => p.close()));
+        await tracing?.shutdown();
       }
     },
   };

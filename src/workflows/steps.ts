@@ -16,6 +16,7 @@ import type { Step } from '../domain/plan';
 import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
 import { llmStepActivity, planningActivities, stepActivity } from './activities';
 import { nowIso } from './initial-state';
+import { countStepFailure } from './observability';
 import type { PlanningRun } from './run';
 import { stepKey } from './step-key';
 
@@ -50,6 +51,7 @@ function complete(run: PlanningRun, step: Step, index: number, result: StepResul
 
 function fail(run: PlanningRun, step: Step, index: number, { type, code, message }: Pick<PlanFailure, 'type' | 'code' | 'message'>): void {
   run.setStep(index, { status: 'FAILED', error: { type, code, message } });
+  countStepFailure(step.tool ?? step.action, code);
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) failed: ${code} ${message}`);
 }
 
