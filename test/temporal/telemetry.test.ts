@@ -1,19 +1,20 @@
 /**
  * Traces and metrics of real runs, the LLM planner talking to the scripted chat-completions server:
  *   - `planner worker --metrics-port` serves Prometheus metrics; after runs, the planner's counters have moved (plans
- *     by outcome, LLM calls, tokens and cost by model, tool calls, a clarification's wait, a budget pause) next to
- *     the Temporal runtime's own;
+ *     by outcome, LLM calls, tokens and cost by model, tool calls, a step failure by tool, a clarification's wait, a
+ *     budget pause) next to the Temporal runtime's own;
  *   - with an in-memory span exporter, a run is one trace whose spans cover each stage it passed, each LLM call
  *     (model, tokens, cost) and each tool call, under the activities that made them.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { answerClarificationUpdate, getStateQuery, raiseBudgetUpdate } from '../../src/api';
+import { projectRoot } from '../../src/project-root';
 import { startTracing, tracingPlugins } from '../../src/telemetry/tracing';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { planningWorkflow } from '../../src/workflows';
@@ -87,10 +88,23 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
     await paused.executeUpdate(raiseBudgetUpdate, { args: [{ tokens: 10_000 }] });
     expect((await paused.result()).stage).toBe('COMPLETED');
 
+    // A ranking run whose second step fails (no facility is in Bielefeld: its template resolves to nothing) and, with
+    // no re-plans allowed, fails the run.
+    const failing = await client.workflow.start(planningWorkflow, {
+      taskQueue,
+      workflowId: `metrics-failing-${taskQueue}`,
+      args: [{ request: { goal: 'Contaminants detected in Bielefeld today', planner: 'ranking' }, options: { max_replans: 0 } }],
+    });
+    expect(await failing.result().then(() => 'completed', () => 'failed')).toBe('failed');
+
     // Workflow metrics leave through a sink after the workflow task: give the last one a moment.
-    await waitFor(async () => sampleSum(await scrape(), 'planner_plans_total', { outcome: 'COMPLETED' }) === 2, 15_000, 'both plans counted');
+    await waitFor(async () => sampleSum(await scrape(), 'planner_plans_total', { taskQueue }) === 3, 15_000, 'the three plans counted');
     const text = await scrape();
+    mkdirSync(path.join(projectRoot(), 'test-output'), { recursive: true });
+    writeFileSync(path.join(projectRoot(), 'test-output', 'metrics.prom'), text); // a real scrape, for reading
     expect(sampleSum(text, 'planner_plans_total', { outcome: 'COMPLETED', taskQueue })).toBe(2);
+    expect(sampleSum(text, 'planner_plans_total', { outcome: 'FAILED', code: 'PLAN-008', taskQueue })).toBe(1);
+    expect(sampleSum(text, 'planner_step_failures_total', { tool: 'contaminants-detected', code: 'PLAN-008' })).toBe(1);
     expect(sampleSum(text, 'planner_llm_calls_total', { model: MODEL, outcome: 'ok' })).toBe(3);
     expect(sampleSum(text, 'planner_llm_tokens_total', { model: MODEL, kind: 'prompt' })).toBeGreaterThan(0);
     expect(sampleSum(text, 'planner_llm_tokens_total', { model: MODEL, kind: 'completion' })).toBeGreaterThan(0);
@@ -103,6 +117,7 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
     expect(sampleSum(text, 'planner_budget_pauses_total', { stage: 'EXECUTING' })).toBe(1);
     // The runtime's own worker metrics are on the same endpoint.
     expect(sampleSum(text, 'temporal_workflow_completed', { task_queue: taskQueue })).toBe(2);
+    expect(sampleSum(text, 'temporal_workflow_failed', { task_queue: taskQueue })).toBe(1);
   } finally {
     if (worker) await killProcess(worker, 'SIGTERM');
     await client.connection.close();
@@ -168,8 +183,11 @@ describe('traces', () => {
       const toolSpans = spans.filter((s) => s.name.startsWith('tool '));
       expect(toolSpans.map((s) => s.name).sort()).toEqual(state.steps.map((s) => `tool ${s.tool}`).sort());
       for (const s of toolSpans) {
-        expect(parentOf(s)?.name).toBe('RunActivity:executeStep');
-        expect(parentOf(parentOf(parentOf(s))!)?.name).toBe('stage EXECUTING');
+        const run = parentOf(s)!;
+        expect(run.name).toBe('RunActivity:executeStep');
+        const scheduled = parentOf(run)!;
+        expect(scheduled.name).toBe('StartActivity:executeStep');
+        expect(parentOf(scheduled)?.name).toBe('stage EXECUTING');
       }
     } finally {
       await planner.stop();
