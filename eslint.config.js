@@ -1,10 +1,11 @@
 // ESLint (flat config) with typescript-eslint's type information. Two rules matter most here:
 //  - no-floating-promises everywhere: an unawaited promise in a worker or the CLI loses its error;
-//  - workflow purity: workflow code may import only the workflow API, Temporal's common types, zod, the contract
+//  - workflow purity: workflow code may import only the workflow API, Temporal's common types, zod, the
+//    OpenTelemetry API (spans go out through the interceptors' sink, replay-aware), the contract
 //    (src/api) and the domain (src/domain); activities only as types. Anything else could do I/O or break replay.
 const tseslint = require('typescript-eslint');
 
-const PACKAGES = ['@temporalio/workflow', '@temporalio/common', 'zod'].map((name) => name.replace('/', '\\/'));
+const PACKAGES = ['@temporalio/workflow', '@temporalio/common', 'zod', '@opentelemetry/api'].map((name) => name.replace('/', '\\/'));
 
 /** A rule refusing every import of a workflow file except the packages above and the relative paths in `allowed`. */
 function workflowImports(allowed) {
@@ -15,7 +16,7 @@ function workflowImports(allowed) {
         {
           regex: `^(?!(${[...PACKAGES, ...allowed].map((a) => `${a}$`).join('|')}))`,
           allowTypeImports: true,
-          message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, zod, src/api and src/domain (activities as types only).',
+          message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, zod, @opentelemetry/api, src/api and src/domain (activities as types only).',
         },
       ],
     },

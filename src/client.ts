@@ -16,6 +16,7 @@ import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
 import { completeStepUpdate, resolveStepUpdate, type ResolveStepInput } from './api/messages';
+import { tracingFromConfig, tracingPlugins, type Tracing } from './telemetry/tracing';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
 import {
   answerClarificationUpdate,
@@ -50,11 +51,14 @@ export class PlannerClient {
   private constructor(
     readonly client: Client,
     readonly target: TemporalTarget,
+    private readonly tracing?: Tracing,
   ) {}
 
+  /** With OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. */
   static async connect(target: TemporalTarget = loadTemporalTarget(loadConfig().temporal)): Promise<PlannerClient> {
     const connection = await Connection.connect(target.connectionOptions);
-    return new PlannerClient(new Client({ connection, namespace: target.namespace }), target);
+    const tracing = tracingFromConfig(loadConfig());
+    return new PlannerClient(new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing) }), target, tracing);
   }
 
   /** Throws InvalidInputError (PLAN-006) without contacting the server when the run would refuse `input`. */
@@ -160,5 +164,6 @@ export class PlannerClient {
 
   async close(): Promise<void> {
     await this.client.connection.close();
+    await this.tracing?.shutdown();
   }
 }

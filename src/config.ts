@@ -94,7 +94,17 @@ export interface PlannerConfig {
   temporalTestServerPath: string | undefined;
   /** PATH's folders, searched for the `temporal` CLI. */
   pathDirs: readonly string[];
+  telemetry: TelemetrySettings;
 }
+
+export interface TelemetrySettings {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP collector's base URL (traces go to `<it>/v1/traces`); unset: no traces. */
+  otlpEndpoint: string | undefined;
+  /** PLANNER_METRICS_PORT: the worker's Prometheus endpoint port (`planner worker --metrics-port` overrides); unset: none. */
+  metricsPort: number | undefined;
+}
+
+export const MetricsPortSchema = z.coerce.number().int().min(1).max(65_535);
 
 const FilePath = z.string().max(4096);
 
@@ -127,6 +137,8 @@ const PlannerEnvSchema = z.object({
   PATH: z.string().max(65_536).optional(),
   PLANNER_PLAN_CACHE_TTL: DurationString.default(DEFAULT_PLAN_CACHE_TTL),
   PLANNER_PLAN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_PLAN_CACHE_MAX_ENTRIES),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  PLANNER_METRICS_PORT: MetricsPortSchema.optional(),
 });
 
 /** Settings read only when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL set). */
@@ -177,6 +189,8 @@ const HINTS: Record<VariableName, string> = {
   TEMPORAL_CLI_PATH: 'Set TEMPORAL_CLI_PATH to the temporal binary, or unset it.',
   TEMPORAL_TEST_SERVER_PATH: 'Set TEMPORAL_TEST_SERVER_PATH to the temporal-test-server binary, or unset it.',
   PATH: 'PATH is too long to search.',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'Set OTEL_EXPORTER_OTLP_ENDPOINT to the OTLP/HTTP collector base URL, e.g. http://localhost:4318, or unset it (no traces).',
+  PLANNER_METRICS_PORT: 'Set PLANNER_METRICS_PORT to a TCP port from 1 to 65535 for the Prometheus endpoint, or unset it.',
   OPENAI_BASE_URL: 'Set OPENAI_BASE_URL to the API root, e.g. https://api.openai.com/v1, https://openrouter.ai/api/v1 or http://localhost:11434/v1 (Ollama).',
   OPENAI_API_KEY: 'Set OPENAI_API_KEY to the provider key, or unset it for a local server.',
   PLANNER_MODEL: 'Set PLANNER_MODEL to a model id such as gpt-4o-mini, or unset it.',
@@ -281,5 +295,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     temporalCliPath: values.TEMPORAL_CLI_PATH,
     temporalTestServerPath: values.TEMPORAL_TEST_SERVER_PATH,
     pathDirs: Object.freeze((values.PATH ?? '').split(path.delimiter).filter(Boolean)),
+    telemetry: Object.freeze({ otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''), metricsPort: values.PLANNER_METRICS_PORT }),
   });
 }

@@ -3,12 +3,14 @@
  * teams running it in their own workers: `Worker.create({ connection, taskQueue, plugins: [plannerPlugin({ packs })] })`.
  * The plugin adds the planner's workflows and activities to that worker, and the tools of `packs` that run on its
  * task queue (tools defined without a queue of their own do), and closes the packs when the worker stops. Tools
- * on other queues need workers there (createToolWorkers).
+ * on other queues need workers there (createToolWorkers). With OTEL_EXPORTER_OTLP_ENDPOINT set it also adds
+ * Temporal's OpenTelemetry interceptors (src/telemetry/tracing.ts), so the worker's runs are traced.
  */
 import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import type { ContentStore } from './store/content-store';
 import { openStorage, type PlannerStorage } from './store/storage';
 import { loadConfig } from './config';
+import { tracingFromConfig, type Tracing } from './telemetry/tracing';
 import { withPlannerQueue } from './tools/define-tool';
 import type { ToolPack } from './tools/tool';
 import { plannerActivities, plannerWorkflows } from './worker';
@@ -24,6 +26,7 @@ export interface PlannerPluginOptions {
 
 export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
   let opened: PlannerStorage | undefined;
+  let tracing: Tracing | undefined;
   return {
     name: 'durable-planner',
     configureWorker(worker: WorkerOptions): WorkerOptions {
@@ -31,14 +34,17 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       if (worker.workflowsPath || worker.workflowBundle) {
         throw new Error('plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own');
       }
-      opened = options.store ? undefined : openStorage(loadConfig());
+      const config = loadConfig();
+      opened = options.store ? undefined : openStorage(config);
       const store = options.store ?? opened!.store;
       const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
-      return {
+      const planner: WorkerOptions = {
         ...worker,
         ...plannerWorkflows(options.workflowBundle),
         activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store, ...(opened ? { ledger: opened.ledger } : {}) }) },
       };
+      tracing = tracingFromConfig(config);
+      return tracing ? tracing.plugin.configureWorker(planner) : planner;
     },
     async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
       try {
@@ -46,6 +52,7 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       } finally {
         await Promise.all(options.packs.map((p) => p.close()));
         await opened?.close();
+        await tracing?.shutdown();
       }
     },
   };

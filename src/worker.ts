@@ -27,6 +27,8 @@ export interface PlannerWorkerOptions {
   /** A prebuilt workflow bundle (tests build one once); otherwise src/workflows is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   activities?: WorkerOptions['activities'];
+  /** Worker plugins, e.g. tracing's (src/telemetry/tracing.ts). */
+  plugins?: WorkerOptions['plugins'];
 }
 
 export async function createPlannerWorker(options: PlannerWorkerOptions): Promise<Worker> {
@@ -36,6 +38,7 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
     taskQueue: options.taskQueue,
     ...plannerWorkflows(options.workflowBundle),
     activities: options.activities ?? createActivities(),
+    plugins: options.plugins ?? [],
   });
 }
 
@@ -94,6 +97,7 @@ export async function createToolWorkers(options: {
   ledger?: IdempotencyLedger;
   /** The folders a run's workspace_root may use (config.workspaceRoots); default: loadConfig()'s. */
   workspaceRoots?: readonly string[];
+  plugins?: WorkerOptions['plugins'];
 }): Promise<Worker[]> {
   const queues = [...new Set(options.tools.map((t) => t.spec.task_queue))].sort();
   return await Promise.all(
@@ -102,6 +106,7 @@ export async function createToolWorkers(options: {
         connection: options.connection,
         namespace: options.namespace,
         taskQueue,
+        plugins: options.plugins ?? [],
         activities: createToolActivities({
           tools: options.tools.filter((t) => t.spec.task_queue === taskQueue),
           store: options.store,
@@ -133,6 +138,8 @@ export async function createLocalWorkers(options: {
   store?: ContentStore;
   /** Where the task queue, store and planning dependencies not given come from (default: loadConfig()). */
   config?: PlannerConfig;
+  /** Plugins of every worker, e.g. tracing's. */
+  plugins?: WorkerOptions['plugins'];
 }): Promise<LocalWorkers> {
   const config = options.config ?? loadConfig();
   const opened = options.store ? undefined : openStorage(config);

@@ -31,6 +31,7 @@ import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency
 import { allowedWorkspaceRoot, realPathOf } from '../tools/workspace/roots';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from '../api/failures';
+import { observedToolCall } from '../telemetry/observe';
 
 export interface ToolActivityDependencies {
   tools: readonly ToolImplementation[];
@@ -184,7 +185,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     return result;
   }
 
-  return { executeStep: withPlannerFailures(executeStep) };
+  return { executeStep: withPlannerFailures(observedToolCall(executeStep)) };
 }
 
 export type ToolActivities = ReturnType<typeof createToolActivities>;

@@ -6,15 +6,20 @@ import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { PlannerConfig } from '../config';
 import { ensureLocalDevServer, type LocalDevServer } from '../dev/temporal-server';
+import { prometheusTelemetry } from '../telemetry/metrics';
+import { tracingFromConfig, tracingPlugins } from '../telemetry/tracing';
 import { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
 import { createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
 
 let runtimeInstalled = false;
 
-/** The SDK's INFO and WARN lines (bundle sizes, worker states) drown what the user asked for. */
-export function quietSdkLogs(level: 'ERROR' | 'WARN' | 'INFO' = 'ERROR'): void {
+/**
+ * The SDK's INFO and WARN lines (bundle sizes, worker states) drown what the user asked for. With `metricsPort` the
+ * runtime also serves Prometheus metrics there (the runtime is configured once per process, before any worker).
+ */
+export function quietSdkLogs(level: 'ERROR' | 'WARN' | 'INFO' = 'ERROR', metricsPort?: number): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  Runtime.install({ logger: new DefaultLogger(level), ...(metricsPort === undefined ? {} : { telemetryOptions: prometheusTelemetry(metricsPort) }) });
   runtimeInstalled = true;
 }
 
@@ -61,12 +66,14 @@ export async function startWorkers(
     await admin.close();
   }
   const connection = await NativeConnection.connect(target.connectionOptions);
+  const tracing = tracingFromConfig(config);
   const workers = await createLocalWorkers({
     connection,
     namespace: target.namespace,
     packs: await defaultToolPacks(config),
     taskQueue: options.taskQueue,
     config,
+    plugins: tracingPlugins(tracing),
   });
   return {
     workers,
@@ -74,6 +81,7 @@ export async function startWorkers(
     async close() {
       await workers.close();
       await connection.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -9,6 +9,7 @@ import type { LlmCallUsage } from '../planners/types';
 import type { LlmConfig } from '../config';
 import { costOf } from './prices';
 import { recordLlmCall } from './usage-recorder';
+import { observeLlmCall } from '../telemetry/observe';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -57,6 +58,7 @@ export class LlmClient {
         ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
       });
     } catch (error) {
+      observeLlmCall(this.model, started, { error });
       throw this.toLlmCallError(error, Date.now() - started);
     }
     const choice = response.choices[0];
@@ -77,6 +79,7 @@ export class LlmClient {
       cost_usd: costOf(this.model, { prompt_tokens, completion_tokens, cached_tokens }),
     };
     await recordLlmCall(usage);
+    observeLlmCall(this.model, started, { usage });
     return { content: choice.message.content ?? '', usage };
   }
 

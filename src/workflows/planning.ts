@@ -19,6 +19,7 @@ import { execute } from './phases/execute';
 import { plan } from './phases/plan';
 import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
+import { countPlan, observedStage } from './observability';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
 
@@ -69,13 +70,15 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
         run.noteContinuedAsNew();
         return await continueAsNew<typeof planningWorkflow>({ request: input.request, options: run.state.options, resume: run.state });
       }
-      run.apply(await PHASES[run.state.stage as keyof typeof PHASES](run));
+      run.apply(await observedStage(run, PHASES[run.state.stage as keyof typeof PHASES]));
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
     await CancellationScope.nonCancellable(async () => run.cancel());
+    countPlan(run.state);
     throw err;
   }
+  countPlan(run.state);
   await condition(allHandlersFinished);
   return settle(run.state);
 }

@@ -7,12 +7,12 @@ import type { PlanningWorkflowInput } from '../api/input';
 import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
 import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
-import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
 import { redactSecrets } from '../domain/secrets';
 import { initialState, nowIso } from './initial-state';
+import { newPlanId } from './plan-id';
 import { budgetGate } from './phases/budget';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
 import { checkedTransition, type Transition } from './transitions';
@@ -163,9 +163,9 @@ export class PlanningRun {
     state.answer = null;
   }
 
-  /** The plan id of every version of this run, made once from the workflow's deterministic clock and randomness. */
+  /** The plan id of every version of this run, made once (./plan-id). */
   planId(): string {
-    return (this.state.plan_id ??= uuidv7(Date.now(), Uint8Array.from({ length: 10 }, () => Math.floor(Math.random() * 256))));
+    return (this.state.plan_id ??= newPlanId());
   }
 
   recordPlan(version: PlanVersionRecord): void {

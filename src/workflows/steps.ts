@@ -6,7 +6,7 @@
  * person's `resolveStep` decision when the run's option `on_outcome_unknown` is `ask`. A wait that outlasts
  * `human_step_timeout_ms` fails the step with PLAN-007, and the run re-plans or fails as for any failed step.
  */
-import { condition, isCancellation, patched, uuid4 } from '@temporalio/workflow';
+import { condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { failureOf, llmCallsOfFailure, readFailure, type PlanFailure } from '../api/failures';
 import { DEFAULT_PLANNING_OPTIONS } from '../api/input';
 import type { StepReply, StepWait } from '../api/state';
@@ -16,6 +16,7 @@ import type { Step } from '../domain/plan';
 import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
 import { llmStepActivity, planningActivities, stepActivity } from './activities';
 import { nowIso } from './initial-state';
+import { countStepFailure } from './observability';
 import type { PlanningRun } from './run';
 import { stepKey } from './step-key';
 
@@ -50,6 +51,7 @@ function complete(run: PlanningRun, step: Step, index: number, result: StepResul
 
 function fail(run: PlanningRun, step: Step, index: number, { type, code, message }: Pick<PlanFailure, 'type' | 'code' | 'message'>): void {
   run.setStep(index, { status: 'FAILED', error: { type, code, message } });
+  countStepFailure(step.tool ?? step.action, code);
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) failed: ${code} ${message}`);
 }
 
@@ -92,8 +94,9 @@ async function runToolStep(run: PlanningRun, step: Step, index: number): Promise
       if (!reply || !('decision' in reply)) return;
       if (reply.decision === 'fail') return fail(run, step, index, { ...failure, message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}` });
       if (reply.decision === 'done') return complete(run, step, index, await storedText(run, step, reply.text ?? null), 'marked done by a person');
-      // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again.
-      scope = `${state.workflow_id}:${step.id}:retry-${uuid4()}`;
+      // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again. The history
+      // length makes it unique without drawing from Math.random, whose sequence tracing interceptors share.
+      scope = `${state.workflow_id}:${step.id}:retry-${workflowInfo().historyLength}`;
       run.audit('step', `step ${step.id} (${step.tool}) retried by a person under idempotency scope ${scope}`);
     }
   }

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
@@ -34,7 +34,13 @@ export interface TestPlanner extends LocalWorkers {
 
 export async function startTestPlanner(
   pack: ToolPack,
-  options: { prefix?: string; wrap?: (tool: ToolImplementation) => ToolImplementation; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    prefix?: string;
+    wrap?: (tool: ToolImplementation) => ToolImplementation;
+    env?: NodeJS.ProcessEnv;
+    /** Worker plugins (e.g. tracing's); their workflow interceptors need the workflows bundled now, not prebuilt. */
+    plugins?: WorkerOptions['plugins'];
+  } = {},
 ): Promise<TestPlanner> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -51,7 +57,7 @@ export async function startTestPlanner(
     namespace: 'default',
     packs,
     taskQueue,
-    workflowBundle: workflowBundle(),
+    ...(options.plugins ? { plugins: options.plugins } : { workflowBundle: workflowBundle() }),
     store,
     planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig(options.env ?? {}), store }),
   });

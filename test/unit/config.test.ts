@@ -78,6 +78,7 @@ describe('loadConfig', () => {
       temporalCliPath: undefined,
       temporalTestServerPath: undefined,
       pathDirs: [],
+      telemetry: { otlpEndpoint: undefined, metricsPort: undefined },
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.temporal)).toBe(true);
@@ -104,6 +105,8 @@ describe('loadConfig', () => {
       TEMPORAL_CLI_PATH: '/bin/temporal',
       TEMPORAL_TEST_SERVER_PATH: '/bin/ts',
       PATH: ['/a', '', '/b'].join(path.delimiter),
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      PLANNER_METRICS_PORT: '9464',
     };
     expect(loadConfig(env)).toMatchObject({
       taskQueue: 'q',
@@ -119,6 +122,7 @@ describe('loadConfig', () => {
       temporalCliPath: '/bin/temporal',
       temporalTestServerPath: '/bin/ts',
       pathDirs: ['/a', '/b'],
+      telemetry: { otlpEndpoint: 'http://collector:4318', metricsPort: 9464 },
     });
   });
 
@@ -133,6 +137,8 @@ describe('loadConfig', () => {
     ['PLANNER_CONNECT_TIMEOUT', 'fast', '300ms'],
     ['TEMPORAL_UI_URL', 'localhost:8233', 'http://localhost:8233'],
     ['PLANNER_TASK_QUEUE', 'q'.repeat(1001), '1000'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', 'http://localhost:4318'],
+    ['PLANNER_METRICS_PORT', '70000', '65535'],
   ])('rejects a bad %s with a PLAN-006 error whose hint explains it', (name, value, hintPart) => {
     const error = loadError({ [name]: value });
     expect(error.code).toBe('PLAN-006');

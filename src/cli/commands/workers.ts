@@ -5,12 +5,12 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { MetricsPortSchema, type PlannerConfig } from '../../config';
 import { cliConfig, parseArg } from '../context';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
 import { collectGarbage, RetentionSchema } from './storage';
-import type { PlannerConfig } from '../../config';
 import { openStorage } from '../../store/storage';
 
 const GC_EVERY_MS = 6 * 3_600_000;
@@ -39,21 +39,32 @@ function collectGarbagePeriodically(config: PlannerConfig, retentionMs: number):
 
 const TaskQueue = z.string().trim().min(1).optional();
 
+/** `--metrics-port`, else PLANNER_METRICS_PORT, else none. */
+function metricsPort(flag: unknown, config: PlannerConfig): number | undefined {
+  return parseArg(MetricsPortSchema.optional(), flag, 'metrics port', 'Give --metrics-port a TCP port from 1 to 65535.') ?? config.telemetry.metricsPort;
+}
+
+function metricsLine(port: number | undefined): string {
+  return port === undefined ? '' : ` Metrics: http://localhost:${port}/metrics.`;
+}
+
 export function registerWorkerCommands(program: Command): void {
   const dev = program
     .command('dev')
     .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C; `dev stop` stops the server')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
-        quietSdkLogs();
+        const port = metricsPort(opts.metricsPort, config);
+        quietSdkLogs('ERROR', port);
         const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) => console.log(line));
         const running = await startWorkers(target, config, { taskQueue });
         console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
         console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
-        console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}). Ctrl-C to stop.`);
+        console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
         console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
         try {
           await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
@@ -78,17 +89,19 @@ export function registerWorkerCommands(program: Command): void {
     .description('run the planner and tool workers against TEMPORAL_ADDRESS (or --address) until stopped')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .option('--gc-older-than <duration>', 'also run `planner gc --older-than <duration>` at start and every 6 hours, e.g. 30d')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
         const retentionMs = opts.gcOlderThan === undefined ? undefined : parseArg(RetentionSchema, opts.gcOlderThan, '--gc-older-than');
-        quietSdkLogs('WARN');
+        const port = metricsPort(opts.metricsPort, config);
+        quietSdkLogs('WARN', port);
         const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
         const running = await startWorkers(target, config, { taskQueue }).catch((err: Error) => {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
-        console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}). Ctrl-C to stop.`);
+        console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
         const gc = retentionMs === undefined ? undefined : collectGarbagePeriodically(config, retentionMs);
         try {
           await running.workers.run();
