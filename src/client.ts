@@ -15,7 +15,18 @@ import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
 import type { ClarificationAnswer } from './api/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
-import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningState, type PlanningWorkflowInput } from './api';
+import {
+  answerClarificationUpdate,
+  approveUpdate,
+  getStateQuery,
+  raiseBudgetUpdate,
+  rejectUpdate,
+  waitForProgressUpdate,
+  type PlanningState,
+  type PlanningWorkflowInput,
+  type ProgressBatch,
+} from './api';
+import { redactSecrets } from './domain/secrets';
 import { planningWorkflow } from './workflows';
 
 export interface StartOptions {
@@ -52,10 +63,21 @@ export class PlannerClient {
       args: [input],
       taskQueue: options.taskQueue ?? loadConfig().taskQueue,
       workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-      memo: { goal: input.request.goal },
+      memo: { goal: redactSecrets(input.request.goal) },
       ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),
-      staticSummary: `Plan: ${input.request.goal}`.slice(0, 200),
+      staticSummary: `Plan: ${redactSecrets(input.request.goal)}`.slice(0, 200),
+      staticDetails: startDetails(input),
     });
+  }
+
+  /**
+   * The run's progress events after `afterSeq`, as soon as there are any (the waitForProgress update: the workflow
+   * holds it until something changes or `waitMs` passes). Targets the workflow id's current run, so after
+   * continue-as-new the same sequence goes on in the new run.
+   */
+  async waitForProgress(workflowId: string, afterSeq: number, waitMs?: number): Promise<ProgressBatch> {
+    const args = [{ after_seq: afterSeq, ...(waitMs === undefined ? {} : { wait_ms: waitMs }) }] as const;
+    return await this.handle(workflowId).executeUpdate(waitForProgressUpdate, { args: [...args] });
   }
 
   handle(workflowId: string): PlanningHandle {
@@ -129,4 +151,21 @@ export class PlannerClient {
   async close(): Promise<void> {
     await this.client.connection.close();
   }
+}
+
+/** The most of the goal the start's static details show (the Web UI's "Details"; the whole goal is in the input). */
+export const STATIC_GOAL_MAX_CHARS = 2_000;
+
+/** The start's static details, markdown: the goal (secrets redacted) and the options the run was started with. */
+export function startDetails(input: PlanningWorkflowInput): string {
+  const { request, options = {} } = input;
+  const goal = redactSecrets(request.goal);
+  const b = request.budget;
+  const lines = [
+    `**Goal:** ${(goal.length > STATIC_GOAL_MAX_CHARS ? `${goal.slice(0, STATIC_GOAL_MAX_CHARS - 1)}…` : goal).replace(/\s+/g, ' ')}`,
+    `**Catalog:** ${request.tool_catalog ?? 'waste'} · **Planner:** ${request.planner ?? 'auto'}`,
+    b ? `**Budget:** ${b.calls ?? '–'} calls · ${b.tokens ?? '–'} tokens · $${b.cost_usd ?? '–'} (${b.policy ?? 'block'})` : '**Budget:** defaults',
+    `**Options:** ${Object.entries(options).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ') || 'defaults'}`,
+  ];
+  return lines.join('  \n');
 }

@@ -9,3 +9,4 @@ export * from './messages';
 export * from './search-attributes';
 export * from './state';
 export * from './versions';
+export * from './progress';

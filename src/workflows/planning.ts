@@ -19,6 +19,7 @@ import { execute } from './phases/execute';
 import { plan } from './phases/plan';
 import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
+import { checkProgressRequest } from './progress';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
 
@@ -59,10 +60,12 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.approveUpdate, (p) => run.approve(p), { validator: (p) => void checkApproval(run.state, p) });
   setHandler(messages.rejectUpdate, (p) => run.reject(p), { validator: (p) => void checkRejection(run.state, p) });
   setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
+  setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => void checkProgressRequest(p) });
   if (!input.resume) run.begin();
   try {
     while (!isTerminal(run.state.stage)) {
       if (historyIsLong(run)) {
+        run.progress.close(); // watchers waiting for progress return now, and ask the new run
         await condition(allHandlersFinished);
         run.noteContinuedAsNew();
         return await continueAsNew<typeof planningWorkflow>({ request: input.request, options: run.state.options, resume: run.state });

@@ -3,23 +3,22 @@
  * and change it only through these methods; `apply` is the one way a stage changes (checked, audited, published).
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { planFailureToApplicationFailure } from '../api/failures';
 import type { PlanningWorkflowInput } from '../api/input';
 import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
 import { addUsage, canAfford, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
-import type { PlannerError } from '../domain/errors';
 import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
 import { redactSecrets } from '../domain/secrets';
-import { transition, type Stage } from '../domain/stages';
 import { initialState, nowIso } from './initial-state';
 import { budgetPause } from './phases/budget';
+import { answerTaken } from './phases/clarify';
 import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
-import type { Transition } from './transitions';
+import { nextStage, type Transition } from './transitions';
 import { resumedState } from './resume';
+import { ProgressLog } from './progress';
 import { publishGoal, publishProgress } from './visibility';
 
 export class PlanningRun {
@@ -29,6 +28,7 @@ export class PlanningRun {
     readonly lean: boolean,
     /** On the BOUNDED_STATE_PATCH path: old versions archived, audit trimmed, rejections capped. */
     readonly bounded = false,
+    readonly progress = new ProgressLog(state),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
@@ -55,13 +55,7 @@ export class PlanningRun {
       state.stage_before_budget = state.stage;
       state.budget_needed = t.needs;
     }
-    let next: Stage;
-    try {
-      next = transition(state.stage, t.to, state.stage_before_budget ?? undefined);
-    } catch (err) {
-      // A move the table forbids is a bug in this workflow: fail the run loudly rather than continue wrongly.
-      throw planFailureToApplicationFailure(err as PlannerError);
-    }
+    const next = nextStage(state, t);
     if (state.stage === 'BUDGET_EXHAUSTED') {
       state.stage_before_budget = null;
       state.budget_needed = null;
@@ -69,7 +63,7 @@ export class PlanningRun {
     if (t.to === 'FAILED') state.failure = t.failure;
     this.audit('stage', `${state.stage} → ${next}: ${t.to === 'FAILED' ? t.failure.message : t.why}`);
     state.stage = next;
-    publishProgress(this.state);
+    this.changed();
   }
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
@@ -77,7 +71,7 @@ export class PlanningRun {
     for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'PENDING') s.status = 'CANCELLED';
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
-    publishProgress(this.state);
+    this.changed();
   }
 
   noteContinuedAsNew(): void {
@@ -103,7 +97,7 @@ export class PlanningRun {
     if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') {
       this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
     }
-    if (!this.lean) publishProgress(this.state);
+    this.changed(!this.lean);
   }
 
   answer(payload: unknown): string {
@@ -140,7 +134,7 @@ export class PlanningRun {
     const raise = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
     this.audit('budget', `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}`);
-    publishProgress(this.state);
+    this.changed();
     return this.state.budget;
   }
 
@@ -157,14 +151,11 @@ export class PlanningRun {
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */
   takeAnswer(): void {
-    const { state } = this;
-    const question = state.question!;
-    const answer = state.answer ?? { text: question.options[question.default_option - 1]!, by: 'timeout' as const };
-    state.clarifications.push({ question: question.text, answer: answer.text, by: answer.by });
-    state.request = { ...state.request, context: [...state.request.context, { role: 'assistant', content: question.text }, { role: 'user', content: answer.text }] };
-    this.audit('clarification', `${question.text} → ${answer.text}${answer.by === 'timeout' ? ' (default, no answer in time)' : ''}`);
-    state.question = null;
-    state.answer = null;
+    const { clarification, request, note } = answerTaken(this.state);
+    this.state.clarifications.push(clarification);
+    this.state.request = request;
+    this.audit('clarification', note);
+    this.state.question = this.state.answer = null;
   }
 
   /** The plan id of every version of this run, made once from the workflow's deterministic clock and randomness. */
@@ -224,16 +215,19 @@ export class PlanningRun {
 
   markStep(index: number, status: 'RUNNING' | 'CANCELLED'): void {
     this.state.steps[index]!.status = status;
+    this.changed(false);
   }
 
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
+    this.changed(false);
   }
 
   stepFailed(index: number, error: StepRecord['error']): void {
     Object.assign(this.state.steps[index]!, { status: 'FAILED', error });
+    this.changed(false);
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
@@ -241,6 +235,13 @@ export class PlanningRun {
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
     if (!this.bounded || state.audit.length <= AUDIT_LIMIT) return;
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
+  }
+
+  /** Progress events, the Web UI's current details, and (where committed histories have them) search attributes. */
+  private changed(searchAttributes = true): void {
+    this.progress.observe(this.state);
+    this.state.progress_seq = this.progress.lastSeq;
+    publishProgress(this.state, searchAttributes);
   }
 
   warn(message: string): void {

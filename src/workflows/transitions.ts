@@ -3,7 +3,7 @@ import { failureOf, planFailureToApplicationFailure, type PlanFailure } from '..
 import { outcomeOf, type PlanningOutcome, type PlanningState } from '../api/state';
 import type { Usage } from '../domain/budget';
 import { PlannerError } from '../domain/errors';
-import type { Stage } from '../domain/stages';
+import { transition, type Stage } from '../domain/stages';
 
 export type Transition =
   | { to: Exclude<Stage, 'CREATED' | 'FAILED' | 'CANCELLED' | 'BUDGET_EXHAUSTED'>; why: string }
@@ -29,4 +29,13 @@ export function settle(state: PlanningState): PlanningOutcome {
   const { failure } = state;
   if (failure) throw planFailureToApplicationFailure({ ...failure, details: { ...failure.details, outcome } });
   return outcome;
+}
+
+/** The stage `t` leads to from the run's stage, by the domain's table; a move it forbids fails the run loudly (a bug here). */
+export function nextStage(state: PlanningState, t: Transition): Stage {
+  try {
+    return transition(state.stage, t.to, state.stage_before_budget ?? undefined);
+  } catch (err) {
+    throw planFailureToApplicationFailure(err as PlannerError);
+  }
 }
