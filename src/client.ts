@@ -21,6 +21,7 @@ import {
   getStateQuery,
   raiseBudgetUpdate,
   rejectUpdate,
+  getProgressQuery,
   waitForProgressUpdate,
   type PlanningState,
   type PlanningWorkflowInput,
@@ -78,6 +79,11 @@ export class PlannerClient {
   async waitForProgress(workflowId: string, afterSeq: number, waitMs?: number): Promise<ProgressBatch> {
     const args = [{ after_seq: afterSeq, ...(waitMs === undefined ? {} : { wait_ms: waitMs }) }] as const;
     return await this.handle(workflowId).executeUpdate(waitForProgressUpdate, { args: [...args] });
+  }
+
+  /** The events after `afterSeq` at once, by query: also for a closed run (a worker replays it). */
+  async progress(workflowId: string, afterSeq: number, timeoutMs = loadConfig().queryTimeoutMs): Promise<ProgressBatch> {
+    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(workflowId).query(getProgressQuery, { after_seq: afterSeq }));
   }
 
   handle(workflowId: string): PlanningHandle {

@@ -7,7 +7,8 @@
  *     (`plan_version` is optional for old clients; when given it must be the version awaiting approval)
  *   update raiseBudget {"cost_usd": 1, "tokens": 10000, "calls": 10}   (amounts added to the limits, each and the
  *     resulting limits at most BUDGET_MAXIMA)
- *   update waitForProgress {"after_seq": 0}   (long-polls for the run's progress events: src/api/progress.ts)
+ *   update waitForProgress {"after_seq": 0}   query getProgress {"after_seq": 0}   (the run's progress events:
+ *     src/api/progress.ts)
  * Cancellation is Temporal's own cancel.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
@@ -23,6 +24,7 @@ export const MESSAGE_NAMES = {
   reject: 'reject',
   raiseBudget: 'raiseBudget',
   waitForProgress: 'waitForProgress',
+  getProgress: 'getProgress',
 } as const;
 
 export const ClarificationAnswerSchema = z.union([
@@ -69,4 +71,4 @@ export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>(MES
 export const approveUpdate = defineUpdate<string, [z.input<typeof ApproveSchema>]>(MESSAGE_NAMES.approve);
 export const rejectUpdate = defineUpdate<string, [z.input<typeof RejectSchema>]>(MESSAGE_NAMES.reject);
 export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(MESSAGE_NAMES.raiseBudget);
-export { waitForProgressUpdate } from './progress';
+export { getProgressQuery, waitForProgressUpdate } from './progress';

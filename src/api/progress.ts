@@ -7,8 +7,10 @@
  * send the returned `seq` as the next `after_seq`. `truncated` says events between were dropped from the bounded
  * buffer (read getState for the whole picture); `closed` says this run is over (ended, or continued as new: send the
  * same `after_seq` to the workflow id again, the sequence continues in the new run).
+ *   query getProgress {"after_seq": 7}   → the same batch at once, without waiting: for a run that has closed (an
+ *     update can no longer reach it), read the events it recorded after the last batch.
  */
-import { defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Usage } from '../domain/budget';
 import type { Plan } from '../domain/plan';
@@ -68,6 +70,8 @@ export type WaitForProgressInput = z.input<typeof WaitForProgressSchema>;
 
 /** Its name is MESSAGE_NAMES.waitForProgress (src/api/messages.ts re-exports this definition). */
 export const waitForProgressUpdate = defineUpdate<ProgressBatch, [WaitForProgressInput]>('waitForProgress');
+
+export const getProgressQuery = defineQuery<ProgressBatch, [WaitForProgressInput]>('getProgress');
 
 /** What the run waits for a person to give now, if anything (from its state, so getState readers get it too). */
 export function pendingInput(state: PlanningState): PendingInput | null {

@@ -41,8 +41,8 @@ export async function watchRun(client: PlannerClient, workflowId: string, out: O
   try {
     let after = 0;
     for (;;) {
-      const batch = await nextBatch(client, workflowId, after);
-      if (batch === null) return await endedStage(client, workflowId);
+      // Once the run has closed, an update no longer reaches it: what it recorded last is read by query.
+      const batch = (await nextBatch(client, workflowId, after)) ?? (await lastBatch(client, workflowId, after));
       if (batch.truncated) print(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${workflowId})`);
       for (const event of batch.events) {
         if (options.ndjson) process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -77,8 +77,15 @@ async function nextBatch(client: PlannerClient, workflowId: string, after: numbe
   }
 }
 
-async function endedStage(client: PlannerClient, workflowId: string): Promise<PlanningState['stage']> {
-  return (await client.handle(workflowId).result()).stage;
+/**
+ * The closed run's last events. Without them (no worker to answer the query, or a run refused before it had any
+ * state), its final stage from the result, whose failure is rethrown.
+ */
+async function lastBatch(client: PlannerClient, workflowId: string, after: number): Promise<ProgressBatch> {
+  const batch = await client.progress(workflowId, after).catch(() => null);
+  if (batch) return batch;
+  const outcome = await client.handle(workflowId).result();
+  return { events: [], seq: after, truncated: false, closed: true, stage: outcome.stage };
 }
 
 /** The question the batch leaves the run waiting on, if the run is still in its stage. */

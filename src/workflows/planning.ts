@@ -60,6 +60,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.approveUpdate, (p) => run.approve(p), { validator: (p) => void checkApproval(run.state, p) });
   setHandler(messages.rejectUpdate, (p) => run.reject(p), { validator: (p) => void checkRejection(run.state, p) });
   setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
+  setHandler(messages.getProgressQuery, (p) => run.progress.after(checkProgressRequest(p).after_seq, run.state.stage));
   setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => void checkProgressRequest(p) });
   if (!input.resume) run.begin();
   try {
