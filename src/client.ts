@@ -170,7 +170,7 @@ export function startDetails(input: PlanningWorkflowInput): string {
   const lines = [
     `**Goal:** ${(goal.length > STATIC_GOAL_MAX_CHARS ? `${goal.slice(0, STATIC_GOAL_MAX_CHARS - 1)}…` : goal).replace(/\s+/g, ' ')}`,
     `**Catalog:** ${request.tool_catalog ?? 'waste'} · **Planner:** ${request.planner ?? 'auto'}`,
-    b ? `**Budget:** ${b.calls ?? '–'} calls · ${b.tokens ?? '–'} tokens · $${b.cost_usd ?? '–'} (${b.policy ?? 'block'})` : '**Budget:** defaults',
+    b ? `**Budget:** ${b.calls ?? '–'} calls · ${b.tokens ?? '–'} tokens · ${b.cost_usd ?? '–'} USD (${b.policy ?? 'block'})` : '**Budget:** defaults',
     `**Options:** ${Object.entries(options).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ') || 'defaults'}`,
   ];
   return lines.join('  \n');

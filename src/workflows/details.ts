@@ -15,15 +15,17 @@ export function planDetails(state: PlanningState): string {
   const plan = state.plan;
   const head = [
     `**Stage:** ${state.stage}`,
-    plan ? `**Plan:** v${plan.version} (${plan.status}), ${state.steps.length || plan.tasks.reduce((n, t) => n + t.steps.length, 0)} step(s)` : '**Plan:** none yet',
+    plan ? `**Plan:** v${plan.version} (${plan.status}), ${plan.tasks.reduce((n, t) => n + t.steps.length, 0)} step(s)` : '**Plan:** none yet',
     `**Budget:** ${usageLine(state.budget.spent, state.budget.limit)} (${state.budget.policy})`,
   ].join('  \n');
   const pending = pendingInput(state);
   const tail = [pending ? pendingBlock(pending, state.workflow_id) : '', state.failure ? `**Failed:** ${cell(state.failure.message)}` : ''].filter(Boolean);
-  let rows = state.steps.slice(0, TABLE_ROWS_MAX).map(stepRow);
-  const fits = (r: string[]) => [head, table(r, state.steps.length), ...tail].join('\n\n').length <= CURRENT_DETAILS_MAX_CHARS;
+  // Before routing the steps are the plan's, not yet scheduled: shown as PLANNED (e.g. for a person to approve).
+  const steps = state.steps.length > 0 ? state.steps : (plan?.tasks.flatMap((t) => t.steps.map((s) => ({ id: s.id, title: s.title, tool: s.tool, status: 'PLANNED' }))) ?? []);
+  let rows = steps.slice(0, TABLE_ROWS_MAX).map(stepRow);
+  const fits = (r: string[]) => [head, table(r, steps.length), ...tail].join('\n\n').length <= CURRENT_DETAILS_MAX_CHARS;
   while (rows.length > 0 && !fits(rows)) rows = rows.slice(0, -1);
-  return [head, table(rows, state.steps.length), ...tail].filter(Boolean).join('\n\n').slice(0, CURRENT_DETAILS_MAX_CHARS);
+  return [head, table(rows, steps.length), ...tail].filter(Boolean).join('\n\n').slice(0, CURRENT_DETAILS_MAX_CHARS);
 }
 
 function table(rows: string[], total: number): string {
@@ -32,7 +34,7 @@ function table(rows: string[], total: number): string {
   return ['| step | tool | status | result |', '| --- | --- | --- | --- |', ...rows].join('\n') + more;
 }
 
-function stepRow(step: StepRecord): string {
+function stepRow(step: Pick<StepRecord, 'id' | 'title' | 'tool' | 'error' | 'result'> & { status: string }): string {
   const r = step.result;
   const result = r ? `${r.items !== null ? `${r.items} item(s), ` : ''}${sizeOf(r.bytes)}` : step.error ? cell(step.error.message) : '–';
   return `| ${cell(step.id)} ${cell(step.title)} | ${cell(step.tool ?? '–')} | ${step.status} | ${result} |`;
@@ -54,7 +56,8 @@ function usageLine(spent: Usage, limit?: Usage): string {
   return [
     `${of(String(spent.calls), limit && String(limit.calls))} calls`,
     `${of(String(spent.tokens), limit && String(limit.tokens))} tokens`,
-    of(`$${spent.cost_usd.toFixed(4)}`, limit && `$${limit.cost_usd.toFixed(2)}`),
+    // No "$": the Web UI's markdown reads a pair of them as math.
+    `${of(spent.cost_usd.toFixed(4), limit && limit.cost_usd.toFixed(2))} USD`,
   ].join(' · ');
 }
 

@@ -96,12 +96,15 @@ test('the Web UI view: stage, plan, a steps table with result sizes, budget, the
   state.steps = [step('1.1', 'COMPLETED'), step('1.2', 'PENDING')];
   const md = planDetails(state);
   expect(md).toContain('**Stage:** AWAITING_APPROVAL');
-  expect(md).toContain(`**Plan:** v1 (${state.plan.status}), 2 step(s)`);
+  expect(md).toContain(`**Plan:** v1 (${state.plan.status}), 1 step(s)`);
   expect(md).toContain('| 1.1 step 1.1 | shipments | COMPLETED | 3 item(s), 2.0 KB |');
   expect(md).toContain('| 1.2 step 1.2 | shipments | PENDING | – |');
-  expect(md).toContain('**Budget:** 0/100 calls · 0/200000 tokens · $0.0000/$1.00 (block)');
+  expect(md).toContain('**Budget:** 0/100 calls · 0/200000 tokens · 0.0000/1.00 USD (block)');
   expect(md).toContain('**Waiting for approval** of plan v1');
   expect(md).toContain('planner approve wf-progress --version 1');
+  // Before routing, the plan's own steps are the table.
+  state.steps = [];
+  expect(planDetails(state)).toContain('| 1.1 Query shipments | shipments | PLANNED | – |');
 
   state.steps = Array.from({ length: 500 }, (_, i) => ({ ...step(`${i}`, 'FAILED'), title: 'a | b\n'.repeat(100), error: { code: 'PLAN-008', type: 'T', message: 'e'.repeat(5000) } }));
   const big = planDetails(state);
