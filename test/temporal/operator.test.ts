@@ -8,7 +8,7 @@ import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { planningWorkflow } from '../../src/workflows';
 import { connectClient, waitFor } from '../support/temporal';
 import { runPlannerCli, spawnPlannerCli } from '../support/cli';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
+import { recordHistory, startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import type { Client } from '@temporalio/client';
 import { getStateQuery, type ProgressEvent } from '../../src/api';
 
@@ -93,6 +93,8 @@ test('planner watch shows every stage of a run, including those passed in under 
     await handle.executeUpdate('approve', { args: [{ plan_version: 1 }] });
     expect(await json.exited).toBe(0);
     expect(await text.exited).toBe(0);
+    // Its history, with waitForProgress updates and their timers, joins those the replay test replays.
+    await recordHistory(handle, 'progress-watched');
   } finally {
     json.kill();
     text.kill();
