@@ -37,20 +37,22 @@ export function isTerminalSession(): boolean {
  */
 export async function watchRun(client: PlannerClient, workflowId: string, out: Output, options: WatchOptions = {}): Promise<PlanningState['stage']> {
   const print = options.print ?? ((line: string) => out.note(line));
+  // Beside JSON lines, notes go to stderr.
+  const note = options.ndjson ? (line: string) => out.note(line) : print;
   const terminal = (options.interactive ?? isTerminalSession()) ? openTerminal(out.json) : null;
   try {
     let after = 0;
     for (;;) {
       // Once the run has closed, an update no longer reaches it: what it recorded last is read by query.
       const batch = (await nextBatch(client, workflowId, after)) ?? (await lastBatch(client, workflowId, after));
-      if (batch.truncated) print(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${workflowId})`);
+      if (batch.truncated) note(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${workflowId})`);
       for (const event of batch.events) {
         if (options.ndjson) process.stdout.write(`${JSON.stringify(event)}\n`);
         else for (const line of eventLines(event, workflowId, terminal !== null)) print(line);
       }
       after = batch.seq;
       const pending = currentQuestion(batch);
-      if (pending && terminal) await answerAtTerminal(client, workflowId, pending, terminal.ask, print);
+      if (pending && terminal) await answerAtTerminal(client, workflowId, pending, terminal.ask, note);
       if (batch.closed && isTerminal(batch.stage)) return batch.stage;
     }
   } finally {

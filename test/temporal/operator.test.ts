@@ -114,3 +114,32 @@ test('planner watch shows every stage of a run, including those passed in under 
   for (const s of stages) expect(text.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3}  ${s.stage}\\b`));
   expect(text.output()).toMatch(/step 1\.1 shipments \[RUNNING\]\n.*step 1\.1 shipments \[COMPLETED\] · \d+ item\(s\) · /);
 });
+
+test('the event sequence goes on across continue-as-new: a watcher sees every event once, numbered without a gap', async () => {
+  const workflowId = `operator-can-${planner.taskQueue}`;
+  await client.workflow.start(planningWorkflow, {
+    taskQueue: planner.taskQueue,
+    workflowId,
+    // So few events per run that the run continues as new before every stage.
+    args: [{ request: { goal: 'Get contaminated shipments from last week and show me the contaminant details', planner: 'ranking' }, options: { require_approval: true, continue_as_new_after_events: 12 } }],
+  });
+  const handle = client.workflow.getHandle(workflowId); // the latest run, whichever it is
+  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 60_000, 'the run to await approval');
+  const watch = spawnPlannerCli(['watch', workflowId, '--json'], env());
+  let before: number;
+  try {
+    await watch.waitFor(/"kind":"question"/);
+    before = (await handle.query(getStateQuery)).continued_as_new;
+    await handle.executeUpdate('approve', { args: [{ plan_version: 1 }] });
+    expect(await watch.exited).toBe(0);
+  } finally {
+    watch.kill();
+  }
+  const state = await handle.query(getStateQuery);
+  expect(state.continued_as_new).toBeGreaterThan(before);
+  // The watcher came after earlier continue-as-news, so it starts where this run's buffer starts (told on stderr).
+  const events = watch.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as ProgressEvent);
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => events[0]!.seq + i));
+  expect(events.flatMap((e) => (e.kind === 'stage' ? [e.stage] : [])).slice(-4)).toEqual(['APPROVED', 'ROUTED', 'EXECUTING', 'COMPLETED']);
+  expect(state.progress_seq).toBe(events[events.length - 1]!.seq);
+});
