@@ -13,7 +13,7 @@ import {
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
-import type { ClarificationAnswer } from './api/messages';
+import { completeStepUpdate, resolveStepUpdate, type ClarificationAnswer, type ResolveStepInput } from './api/messages';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
 import {
   answerClarificationUpdate,
@@ -120,6 +120,16 @@ export class PlannerClient {
 
   async raiseBudget(workflowId: string, raise: { cost_usd?: number; tokens?: number; calls?: number }) {
     return await this.handle(workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
+  }
+
+  /** Answers the `human` step `step` (status WAITING); the answer becomes the step's result. */
+  async completeStep(workflowId: string, step: string, answer: string): Promise<string> {
+    return await this.handle(workflowId).executeUpdate(completeStepUpdate, { args: [{ step, answer }] });
+  }
+
+  /** Decides on the step `step` whose outcome is unknown (PLAN-014): retry it, mark it done, or fail it. */
+  async resolveStep(workflowId: string, decision: ResolveStepInput): Promise<string> {
+    return await this.handle(workflowId).executeUpdate(resolveStepUpdate, { args: [decision] });
   }
 
   async cancel(workflowId: string): Promise<void> {

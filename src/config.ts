@@ -20,6 +20,11 @@ export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT = '5s';
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+/** The name of the one provider OPENAI_BASE_URL / OPENAI_API_KEY / PLANNER_MODEL describe. */
+export const DEFAULT_PROVIDER_NAME = 'default';
+export const MAX_LLM_PROVIDERS = 8;
+export const DEFAULT_PLAN_CACHE_TTL = '24h';
+export const DEFAULT_PLAN_CACHE_MAX_ENTRIES = 500;
 
 /** Any chat-completions provider (OpenAI, OpenRouter, Ollama, vLLM): OPENAI_BASE_URL picks it, OPENAI_API_KEY authenticates. */
 export interface LlmConfig {
@@ -28,6 +33,21 @@ export interface LlmConfig {
   apiKey?: string;
   model: string;
   timeoutMs: number;
+}
+
+/**
+ * One provider of the fallback chain (PLANNER_LLM_PROVIDERS): its name (in audits and logs), the variable its key
+ * was read from (never the key in logs), and the key itself, held only in memory.
+ */
+export interface LlmProviderConfig extends LlmConfig {
+  name: string;
+  apiKeyEnv?: string;
+}
+
+/** Plans reused for the same goal, catalog, constraints and dates (see src/planners/plan-cache.ts); maxEntries 0 turns it off. */
+export interface PlanCacheConfig {
+  ttlMs: number;
+  maxEntries: number;
 }
 
 export interface TemporalSettings {
@@ -43,6 +63,9 @@ export interface PlannerConfig {
   taskQueue: string;
   /** Undefined when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: the deterministic planner is used. */
   llm: LlmConfig | undefined;
+  /** The providers tried in order (the first is `llm`); empty when no LLM is configured. */
+  llmProviders: readonly LlmProviderConfig[];
+  planCache: PlanCacheConfig;
   temporal: TemporalSettings;
   /** The content store; workers and the CLI must agree on it. */
   storeDir: string;
@@ -99,6 +122,8 @@ const PlannerEnvSchema = z.object({
   TEMPORAL_CLI_PATH: FilePath.optional(),
   TEMPORAL_TEST_SERVER_PATH: FilePath.optional(),
   PATH: z.string().max(65_536).optional(),
+  PLANNER_PLAN_CACHE_TTL: DurationString.default(DEFAULT_PLAN_CACHE_TTL),
+  PLANNER_PLAN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_PLAN_CACHE_MAX_ENTRIES),
 });
 
 /** Settings read only when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL set). */
@@ -107,7 +132,27 @@ const LlmEnvSchema = z.object({
   OPENAI_API_KEY: z.string().max(4096).optional(),
   PLANNER_MODEL: z.string().max(200).regex(/^\S+$/, 'must not contain spaces').default(DEFAULT_MODEL),
   PLANNER_LLM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(DEFAULT_TIMEOUT_MS),
+  PLANNER_LLM_PROVIDERS: z.string().max(65_536).optional(),
 });
+
+const EnvVariableName = z.string().max(200).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
+
+/** One entry of PLANNER_LLM_PROVIDERS: strict, so a key pasted in as `api_key` is refused rather than kept. */
+const ProviderEntrySchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_" or "-"'),
+    base_url: z.url({ protocol: /^https?$/ }).max(2048),
+    model: z.string().min(1).max(200).regex(/^\S+$/, 'must not contain spaces'),
+    api_key_env: EnvVariableName.optional(),
+    timeout_ms: z.number().int().min(1_000).max(600_000).optional(),
+  })
+  .strict();
+
+const ProvidersSchema = z
+  .array(ProviderEntrySchema)
+  .min(1)
+  .max(MAX_LLM_PROVIDERS)
+  .refine((list) => new Set(list.map((p) => p.name)).size === list.length, 'provider names must be unique');
 
 type VariableName = keyof typeof PlannerEnvSchema.shape | keyof typeof LlmEnvSchema.shape;
 
@@ -133,6 +178,9 @@ const HINTS: Record<VariableName, string> = {
   OPENAI_API_KEY: 'Set OPENAI_API_KEY to the provider key, or unset it for a local server.',
   PLANNER_MODEL: 'Set PLANNER_MODEL to a model id such as gpt-4o-mini, or unset it.',
   PLANNER_LLM_TIMEOUT_MS: 'Set PLANNER_LLM_TIMEOUT_MS to whole milliseconds from 1000 to 600000, or unset it (default 60000).',
+  PLANNER_LLM_PROVIDERS: `Set PLANNER_LLM_PROVIDERS to a JSON array of 1 to ${MAX_LLM_PROVIDERS} providers tried in order, e.g. [{"name":"local","base_url":"http://localhost:8080/v1","model":"qwen2.5-coder"},{"name":"openai","base_url":"https://api.openai.com/v1","model":"gpt-4o-mini","api_key_env":"OPENAI_API_KEY"}] (name, base_url, model, optional api_key_env naming the variable that holds the key, never the key itself, and optional timeout_ms), or unset it.`,
+  PLANNER_PLAN_CACHE_TTL: `Set PLANNER_PLAN_CACHE_TTL to a duration such as 30m, 24h or 7d, or unset it (default ${DEFAULT_PLAN_CACHE_TTL}).`,
+  PLANNER_PLAN_CACHE_MAX_ENTRIES: `Set PLANNER_PLAN_CACHE_MAX_ENTRIES to a whole number from 0 (no plan cache) to 100000, or unset it (default ${DEFAULT_PLAN_CACHE_MAX_ENTRIES}).`,
 };
 
 /** Parses the variables of `schema` from `env`, blank as unset; throws PLAN-006 with the hints of the bad ones. */
@@ -145,15 +193,56 @@ function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, what
   throw new InvalidInputError(`invalid ${what}:\n${issues.join('\n')}`, bad.map((name) => HINTS[name]).join(' '), { issues });
 }
 
-function loadLlmConfig(env: NodeJS.ProcessEnv): LlmConfig | undefined {
-  if (!env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) return undefined;
+/** The provider chain: PLANNER_LLM_PROVIDERS when set, else the one provider of OPENAI_BASE_URL / OPENAI_API_KEY; [] without an LLM. */
+function loadLlmProviders(env: NodeJS.ProcessEnv): LlmProviderConfig[] {
+  if (!env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim() && !env.PLANNER_LLM_PROVIDERS?.trim()) return [];
   const values = parseEnv(LlmEnvSchema, env, 'LLM settings');
-  return Object.freeze({
-    baseURL: (values.OPENAI_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, ''),
-    ...(values.OPENAI_API_KEY === undefined ? {} : { apiKey: values.OPENAI_API_KEY }),
-    model: values.PLANNER_MODEL,
-    timeoutMs: values.PLANNER_LLM_TIMEOUT_MS,
+  if (values.PLANNER_LLM_PROVIDERS === undefined) {
+    return [
+      Object.freeze({
+        name: DEFAULT_PROVIDER_NAME,
+        baseURL: (values.OPENAI_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, ''),
+        ...(values.OPENAI_API_KEY === undefined ? {} : { apiKey: values.OPENAI_API_KEY, apiKeyEnv: 'OPENAI_API_KEY' }),
+        model: values.PLANNER_MODEL,
+        timeoutMs: values.PLANNER_LLM_TIMEOUT_MS,
+      }),
+    ];
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(values.PLANNER_LLM_PROVIDERS);
+  } catch (err) {
+    throw new InvalidInputError(`invalid LLM settings: PLANNER_LLM_PROVIDERS is not JSON (${(err as Error).message})`, HINTS.PLANNER_LLM_PROVIDERS);
+  }
+  const parsed = ProvidersSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = formatZodIssues(parsed.error).map((issue) => `PLANNER_LLM_PROVIDERS ${issue}`);
+    throw new InvalidInputError(`invalid LLM settings:\n${issues.join('\n')}`, HINTS.PLANNER_LLM_PROVIDERS, { issues });
+  }
+  return parsed.data.map((p) => {
+    const apiKey = p.api_key_env === undefined ? undefined : env[p.api_key_env]?.trim() || undefined;
+    if (p.api_key_env !== undefined && apiKey === undefined) {
+      throw new InvalidInputError(
+        `invalid LLM settings: provider "${p.name}" reads its key from ${p.api_key_env}, which is not set`,
+        `Set ${p.api_key_env} to the key of provider "${p.name}", or drop its api_key_env if it needs none.`,
+        { provider: p.name, api_key_env: p.api_key_env },
+      );
+    }
+    return Object.freeze({
+      name: p.name,
+      baseURL: p.base_url.replace(/\/+$/, ''),
+      ...(apiKey === undefined ? {} : { apiKey, apiKeyEnv: p.api_key_env }),
+      model: p.model,
+      timeoutMs: p.timeout_ms ?? values.PLANNER_LLM_TIMEOUT_MS,
+    });
   });
+}
+
+/** The first provider as the LlmConfig the single-provider code reads. */
+function firstProvider(providers: readonly LlmProviderConfig[]): LlmConfig | undefined {
+  const first = providers[0];
+  if (!first) return undefined;
+  return Object.freeze({ baseURL: first.baseURL, ...(first.apiKey === undefined ? {} : { apiKey: first.apiKey }), model: first.model, timeoutMs: first.timeoutMs });
 }
 
 /** `<project>/.planner`: local state of the demo (content store, idempotency ledger, database caches). */
@@ -167,9 +256,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
   const workspaceRoot = path.resolve(values.PLANNER_WORKSPACE_ROOT ?? process.cwd());
   const listedRoots = (values.PLANNER_WORKSPACE_ROOTS ?? '').split(path.delimiter).map((r) => r.trim()).filter(Boolean);
   const definedEnv = Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const llmProviders = Object.freeze(loadLlmProviders(env));
   return Object.freeze({
     taskQueue: values.PLANNER_TASK_QUEUE,
-    llm: loadLlmConfig(env),
+    llm: firstProvider(llmProviders),
+    llmProviders,
+    planCache: Object.freeze({ ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration), maxEntries: values.PLANNER_PLAN_CACHE_MAX_ENTRIES }),
     temporal: Object.freeze({
       address: values.TEMPORAL_ADDRESS,
       uiUrl: values.TEMPORAL_UI_URL?.replace(/\/+$/, ''),

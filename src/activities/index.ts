@@ -4,17 +4,19 @@
  * always there; the LLM ones join when the config has an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
  */
 import { loadConfig, type PlannerConfig } from '../config';
-import { LlmClient } from '../llm/chat';
 import { LlmAnalyzer } from '../planners/analyze/llm-analyzer';
 import { LlmPlanner } from '../planners/generate/llm-planner';
 import { PremortemCritic } from '../planners/critique/premortem-critic';
 import { priceOf } from '../llm/prices';
+import { ProviderChain } from '../llm/providers';
+import { PlanCache } from '../planners/plan-cache';
 import { RULE_CRITICS } from '../planners/critique/rule-critics';
 import { RankingPlanner } from '../planners/generate/ranking-planner';
 import { RuleBasedAnalyzer } from '../planners/analyze/rules-analyzer';
 import { LocalContentStore, type ContentStore } from '../store/content-store';
 import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
+import { createLlmStepActivities } from './llm-step';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
 export function createPlanningDependencies(
@@ -22,25 +24,28 @@ export function createPlanningDependencies(
 ): PlanningDependencies {
   const config = options.config ?? loadConfig();
   let llm: PlanningDependencies['llm'];
-  if (config.llm) {
-    const client = new LlmClient(config.llm);
-    llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)] };
-    if (!priceOf(config.llm.model)) console.warn(`no price known for model ${config.llm.model}; its calls are charged $0`);
+  if (config.llmProviders.length > 0) {
+    const client = ProviderChain.fromConfig(config.llmProviders);
+    llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)], client };
+    for (const { model } of config.llmProviders) if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
   }
   const catalogs = options.catalogs ?? builtInCatalogs();
+  const store = options.store ?? new LocalContentStore(config.storeDir);
+  const ledger = options.ledger ?? ledgerBeside(options.store, config.storeDir);
   return {
     catalogs,
     rules: { analyzer: new RuleBasedAnalyzer((name) => catalogs.clarifications(name)), planner: new RankingPlanner() },
     llm,
     critics: RULE_CRITICS,
-    store: options.store ?? new LocalContentStore(config.storeDir),
-    ledger: options.ledger ?? ledgerBeside(options.store, config.storeDir),
+    store,
+    ledger,
     workspaceRoots: config.workspaceRoots,
+    ...(llm && config.planCache.maxEntries > 0 ? { planCache: new PlanCache({ store, index: ledger, ...config.planCache }) } : {}),
   };
 }
 
 export function createActivities(deps: PlanningDependencies = createPlanningDependencies()) {
-  return createPlanningActivities(deps);
+  return { ...createPlanningActivities(deps), ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }) };
 }
 
 export type PlannerActivities = ReturnType<typeof createActivities>;

@@ -12,12 +12,15 @@ import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
-import { validatePlan as checkPlan } from '../domain/validation';
+import { runnableStepKinds, validatePlan as checkPlan } from '../domain/validation';
 import { runCritics } from '../planners/critique/run-critics';
 import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
+import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
+import { everyProviderFailed } from '../llm/providers';
+import { planCacheKey, type PlanCache } from '../planners/plan-cache';
 import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';
 import { allowedWorkspaceRoot } from '../tools/workspace/roots';
@@ -27,7 +30,7 @@ export interface PlanningDependencies {
   catalogs: ToolCatalogs;
   /** The deterministic pair is always there; the LLM pair only when an LLM is configured. */
   rules: { analyzer: RequirementsAnalyzer; planner: Planner };
-  llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[] };
+  llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[]; /** Answers `llm` steps. */ client: Pick<LlmClient, 'complete'> };
   critics: readonly Critic[];
   /** Where LLM conversations go; results carry a `transcript_ref` instead of the text. */
   store: ContentStore;
@@ -35,6 +38,8 @@ export interface PlanningDependencies {
   ledger: IdempotencyLedger;
   /** The folders a run's workspace_root may name or lie inside (config.workspaceRoots, PLANNER_WORKSPACE_ROOTS). */
   workspaceRoots: readonly string[];
+  /** First plans of the LLM planner, reused across runs of a namespace (absent: no cache, or no LLM). */
+  planCache?: PlanCache;
 }
 
 /** A result as it enters workflow history: the LLM conversation replaced by its content address. */
@@ -48,6 +53,8 @@ const GenerateInputSchema = z.object({
   /** The run's budget now (raised limits included); the planner plans within its limits, not the request's originals. */
   budget: ToolBudgetSchema.optional(),
   trim_to_budget: z.boolean().default(false),
+  /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache). */
+  plan_cache: z.enum(['use', 'off']).default('use'),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -75,7 +82,7 @@ export const PLANNING_HEARTBEAT_MS = 2_000;
  * a retry first reads the calls of the earlier attempts and reports them with its own, and a failure carries them
  * all in its details. The steady heartbeat lets Temporal notice a dead worker within the heartbeat timeout.
  */
-async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
+export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
   const ctx = Context.current();
   const { workflowExecution, activityId, attempt } = ctx.info;
   const activity = `${workflowExecution?.workflowId ?? 'standalone'}:${workflowExecution?.runId ?? ''}:${activityId}`;
@@ -156,6 +163,31 @@ async function workspaceContext(request: PlanningRequest, real: string): Promise
   };
 }
 
+/** Whether this is the activity's last attempt under its retry policy (a local activity or no policy: yes). */
+function isLastAttempt(): boolean {
+  const { attempt, retryPolicy } = Context.current().info;
+  const max = retryPolicy?.maximumAttempts ?? 1;
+  return max > 0 && attempt >= max;
+}
+
+/**
+ * The cached plan for `key`, stamped as this run's version, or undefined when there is none, it expired, it no longer
+ * validates, or the cache cannot be read (a miss, logged). `from_cache` is when it was first planned.
+ */
+async function cachedPlan(
+  cache: PlanCache,
+  namespace: string,
+  key: string,
+  run: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string }; catalog: ReturnType<ToolCatalogs['get']> },
+): Promise<PlanGenerationResult & { from_cache: string } | undefined> {
+  const hit = await cache.get(namespace, key).catch((err: Error) => void log.warn(`plan cache not read: ${err.message}`));
+  if (!hit) return undefined;
+  const { stamp, request } = run;
+  const plan: Plan = { ...hit.plan, id: stamp.id, version: stamp.version, goal: request.goal, metadata: { ...hit.plan.metadata, created_at: stamp.created_at } };
+  if (checkPlan(plan, { catalog: run.catalog, constraints: request.constraints }).length > 0) return undefined;
+  return { plan, llm_calls: [], from_cache: hit.stored_at };
+}
+
 export function createPlanningActivities(deps: PlanningDependencies) {
   const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(result: R): Promise<WithTranscriptRef<R>> => {
     const { transcript, ...rest } = result;
@@ -176,29 +208,57 @@ export function createPlanningActivities(deps: PlanningDependencies) {
   const budgetOf = (request: PlanningRequest, state?: ToolBudget): ToolBudget => state ?? createBudget(request.budget);
 
   return {
-    /** Says which analyzer ran (`analyzer`), so the run budgets LLM calls ahead only when one may be made. */
-    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules' }> => {
+    /**
+     * Says which analyzer ran (`analyzer`), so the run budgets LLM calls ahead only when one may be made. Under
+     * `auto`, when every LLM provider failed on the activity's last attempt, the rules analyzer answers instead and
+     * `fallback` says why: the run then plans with the ranking planner.
+     */
+    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules'; fallback?: string }> => {
       const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
       await checkedWorkspaceRoot(request, deps.workspaceRoots); // refuse a root the worker does not allow before any LLM call
       const catalog = deps.catalogs.get(request.tool_catalog);
       const { analyzer } = pick(request);
-      const result = await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => analyzer.analyze({ request, catalog })));
-      return { ...result, analyzer: analyzer.kind };
+      let fallback: string | undefined;
+      const analyzed = await chargingEveryCall(deps.ledger, async () => {
+        try {
+          return await analyzer.analyze({ request, catalog });
+        } catch (err) {
+          if (!(request.planner === 'auto' && analyzer.kind === 'llm' && everyProviderFailed(err) && isLastAttempt())) throw err;
+          fallback = `every LLM provider failed (${(err as Error).message}); planner auto falls back to the ranking planner`;
+          log.warn(fallback);
+          return await deps.rules.analyzer.analyze({ request, catalog });
+        }
+      });
+      const result = await keepOutOfHistory(analyzed);
+      return fallback ? { ...result, analyzer: 'rules', fallback } : { ...result, analyzer: analyzer.kind };
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
-    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking' }> => {
+    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string }> => {
       const { requirements, stamp, refinement, budget, trim_to_budget, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
       const root = await checkedWorkspaceRoot(request, deps.workspaceRoots);
       const workspace = planner.kind === 'llm' && root !== undefined ? await workspaceContext(request, root) : undefined;
-      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget }));
+      // A first LLM plan may come from the cache: then no LLM call is made (or charged), the rest is as usual.
+      const cache = planner.kind === 'llm' && !refinement && parsed.plan_cache === 'use' ? deps.planCache : undefined;
+      const cacheKey = cache ? planCacheKey({ request, requirements, catalog, workspaceText: workspace?.text, trimmedTo: trim_to_budget ? budget?.limit : undefined }) : undefined;
+      const { namespace } = Context.current().info;
+      const generated: PlanGenerationResult & { from_cache?: string } = await chargingEveryCall(
+        deps.ledger,
+        async () =>
+          (cache && cacheKey ? await cachedPlan(cache, namespace, cacheKey, { request, stamp, catalog }) : undefined) ??
+          (await planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget })),
+      );
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
-      const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
+      // What this run cannot execute is refused here, before the plan is recorded, never at execution.
+      const issues = checkPlan(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind) });
       if (issues.length > 0) throw new PlanValidationError(issues);
+      if (cache && cacheKey && !generated.from_cache) {
+        await cache.put(namespace, cacheKey, generated.plan).catch((err: Error) => log.warn(`plan not cached: ${err.message}`));
+      }
       return { ...(await keepOutOfHistory(result)), planner: planner.kind };
     }),
 

@@ -20,7 +20,7 @@ import { loadConfig } from '../config';
 import { callUsage, type Usage } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { isInsideWorkspace, pathParamValues } from '../domain/paths';
-import { INLINE_RESULT_BYTES, StepExecutionInputSchema, type StepExecutionInput, type StepResult } from '../domain/step-execution';
+import { INLINE_RESULT_BYTES, StepExecutionInputSchema, previewOf, type StepExecutionInput, type StepResult } from '../domain/step-execution';
 import { referencedSteps, resolveTemplates } from '../domain/templates';
 import { formatPath } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
@@ -41,16 +41,9 @@ export interface ToolActivityDependencies {
   workspaceRoots?: readonly string[];
 }
 
-export const PREVIEW_CHARS = 300;
-
 /** `${scope}:${sha256(tool + canonical params)}`: the same for every attempt of a step, different when params differ. */
 export function idempotencyKey(scope: string, tool: string, params: unknown): string {
   return `${scope}:${sha256Hex(`${tool}\n${canonicalJson(params)}`)}`;
-}
-
-/** At most PREVIEW_CHARS characters of the data's JSON, with an ellipsis when cut. */
-export function previewOf(text: string): string {
-  return text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS - 1)}…`;
 }
 
 function strictParams(schema: z.ZodType): z.ZodType {

@@ -35,6 +35,17 @@ export const PlanningOptionsSchema = z
      * does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing, saying what it needs.
      */
     trim_to_budget: z.boolean(),
+    /** How long a `human` step (or a decision on an unknown outcome) waits for a person; then it fails with PLAN-007. */
+    human_step_timeout_ms: ms.min(1),
+    /**
+     * A side-effecting step whose effect may or may not have happened (PLAN-014): `ask` waits for a person's
+     * `resolveStep` decision, `replan` treats it as a failed step (re-plan, then fail), `fail` ends the run at once.
+     */
+    on_outcome_unknown: z.enum(['ask', 'replan', 'fail']),
+    /** Tokens of the dependencies' data an `llm` step reads; more is cut, explicitly marked as truncated. */
+    llm_step_input_tokens: z.number().int().min(100).max(200_000),
+    /** 'use': a first LLM plan may come from the plan cache (and is cached); 'off': this run always asks the LLM. */
+    plan_cache: z.enum(['use', 'off']),
   })
   .strict();
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
@@ -54,6 +65,10 @@ export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   continue_as_new_after_events: 5_000,
   search_attributes: true,
   trim_to_budget: false,
+  human_step_timeout_ms: 24 * 60 * 60_000,
+  on_outcome_unknown: 'ask',
+  llm_step_input_tokens: 4_000,
+  plan_cache: 'use',
 };
 
 /** The budget of a run whose request names none. */

@@ -7,6 +7,10 @@
  *     (`plan_version` is optional for old clients; when given it must be the version awaiting approval)
  *   update raiseBudget {"cost_usd": 1, "tokens": 10000, "calls": 10}   (amounts added to the limits, each and the
  *     resulting limits at most BUDGET_MAXIMA)
+ *   update completeStep {"step": "2.1", "answer": "…"}   (a `human` step in status WAITING: the answer is its result)
+ *   update resolveStep {"step": "1.1", "decision": "retry" | "done" | "fail", "text": "…"}   (a side-effecting step
+ *     whose outcome is unknown, PLAN-014: run it again under a fresh idempotency scope, mark it completed with
+ *     optional result text, or fail it into the re-plan path)
  *   update waitForProgress {"after_seq": 0}   query getProgress {"after_seq": 0}   (the run's progress events:
  *     src/api/progress.ts)
  * Cancellation is Temporal's own cancel.
@@ -23,6 +27,8 @@ export const MESSAGE_NAMES = {
   approve: 'approve',
   reject: 'reject',
   raiseBudget: 'raiseBudget',
+  completeStep: 'completeStep',
+  resolveStep: 'resolveStep',
   waitForProgress: 'waitForProgress',
   getProgress: 'getProgress',
 } as const;
@@ -58,6 +64,26 @@ export const RaiseBudgetSchema = z
   .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' });
 export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
 
+/** A step of the current plan, by its id as `getState` shows it (`steps[].id`). */
+const StepIdField = z.string().trim().min(1).max(64);
+
+/** The answer of a `human` step; it becomes the step's result. */
+export const CompleteStepSchema = z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000) }).strict();
+export type CompleteStepInput = z.output<typeof CompleteStepSchema>;
+
+/** A person's decision on a step whose outcome is unknown (PLAN-014). */
+export const ResolveStepSchema = z.discriminatedUnion('decision', [
+  /** Run the tool again under a fresh idempotency scope: the person has checked that the effect did not happen. */
+  z.object({ step: StepIdField, decision: z.literal('retry') }).strict(),
+  /** The effect happened: the step is completed, with `text` (what the person saw) as its result. */
+  z.object({ step: StepIdField, decision: z.literal('done'), text: z.string().trim().min(1).max(10_000).optional() }).strict(),
+  /** The step failed: the run re-plans (or fails when no re-plans are left). */
+  z.object({ step: StepIdField, decision: z.literal('fail'), text: z.string().trim().min(1).max(2_000).optional() }).strict(),
+]);
+export type ResolveStepInput = z.output<typeof ResolveStepSchema>;
+/** The decision as the run keeps it, without the step it names. */
+export type StepDecision = ResolveStepInput extends infer D ? (D extends unknown ? Omit<D, 'step'> : never) : never;
+
 /** Parses a message payload; throws InvalidInputError (PLAN-006) naming the message and every problem. */
 export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
   const parsed = schema.safeParse(payload ?? {});
@@ -70,5 +96,7 @@ export const answerClarificationUpdate = defineUpdate<string, [ClarificationAnsw
 export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>(MESSAGE_NAMES.answerClarification);
 export const approveUpdate = defineUpdate<string, [z.input<typeof ApproveSchema>]>(MESSAGE_NAMES.approve);
 export const rejectUpdate = defineUpdate<string, [z.input<typeof RejectSchema>]>(MESSAGE_NAMES.reject);
+export const completeStepUpdate = defineUpdate<string, [CompleteStepInput]>(MESSAGE_NAMES.completeStep);
+export const resolveStepUpdate = defineUpdate<string, [z.input<typeof ResolveStepSchema>]>(MESSAGE_NAMES.resolveStep);
 export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(MESSAGE_NAMES.raiseBudget);
 export { getProgressQuery, waitForProgressUpdate } from './progress';

@@ -30,7 +30,9 @@ export const PROGRESS_PREVIEW_CHARS = 200;
 export type PendingInput =
   | { kind: 'clarification'; text: string; options: string[]; default_option: number }
   | { kind: 'approval'; plan_version: number; plan_status: Plan['status']; steps: number }
-  | { kind: 'budget'; needed: Usage | null; spent: Usage; limit: Usage };
+  | { kind: 'budget'; needed: Usage | null; spent: Usage; limit: Usage }
+  /** A step waiting for a person: a `human` step's answer (completeStep) or a decision on an unknown outcome (resolveStep). */
+  | { kind: 'step'; step_id: string; for: 'answer' | 'decision'; question: string; until: string };
 
 interface EventBase {
   seq: number;
@@ -83,6 +85,8 @@ export function pendingInput(state: PlanningState): PendingInput | null {
     const steps = state.plan.tasks.reduce((n, t) => n + t.steps.length, 0);
     return { kind: 'approval', plan_version: state.plan.version, plan_status: state.plan.status, steps };
   }
+  const waiting = state.stage === 'EXECUTING' ? state.steps.find((s) => s.status === 'WAITING' && s.waiting && !s.reply) : undefined;
+  if (waiting?.waiting) return { kind: 'step', step_id: waiting.id, for: waiting.waiting.for, question: waiting.waiting.question, until: waiting.waiting.until };
   if (state.stage === 'BUDGET_EXHAUSTED') return { kind: 'budget', needed: state.budget_needed, spent: { ...state.budget.spent }, limit: { ...state.budget.limit } };
   return null;
 }

@@ -12,6 +12,7 @@ import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { Stage } from '../domain/stages';
 import type { StepResult } from '../domain/step-execution';
 import type { PlanFailure } from './failures';
+import type { StepDecision } from './messages';
 import type { PlanningOptions } from './input';
 
 export type { Stage } from '../domain/stages';
@@ -34,7 +35,24 @@ export interface StepRecord {
   completed_in_version?: number;
   result?: StepResult;
   error?: { code: string; type: string; message: string };
+  /** While WAITING: what the step waits for a person to send (`completeStep` or `resolveStep`). */
+  waiting?: StepWait | null;
+  /** The person's reply, accepted by the update and not yet taken by the step. */
+  reply?: StepReply;
 }
+
+/**
+ * A step waiting for a person: a `human` step's question (answered with `completeStep`), or a side-effecting step
+ * whose outcome is unknown (PLAN-014; decided with `resolveStep`). After `until` the step fails with PLAN-007.
+ */
+export interface StepWait {
+  for: 'answer' | 'decision';
+  question: string;
+  since: string;
+  until: string;
+}
+
+export type StepReply = { answer: string } | StepDecision;
 
 export interface PlanVersionRecord extends PlanVersion {
   /** Why this version was made, in words: the critiques, rejection reason or step failure that led to it. */
@@ -89,6 +107,8 @@ export interface PlanningState {
   options: PlanningOptions;
   /** Which analyzer ran last ('llm' or 'rules', as the analysis result says); decides whether LLM calls are budgeted ahead. */
   analyzer_kind: 'llm' | 'rules' | null;
+  /** The run asked for `planner: auto` (absent otherwise and on older runs): when every LLM provider fails, it plans with the ranking planner. */
+  planner_auto?: boolean;
   requirements: Requirements | null;
   question: PendingQuestion | null;
   answer: { text: string; by: 'user' | 'timeout' } | null;

@@ -32,11 +32,13 @@ export interface StepView {
   dependsOn: string[];
   parallel: boolean;
   expectedOutput: string;
-  /** PENDING | RUNNING | COMPLETED | FAILED | CANCELLED; null when the plan has not been routed yet. */
+  /** PENDING | RUNNING | WAITING | COMPLETED | FAILED | CANCELLED; null when the plan has not been routed yet. */
   status: string | null;
   items: number | null;
   preview: string | null;
   error: { code: string; message: string } | null;
+  /** While WAITING: what for (`answer`: planner complete; `decision`: planner resolve), the question, and until when. */
+  waiting?: { for: 'answer' | 'decision'; question: string; since: string; until: string } | null;
 }
 
 export interface PlanView {
@@ -155,6 +157,7 @@ export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanV
           items: record?.result?.items ?? null,
           preview: record?.result?.preview ?? null,
           error: record?.error ?? null,
+          waiting: record?.status === 'WAITING' ? (record.waiting ?? null) : null,
         };
       }),
     })),

@@ -7,6 +7,7 @@ import { EXIT, reportError } from './context';
 import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
+import { registerStepCommands } from './commands/steps';
 import { registerTemporalCommands } from './commands/temporal';
 import { registerWorkerCommands } from './commands/workers';
 
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerRunCommands(program);
+  registerStepCommands(program);
   registerReadCommands(program);
   registerWorkerCommands(program);
   registerDemoCommand(program);

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { PlannerClient } from '../client';
-import { RaiseBudgetSchema, type PendingInput, type PlanningState } from '../api';
+import { RaiseBudgetSchema, ResolveStepSchema, type PendingInput, type PlanningState } from '../api';
 import type { Usage } from '../domain/budget';
 import { CliError, EXIT, parseArg } from './context';
 import { terminalSafe } from './safe-text';
@@ -66,6 +66,22 @@ export const PENDING_PROMPTS: Prompts = {
       if (raw === null || raw.trim() === '') return null;
       const budget = await client.raiseBudget(id, parseRaise(raw));
       return `limits raised to ${usage(budget.limit)}`;
+    },
+  },
+  step: {
+    show: (p) => [`step ${terminalSafe(p.step_id)} waits for a person: ${terminalSafe(p.question)} (until ${p.until})`],
+    commands: (p, id) =>
+      p.for === 'answer' ? [`planner complete ${id} ${p.step_id} "<answer>"`] : [`planner resolve ${id} ${p.step_id} retry|done|fail ["<text>"]`],
+    async answer(p, ask, client, id) {
+      if (p.for === 'answer') {
+        const answer = await ask(`Answer for step ${p.step_id} [Enter: decide later] > `);
+        return answer === null || answer.trim() === '' ? null : await client.completeStep(id, p.step_id, answer.trim());
+      }
+      const raw = await ask(`Step ${p.step_id}: retry, done [text] or fail [why]? [Enter: decide later] > `);
+      if (raw === null || raw.trim() === '') return null;
+      const [, decision, text] = /^\s*(\S+)\s*(.*)$/.exec(raw)!;
+      const parsed = parseArg(ResolveStepSchema, { step: p.step_id, decision, ...(text ? { text } : {}) }, 'decision', 'type retry, done or fail');
+      return await client.resolveStep(id, parsed);
     },
   },
 };

@@ -7,13 +7,13 @@ import { terminalSafe } from './safe-text';
 const safe = (text: string): string => terminalSafe(text);
 import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, RunView, StateView, StepView, VersionView } from './json-views';
 
-const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
+const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', WAITING: 'WAITING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
 
 function taskStatus(steps: readonly StepView[]): string {
   const statuses = steps.map((s) => s.status);
   if (statuses.some((s) => s === null)) return 'PLANNED';
   if (statuses.every((s) => s === 'COMPLETED')) return 'DONE';
-  for (const s of ['FAILED', 'RUNNING', 'CANCELLED'] as const) if (statuses.includes(s)) return TASK_BADGE[s]!;
+  for (const s of ['FAILED', 'WAITING', 'RUNNING', 'CANCELLED'] as const) if (statuses.includes(s)) return TASK_BADGE[s]!;
   if (statuses.includes('COMPLETED')) return 'RUNNING';
   return 'PENDING';
 }
@@ -62,6 +62,10 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
       if (step.dependsOn.length) lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? safe(d)}`).join(', ')}`);
       if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${safe(step.preview ?? '').slice(0, 100)}`.trimEnd());
       if (step.error) lines.push(`       Error: ${safe(step.error.code)} ${safe(step.error.message)}`);
+      if (step.waiting) {
+        const how = step.waiting.for === 'answer' ? `planner complete ${safe(view.workflowId)} ${safe(step.id)} <answer>` : `planner resolve ${safe(view.workflowId)} ${safe(step.id)} retry|done|fail`;
+        lines.push(`       Waits for a person until ${safe(step.waiting.until)}: ${safe(step.waiting.question)} (${how})`);
+      }
     });
   });
   if (plan.assumptions.length && options.task === undefined) lines.push('', `Assumptions: ${plan.assumptions.map(safe).join('; ')}`);

@@ -7,7 +7,7 @@
 import { createInterface, type Interface } from 'node:readline/promises';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { isTerminal } from '../domain/stages';
-import type { PendingInput, PlanningState, ProgressBatch, ProgressEvent } from '../api';
+import { pendingInput, type PendingInput, type PlanningState, type ProgressBatch, type ProgressEvent } from '../api';
 import { readFailure } from '../api/failures';
 import type { PlannerClient } from '../client';
 import { CliError, type Output } from './context';
@@ -24,7 +24,7 @@ export interface WatchOptions {
 }
 
 /** The stage a pending input belongs to: a question is current only while the run is in it. */
-const STAGE_OF: Record<PendingInput['kind'], string> = { clarification: 'AWAITING_CLARIFICATION', approval: 'AWAITING_APPROVAL', budget: 'BUDGET_EXHAUSTED' };
+const STAGE_OF: Record<PendingInput['kind'], string> = { clarification: 'AWAITING_CLARIFICATION', approval: 'AWAITING_APPROVAL', budget: 'BUDGET_EXHAUSTED', step: 'EXECUTING' };
 const INDENT = ' '.repeat(14);
 
 export function isTerminalSession(): boolean {
@@ -115,7 +115,8 @@ async function answerAtTerminal(client: PlannerClient, workflowId: string, pendi
       else if (err instanceof CliError) print(`${INDENT}${terminalSafe(err.message)}`);
       else throw err;
       const state = await client.state(workflowId).catch(() => null);
-      if (state && STAGE_OF[pending.kind] !== state.stage) return; // the run moved on (an answer from elsewhere, a timeout)
+      // The run moved on (an answer from elsewhere, a timeout): nothing to ask any more.
+      if (state && JSON.stringify(pendingInput(state)) !== JSON.stringify(pending)) return;
     }
   }
 }

@@ -96,6 +96,7 @@ export type ValidationIssueCode =
   | 'SCHEMA'
   | 'TOO_MANY_STEPS'
   | 'DUPLICATE_STEP_ID'
+  | 'STEP_KIND_NOT_RUNNABLE'
   | 'UNKNOWN_TOOL'
   | 'TOOL_NOT_ALLOWED'
   | 'MISSING_PARAM'

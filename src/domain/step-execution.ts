@@ -4,7 +4,8 @@
  * resolves `${step[N]...}` templates itself, so large results never pass through workflow history.
  */
 import { z } from 'zod';
-import { UsageSchema } from './budget';
+import { UsageSchema, ZERO_USAGE } from './budget';
+import { canonicalJson } from './canonical-json';
 
 /** A stored result: the full `data` lives in the content-addressed store under `ref`; small data is also inlined. */
 export const StepResultSchema = z.object({
@@ -26,6 +27,36 @@ export const StepResultSchema = z.object({
 export type StepResult = z.output<typeof StepResultSchema>;
 
 export const INLINE_RESULT_BYTES = 2_048;
+
+export const PREVIEW_CHARS = 300;
+
+/** At most PREVIEW_CHARS characters of the data's JSON, with an ellipsis when cut. */
+export function previewOf(text: string): string {
+  return text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS - 1)}…`;
+}
+
+/** UTF-8 length of `text` without Buffer or TextEncoder (workflow code has neither guaranteed). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+/**
+ * A step result that a person gave as text (a `human` step's answer, a decision's note), stored under `ref` (the
+ * content address of `text`); null for a step that produced nothing, inlined.
+ */
+export function textResult(text: string | null, ref: string, idempotencyKey = ''): StepResult {
+  const json = canonicalJson(text);
+  const bytes = utf8Bytes(json);
+  return { ref, bytes, items: null, preview: previewOf(json), ...(bytes <= INLINE_RESULT_BYTES ? { data: text } : {}), usage: ZERO_USAGE, idempotency_key: idempotencyKey, replayed: false };
+}
+
+/** The content address of `null` (sha256 of "null"): a `noop` step's result, always inline, never read from a store. */
+export const NULL_RESULT_REF = 'sha256:74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b';
 
 export const StepExecutionInputSchema = z.object({
   workflow_id: z.string().min(1),

@@ -5,7 +5,8 @@
  */
 import { readySteps, type DagNode } from './dag';
 
-export type StepStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+/** WAITING: a step waits for a person (a `human` step's answer, or a decision on an unknown outcome). */
+export type StepStatus = 'PENDING' | 'RUNNING' | 'WAITING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 export interface StepsToStart {
   start: number[];
@@ -20,9 +21,9 @@ export function stepsToStart(
 ): StepsToStart {
   const withStatus = (...wanted: StepStatus[]) => new Set(statuses.flatMap((s, i) => (wanted.includes(s) ? [i] : [])));
   if (withStatus('FAILED').size > 0) return { start: [], stop: 'failed' };
-  // CANCELLED steps count as running: nothing new starts beside them, none restarts.
+  // WAITING and CANCELLED steps count as running: none restarts (and nothing new starts beside a cancelled one).
   const start: number[] = [];
-  for (const index of readySteps(steps, withStatus('COMPLETED'), withStatus('RUNNING', 'CANCELLED'))) {
+  for (const index of readySteps(steps, withStatus('COMPLETED'), withStatus('RUNNING', 'WAITING', 'CANCELLED'))) {
     if (!affordable(index)) return { start, stop: 'budget' };
     start.push(index);
   }

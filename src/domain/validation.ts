@@ -8,7 +8,7 @@ import { findCycle, formatCycle } from './dag';
 import { formatZodIssues, type ValidationIssue } from './errors';
 import { checkJsonSchema } from './json-schema';
 import { isInsideWorkspace, pathParamValues } from './paths';
-import { PlanSchema, flattenSteps, type Plan, type Step } from './plan';
+import { ACTION_TYPES, PlanSchema, flattenSteps, type ActionType, type Plan, type Step } from './plan';
 import type { Constraints } from './request';
 import { findSecret } from './secrets';
 import { containsTemplate, scanTemplates } from './templates';
@@ -22,6 +22,13 @@ export interface ValidationContext {
   budget?: ToolBudget;
   /** Usage of one llm step for the budget check; defaults to one call of no cost. */
   llm_step_usage?: Usage;
+  /** The step kinds the run can execute (see runnableStepKinds); default all. */
+  step_kinds?: readonly ActionType[];
+}
+
+/** The step kinds a run can execute: an `llm` step needs the run to work with an LLM (planner `llm`). */
+export function runnableStepKinds(planner: 'llm' | 'ranking'): readonly ActionType[] {
+  return planner === 'llm' ? ACTION_TYPES : ACTION_TYPES.filter((k) => k !== 'llm');
 }
 
 /** All issues of `plan` (any JSON value) against `context`; an empty list means the plan may run. Never throws. */
@@ -60,6 +67,16 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
     }
   });
   steps.forEach((step, i) => issues.push(...checkStep(step, i, steps.length, tools, constraints)));
+  const kinds = context.step_kinds ?? ACTION_TYPES;
+  steps.forEach((step, i) => {
+    if (kinds.includes(step.action)) return;
+    issues.push({
+      code: 'STEP_KIND_NOT_RUNNABLE',
+      message: `step ${i} ("${step.id}"): this run cannot execute ${step.action} steps`,
+      step_index: i,
+      hint: `Use only step kinds this run can execute: ${kinds.join(', ')}${step.action === 'llm' ? ' (llm steps need a run that plans with an LLM)' : ''}.`,
+    });
+  });
 
   const cycle = findCycle(steps);
   if (cycle) {

@@ -26,6 +26,9 @@ export interface Completion {
   usage: LlmCallUsage;
 }
 
+/** What the planners talk to: one provider (LlmClient) or a fallback chain of them (ProviderChain, ./providers.ts). */
+export type ChatModel = Pick<LlmClient, 'model' | 'complete'>;
+
 /** Local servers (Ollama, vLLM) ignore the key, but the SDK refuses to run without one. */
 const NO_KEY = 'no-key';
 

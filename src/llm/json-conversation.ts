@@ -13,7 +13,7 @@ import {
   PlannerError,
 } from '../domain/errors';
 import type { LlmCallUsage } from '../planners/types';
-import type { ChatMessage, LlmClient } from './chat';
+import type { ChatMessage, ChatModel } from './chat';
 import { correctionPrompt } from './prompts';
 
 export const MAX_JSON_ATTEMPTS = 3;
@@ -43,7 +43,7 @@ export interface JsonAnswer<T> {
  * `details.llm_calls`. An LlmCallError from the provider propagates with the calls made before it in
  * `details.llm_calls`, so a retried activity can still charge them.
  */
-export async function askForJson<T>(client: LlmClient, conversation: JsonConversation<T>): Promise<JsonAnswer<T>> {
+export async function askForJson<T>(client: ChatModel, conversation: JsonConversation<T>): Promise<JsonAnswer<T>> {
   const messages = [...conversation.messages];
   const llm_calls: LlmCallUsage[] = [];
   const attempt_errors: string[][] = [];

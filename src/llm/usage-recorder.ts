@@ -17,3 +17,14 @@ export async function recordLlmCall(usage: LlmCallUsage): Promise<void> {
 export function withLlmCallRecorder<T>(onCall: Recorder, run: () => Promise<T>): Promise<T> {
   return recorder.run(onCall, run);
 }
+
+/**
+ * Runs `run` with the calls it makes relabelled by `label` before they reach the recorder around it: the provider
+ * chain (src/llm/providers.ts) adds who answered and what was tried before.
+ */
+export function withLlmCallLabel<T>(label: (usage: LlmCallUsage) => LlmCallUsage, run: () => Promise<T>): Promise<T> {
+  const outer = recorder.getStore();
+  return recorder.run(async (usage) => {
+    await outer?.(label(usage));
+  }, run);
+}

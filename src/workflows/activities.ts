@@ -1,6 +1,7 @@
 /** The activities the workflow calls, with their options: planning work and the steps of a plan. */
 import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { PlannerActivities } from '../activities';
+import type { LlmStepActivities } from '../activities/llm-step';
 import type { StepExecutionInput, StepResult } from '../domain/step-execution';
 
 const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
@@ -31,4 +32,9 @@ export function stepActivity(options: { taskQueue: string; startToCloseMs: numbe
     retry: { maximumAttempts: options.maximumAttempts, initialInterval: 1_000 },
     summary: options.summary,
   }).executeStep;
+}
+
+/** `runLlmStep` on the planner's queue: an LLM call, so a regular activity (never local), heartbeating like planning work. */
+export function llmStepActivity(summary: string): LlmStepActivities['runLlmStep'] {
+  return proxyActivities<LlmStepActivities>({ ...PLANNING_ACTIVITY_OPTIONS, summary }).runLlmStep;
 }

@@ -46,6 +46,8 @@ function pendingBlock(pending: PendingInput, id: string): string {
       return [`**Question:** ${cell(pending.text)}`, ...pending.options.map((o, i) => `${i + 1}. ${cell(o)}${i + 1 === pending.default_option ? ' (default)' : ''}`), `Answer: \`planner answer ${id} <number or text>\``].join('\n');
     case 'approval':
       return `**Waiting for approval** of plan v${pending.plan_version} (${pending.plan_status}, ${pending.steps} step(s)). Approve: \`planner approve ${id} --version ${pending.plan_version}\``;
+    case 'step':
+      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: \`planner complete ${id} ${pending.step_id} "<answer>"\`` : `Decide: \`planner resolve ${id} ${pending.step_id} retry|done|fail\``}`;
     case 'budget':
       return `**Waiting for a budget raise:** needs ${pending.needed ? usageLine(pending.needed) : 'more'}. Raise: \`planner raise-budget ${id} --calls 10\``;
   }

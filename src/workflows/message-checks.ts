@@ -8,6 +8,8 @@ import {
   ApproveSchema,
   ClarificationAnswerSchema,
   BUDGET_MAXIMA,
+  CompleteStepSchema,
+  ResolveStepSchema,
   MESSAGE_NAMES,
   RaiseBudgetSchema,
   RejectSchema,
@@ -17,9 +19,10 @@ import {
   type RaiseBudgetInput,
   type RejectInput,
 } from '../api/messages';
-import type { PlanningState } from '../api/state';
+import type { PlanningState, StepReply, StepWait } from '../api/state';
 import { addUsage } from '../domain/budget';
 import { InvalidInputError, PlannerError } from '../domain/errors';
+import { redactSecrets } from '../domain/secrets';
 import { isTerminal } from '../domain/stages';
 import type { z } from 'zod';
 
@@ -95,4 +98,35 @@ export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetI
     );
   }
   return raise;
+}
+
+/** The index of the step `id` when it waits for `wanted` (a human step's answer, or a decision on its outcome). */
+function waitingStep(state: PlanningState, id: string, wanted: StepWait['for'], message: string): number {
+  const waiting = state.steps.filter((s) => s.status === 'WAITING' && s.waiting?.for === wanted).map((s) => s.id);
+  const hint = `Query getState; ${message} only a step with status WAITING for ${wanted === 'answer' ? 'an answer' : 'a decision'} (${waiting.length ? `now: ${waiting.join(', ')}` : 'none now'}).`;
+  if (state.stage !== 'EXECUTING') refuse(`no step waits for ${message} (stage ${state.stage})`, hint);
+  const index = state.steps.findIndex((s) => s.id === id);
+  if (index < 0) refuse(`plan v${state.plan?.version} has no step "${id}"`, hint);
+  const step = state.steps[index]!;
+  if (step.status !== 'WAITING' || step.waiting?.for !== wanted || step.reply !== undefined) {
+    const why = step.reply !== undefined ? 'already has a reply' : step.status === 'WAITING' ? `waits for ${step.waiting?.for === 'answer' ? 'an answer' : 'a decision'}` : `is ${step.status}`;
+    refuse(`step ${id} ${why}, so it cannot take ${message}`, hint);
+  }
+  return index;
+}
+
+/** A `human` step's answer; it becomes the step's result (secrets redacted). */
+export function checkCompletion(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string } {
+  const { step, answer } = parse(CompleteStepSchema, payload, MESSAGE_NAMES.completeStep, '{"step": "2.1", "answer": "…"}');
+  const index = waitingStep(state, step, 'answer', MESSAGE_NAMES.completeStep);
+  const text = redactSecrets(answer);
+  return { index, reply: { answer: text }, note: `step ${step} answered: ${text}` };
+}
+
+/** A person's decision on a step whose outcome is unknown: retry, done or fail. */
+export function checkResolution(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string } {
+  const { step, ...decision } = parse(ResolveStepSchema, payload, MESSAGE_NAMES.resolveStep, '{"step": "1.1", "decision": "retry" | "done" | "fail"}');
+  const index = waitingStep(state, step, 'decision', MESSAGE_NAMES.resolveStep);
+  const reply = decision.decision === 'retry' ? decision : { ...decision, ...(decision.text ? { text: redactSecrets(decision.text) } : {}) };
+  return { index, reply, note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}` };
 }

@@ -18,7 +18,7 @@ import { critique } from './phases/critique';
 import { execute } from './phases/execute';
 import { plan } from './phases/plan';
 import { route } from './phases/route';
-import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
+import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
 import { checkProgressRequest } from './progress';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
@@ -60,6 +60,8 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.approveUpdate, (p) => run.approve(p), { validator: (p) => void checkApproval(run.state, p) });
   setHandler(messages.rejectUpdate, (p) => run.reject(p), { validator: (p) => void checkRejection(run.state, p) });
   setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
+  setHandler(messages.completeStepUpdate, (p) => run.replyToStep(p, 'answer'), { validator: (p) => void checkCompletion(run.state, p) });
+  setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), { validator: (p) => void checkResolution(run.state, p) });
   setHandler(messages.getProgressQuery, (p) => run.progress.after(checkProgressRequest(p).after_seq, run.state.stage));
   setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => void checkProgressRequest(p) });
   if (!input.resume) run.begin();

@@ -54,14 +54,15 @@ export class ProgressLog {
     return this.seq;
   }
 
-  /** Records what changed since the last call; the run is closed once its stage is terminal. */
-  observe(state: PlanningState): void {
+  /** Records what changed since the last call (the latest sequence number returned); closed once the stage is terminal. */
+  observe(state: PlanningState): number {
     const { changes, seen } = this.changesOf(state);
     this.seen = seen;
     const at = nowIso();
     for (const change of changes) this.events.push({ ...change, seq: ++this.seq, at } as ProgressEvent);
     if (this.events.length > PROGRESS_EVENTS_KEPT) this.events.splice(0, this.events.length - PROGRESS_EVENTS_KEPT);
     if (isTerminal(state.stage)) this.closed = true;
+    return this.seq;
   }
 
   /** No more events from this run (it continues as new): waiting watchers return now. */

@@ -5,7 +5,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { PlanningWorkflowInput } from '../api/input';
 import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
-import { addUsage, canAfford, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import { uuidv7 } from '../domain/ids';
 import type { Requirements } from '../domain/requirements';
@@ -13,10 +13,10 @@ import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
 import { redactSecrets } from '../domain/secrets';
 import { initialState, nowIso } from './initial-state';
-import { budgetPause } from './phases/budget';
+import { budgetGate } from './phases/budget';
 import { answerTaken } from './phases/clarify';
-import { checkAnswer, checkApproval, checkRaise, checkRejection } from './message-checks';
-import { nextStage, type Transition } from './transitions';
+import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
+import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
 import { publishGoal, publishProgress } from './visibility';
@@ -51,15 +51,9 @@ export class PlanningRun {
   /** The one way stages change: checked by the domain's transition table, audited and published. */
   apply(t: Transition): void {
     const state = this.state;
-    if (t.to === 'BUDGET_EXHAUSTED') {
-      state.stage_before_budget = state.stage;
-      state.budget_needed = t.needs;
-    }
-    const next = nextStage(state, t);
-    if (state.stage === 'BUDGET_EXHAUSTED') {
-      state.stage_before_budget = null;
-      state.budget_needed = null;
-    }
+    if (t.to === 'BUDGET_EXHAUSTED') Object.assign(state, { stage_before_budget: state.stage, budget_needed: t.needs });
+    const next = checkedTransition(state.stage, t.to, state.stage_before_budget ?? undefined);
+    if (state.stage === 'BUDGET_EXHAUSTED') Object.assign(state, { stage_before_budget: null, budget_needed: null });
     if (t.to === 'FAILED') state.failure = t.failure;
     this.audit('stage', `${state.stage} → ${next}: ${t.to === 'FAILED' ? t.failure.message : t.why}`);
     state.stage = next;
@@ -68,7 +62,7 @@ export class PlanningRun {
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
   cancel(): void {
-    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'PENDING') s.status = 'CANCELLED';
+    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') s.status = 'CANCELLED';
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
     this.changed();
@@ -81,13 +75,9 @@ export class PlanningRun {
 
   /** The budget gate: under `block` work that does not fit pauses the run (the transition returned); under `warn` it is noted. */
   pauseForBudget(estimate: Usage, what: string): Transition | null {
-    const { budget } = this.state;
-    if (canAfford(budget, estimate)) return null;
-    if (budget.policy === 'warn') {
-      this.warn(`${what} does not fit the budget (policy warn: continuing)`);
-      return null;
-    }
-    return budgetPause(budget, estimate, what);
+    const gate = budgetGate(this.state.budget, estimate, what);
+    if (gate.warning) this.warn(gate.warning);
+    return gate.pause;
   }
 
   charge(usage: Usage, what: string): void {
@@ -143,10 +133,16 @@ export class PlanningRun {
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
-    if (this.state.request.planner === 'auto') this.state.request = { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' };
+    if (this.state.request.planner === 'auto') Object.assign(this.state, { planner_auto: true, request: { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' } });
     this.state.requirements = requirements;
     this.state.question = question;
     this.audit('analysis', `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
+  }
+
+  /** Under `planner: auto`, every LLM provider failed: the run plans with the ranking planner from now on. */
+  planWithRanking(why: string): void {
+    this.state.request = { ...this.state.request, planner: 'ranking' };
+    this.audit('plan', why);
   }
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */
@@ -213,20 +209,24 @@ export class PlanningRun {
     state.steps = steps;
   }
 
-  markStep(index: number, status: 'RUNNING' | 'CANCELLED'): void {
-    this.state.steps[index]!.status = status;
+  /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
+  setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
+    Object.assign(this.state.steps[index]!, change);
     this.changed(false);
+  }
+
+  /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
+  replyToStep(payload: unknown, kind: 'answer' | 'decision'): string {
+    const { index, reply, note } = kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
+    this.state.steps[index]!.reply = reply;
+    this.audit('message', note);
+    return note;
   }
 
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
-    this.changed(false);
-  }
-
-  stepFailed(index: number, error: StepRecord['error']): void {
-    Object.assign(this.state.steps[index]!, { status: 'FAILED', error });
     this.changed(false);
   }
 
@@ -239,8 +239,7 @@ export class PlanningRun {
 
   /** Progress events, the Web UI's current details, and (where committed histories have them) search attributes. */
   private changed(searchAttributes = true): void {
-    this.progress.observe(this.state);
-    this.state.progress_seq = this.progress.lastSeq;
+    this.state.progress_seq = this.progress.observe(this.state);
     publishProgress(this.state, searchAttributes);
   }
 

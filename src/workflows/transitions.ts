@@ -10,6 +10,15 @@ export type Transition =
   | { to: 'BUDGET_EXHAUSTED'; why: string; needs: Usage }
   | { to: 'FAILED'; failure: PlanFailure };
 
+/** The stage `to` leads to from `from`; a move the table forbids is a bug in this workflow: the run fails loudly. */
+export function checkedTransition(from: Stage, to: Stage, before: Stage | undefined): Stage {
+  try {
+    return transition(from, to, before);
+  } catch (err) {
+    throw planFailureToApplicationFailure(err as PlannerError);
+  }
+}
+
 export function move(to: Extract<Transition, { why: string; needs?: never }>['to'], why: string): Transition {
   return { to, why };
 }
@@ -29,13 +38,4 @@ export function settle(state: PlanningState): PlanningOutcome {
   const { failure } = state;
   if (failure) throw planFailureToApplicationFailure({ ...failure, details: { ...failure.details, outcome } });
   return outcome;
-}
-
-/** The stage `t` leads to from the run's stage, by the domain's table; a move it forbids fails the run loudly (a bug here). */
-export function nextStage(state: PlanningState, t: Transition): Stage {
-  try {
-    return transition(state.stage, t.to, state.stage_before_budget ?? undefined);
-  } catch (err) {
-    throw planFailureToApplicationFailure(err as PlannerError);
-  }
 }

@@ -1,5 +1,6 @@
 /**
- * Fuzz against a real run: random payloads sent as answerClarification / approve / reject / raiseBudget updates and
+ * Fuzz against a real run: random payloads sent as answerClarification / approve / reject / raiseBudget /
+ * completeStep / resolveStep updates and
  * as answerClarification signals, while the run waits for a clarification and then for approval. Every update is
  * either refused by its validator with an InvalidInputError (nothing enters history) or, when the payload happens
  * to be valid for the stage (a raiseBudget), accepted; every signal is ignored and audited. The run stays in the
@@ -10,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { ApproveSchema, ClarificationAnswerSchema, RejectSchema } from '../../src/api/messages';
 import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
-import { answerClarificationSignal, answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate } from '../../src/api';
+import { answerClarificationSignal, answerClarificationUpdate, approveUpdate, completeStepUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, resolveStepUpdate } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, waitFor } from '../support/temporal';
@@ -39,14 +40,17 @@ const payload = fc.oneof(
       cost_usd: fc.oneof(fc.double({ noNaN: true }), fc.string()),
       tokens: fc.oneof(fc.integer({ min: -10, max: 10 }), fc.double({ noNaN: true })),
       calls: fc.oneof(fc.integer({ min: -10, max: 10 }), fc.double({ noNaN: true })),
+      step: fc.oneof(fc.constantFrom('1.1', '1.2'), fc.string()),
+      answer: fc.oneof(fc.string(), fc.integer()),
+      decision: fc.oneof(fc.constantFrom('retry', 'done', 'fail'), fc.string()),
       junk: fc.jsonValue(),
     },
     { requiredKeys: [] },
   ),
 );
 
-type Kind = 'answer' | 'approve' | 'reject' | 'raiseBudget' | 'answer-signal';
-const kind = fc.constantFrom<Kind>('answer', 'approve', 'reject', 'raiseBudget', 'answer-signal');
+type Kind = 'answer' | 'approve' | 'reject' | 'raiseBudget' | 'completeStep' | 'resolveStep' | 'answer-signal';
+const kind = fc.constantFrom<Kind>('answer', 'approve', 'reject', 'raiseBudget', 'completeStep', 'resolveStep', 'answer-signal');
 
 /** Would this message, with this payload, legitimately move the run out of `stage`? Those are not fuzz. */
 function movesTheRun(k: Kind, p: unknown, stage: string, options: number): boolean {
@@ -64,7 +68,7 @@ async function send(handle: WorkflowHandle<typeof planningWorkflow>, k: Kind, p:
     await handle.signal(answerClarificationSignal, p as never);
     return 'signalled';
   }
-  const update = { answer: answerClarificationUpdate, approve: approveUpdate, reject: rejectUpdate, raiseBudget: raiseBudgetUpdate }[k];
+  const update = { answer: answerClarificationUpdate, approve: approveUpdate, reject: rejectUpdate, raiseBudget: raiseBudgetUpdate, completeStep: completeStepUpdate, resolveStep: resolveStepUpdate }[k];
   try {
     await handle.executeUpdate(update as typeof raiseBudgetUpdate, { args: [p as never] });
     return 'accepted';

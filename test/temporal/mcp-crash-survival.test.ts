@@ -4,8 +4,8 @@
  * appends one line per effect. The worker is SIGKILLed after the effect and before the reply; a new worker takes
  * the retry. Nothing is repeated:
  *   - the plain server (cannot dedupe): the retry finds the step's intent without an outcome and does not call again;
- *     the step fails with StepOutcomeUnknownError (PLAN-014, non-retryable) and, with no re-plans allowed, so does
- *     the run: at-most-once, one line;
+ *     the step fails with StepOutcomeUnknownError (PLAN-014, non-retryable) and, with no re-plans allowed and
+ *     `on_outcome_unknown: replan` (the default `ask` would wait for a person), so does the run: at-most-once, one line;
  *   - the server that honours the `_meta` idempotency key: the retry calls again with the same key, the server
  *     answers from its record: exactly-once, one line, the run COMPLETED.
  */
@@ -58,7 +58,7 @@ async function drill(honourKeys: boolean) {
     const handle = await client.workflow.start(planningWorkflow, {
       taskQueue,
       workflowId: `mcp-crash-${taskQueue}`,
-      args: [{ request: { goal: 'Apply the effect exactly once', tool_catalog: 'effects', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, max_replans: 0 } }],
+      args: [{ request: { goal: 'Apply the effect exactly once', tool_catalog: 'effects', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, max_replans: 0, on_outcome_unknown: 'replan' } }],
     });
     await waitFor(() => lines(effects).length > 0, 60_000, 'the side effect');
     expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');

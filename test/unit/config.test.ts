@@ -177,3 +177,61 @@ describe('llm', () => {
     expect(JSON.stringify(error.toFailureDetails())).not.toContain('"k"'); // the key is never echoed
   });
 });
+
+describe('llm providers (PLANNER_LLM_PROVIDERS)', () => {
+  const local = { name: 'local', base_url: 'http://localhost:8080/v1/', model: 'qwen2.5-coder' };
+  const hosted = { name: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', api_key_env: 'HOSTED_KEY', timeout_ms: 20_000 };
+
+  test('the single-provider settings are a one-provider list named "default", its key read from OPENAI_API_KEY', () => {
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-test' }).llmProviders).toEqual([
+      { name: 'default', baseURL: DEFAULT_BASE_URL, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY', model: DEFAULT_MODEL, timeoutMs: DEFAULT_TIMEOUT_MS },
+    ]);
+    expect(loadConfig({}).llmProviders).toEqual([]);
+  });
+
+  test('a list is tried in order; each key comes from the variable it names; llm is the first provider', () => {
+    const config = loadConfig({ PLANNER_LLM_PROVIDERS: JSON.stringify([local, hosted]), HOSTED_KEY: 'sk-hosted', PLANNER_LLM_TIMEOUT_MS: '90000' });
+    expect(config.llmProviders).toEqual([
+      { name: 'local', baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000 },
+      { name: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: 'sk-hosted', apiKeyEnv: 'HOSTED_KEY', model: 'gpt-4o-mini', timeoutMs: 20_000 },
+    ]);
+    expect(config.llm).toEqual({ baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000 });
+  });
+
+  test.each([
+    ['not JSON', '[{"name":', 'is not JSON'],
+    ['an empty list', '[]', 'PLANNER_LLM_PROVIDERS'],
+    ['a key in the list', JSON.stringify([{ ...local, api_key: 'sk-secret' }]), 'api_key'],
+    ['twice the same name', JSON.stringify([local, local]), 'unique'],
+    ['a bad base URL', JSON.stringify([{ ...local, base_url: 'localhost:8080' }]), 'base_url'],
+    ['a key variable that is not a variable name', JSON.stringify([{ ...local, api_key_env: 'sk-123 456' }]), 'api_key_env'],
+  ])('refuses %s with a PLAN-006 error whose hint shows the format', (_what, value, text) => {
+    const error = loadError({ PLANNER_LLM_PROVIDERS: value });
+    expect(error.code).toBe('PLAN-006');
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('sk-secret');
+    expect(error.hint).toContain('api_key_env');
+  });
+
+  test('a provider whose key variable is unset is refused, naming the variable', () => {
+    const error = loadError({ PLANNER_LLM_PROVIDERS: JSON.stringify([hosted]) });
+    expect(error.message).toContain('HOSTED_KEY');
+    expect(error.hint).toContain('Set HOSTED_KEY');
+  });
+});
+
+describe('plan cache settings', () => {
+  test('default to 24 hours and 500 entries; 0 entries turns the cache off', () => {
+    expect(loadConfig({}).planCache).toEqual({ ttlMs: 24 * 60 * 60_000, maxEntries: 500 });
+    expect(loadConfig({ PLANNER_PLAN_CACHE_TTL: '30m', PLANNER_PLAN_CACHE_MAX_ENTRIES: '0' }).planCache).toEqual({ ttlMs: 30 * 60_000, maxEntries: 0 });
+  });
+
+  test.each([
+    [{ PLANNER_PLAN_CACHE_TTL: 'a day' }, 'PLANNER_PLAN_CACHE_TTL'],
+    [{ PLANNER_PLAN_CACHE_MAX_ENTRIES: '-1' }, 'PLANNER_PLAN_CACHE_MAX_ENTRIES'],
+  ])('rejects %j naming %s', (env, name) => {
+    const error = loadError(env);
+    expect(error.code).toBe('PLAN-006');
+    expect(error.hint).toContain(name);
+  });
+});

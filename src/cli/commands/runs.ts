@@ -28,6 +28,7 @@ const StartFlagsSchema = z.object({
   catalog: z.string().trim().min(1).optional(),
   wait: z.boolean().optional(),
   reuseId: z.boolean().optional(),
+  planCache: z.boolean().optional(),
 });
 
 type Opts = GlobalOptions & Record<string, unknown>;
@@ -83,6 +84,7 @@ export function registerRunCommands(program: Command): void {
     .option('--catalog <name>', 'tool catalog (default waste)')
     .option('--wait', 'follow the run until it ends, answering its questions at a terminal')
     .option('--reuse-id', 'with --id: start a new run even if a closed run already has this id (a running one is always refused)')
+    .option('--no-plan-cache', 'plan afresh: do not reuse (or cache) an LLM plan for the same goal')
     .action(
       action(async (opts, goal: string) => {
         const out = output(opts);
@@ -97,6 +99,10 @@ export function registerRunCommands(program: Command): void {
           },
           'budget',
         );
+        const options = {
+          ...(flags.requireApproval ? { require_approval: true } : {}),
+          ...(flags.planCache === false ? { plan_cache: 'off' as const } : {}),
+        };
         const input: PlanningWorkflowInput = {
           request: {
             goal: parseArg(z.string().max(10_000), goal, 'goal'),
@@ -104,7 +110,7 @@ export function registerRunCommands(program: Command): void {
             ...(flags.planner ? { planner: flags.planner } : {}),
             ...(flags.catalog ? { tool_catalog: flags.catalog } : {}),
           },
-          ...(flags.requireApproval ? { options: { require_approval: true } } : {}),
+          ...(Object.keys(options).length > 0 ? { options } : {}),
         };
         await withClient(opts, async (client) => {
           const idReusePolicy = flags.reuseId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE';

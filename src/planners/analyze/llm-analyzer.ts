@@ -6,7 +6,7 @@
 import { effectiveGoal } from '../../domain/request';
 import { parseRequirementsJson, type Requirements } from '../../domain/requirements';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
-import type { LlmClient } from '../../llm/chat';
+import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
 import { analyzerSystemPrompt, analyzerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
@@ -16,7 +16,7 @@ export const ANALYSIS_TEMPERATURE = 0;
 export class LlmAnalyzer implements RequirementsAnalyzer {
   readonly kind = 'llm';
 
-  constructor(private readonly client: LlmClient) {}
+  constructor(private readonly client: ChatModel) {}
 
   async analyze({ request, catalog }: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
     // The user's answers in the conversation count too: "last week" may come as the answer to a clarification.

@@ -8,7 +8,7 @@ import { CritiqueSchema, type Critique } from '../../domain/critique';
 import { PlanSchemaError } from '../../domain/errors';
 import { flattenSteps, parseJsonWith, type Plan } from '../../domain/plan';
 import type { Critic, CriticResult, CritiqueContext } from '../types';
-import type { LlmClient } from '../../llm/chat';
+import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
 import { premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
 
@@ -23,7 +23,7 @@ const ReplySchema = z.object({
 export class PremortemCritic implements Critic {
   readonly id = PREMORTEM_CRITIC_ID;
 
-  constructor(private readonly client: LlmClient) {}
+  constructor(private readonly client: ChatModel) {}
 
   async review(plan: Plan, { request, catalog }: CritiqueContext): Promise<CriticResult> {
     const stepIds = flattenSteps(plan).map((s) => s.id);

@@ -8,7 +8,7 @@ import { parsePlanJson, type PlanStamp } from '../../domain/plan';
 import { effectiveGoal } from '../../domain/request';
 import { validatePlan, type ValidationContext } from '../../domain/validation';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import type { LlmClient } from '../../llm/chat';
+import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
 import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
@@ -20,7 +20,7 @@ export const REFINE_TEMPERATURE = 0;
 export class LlmPlanner implements Planner {
   readonly kind = 'llm';
 
-  constructor(private readonly client: LlmClient) {}
+  constructor(private readonly client: ChatModel) {}
 
   async generate(input: PlanGenerationInput): Promise<PlanGenerationResult> {
     const { request, requirements, catalog, stamp, refinement, workspace } = input;

@@ -3,7 +3,7 @@ import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import type { Usage } from '../../domain/budget';
 import { GoalUnclearError } from '../../domain/errors';
-import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
 import type { PlanningRun } from '../run';
@@ -26,6 +26,9 @@ export async function analyze(run: PlanningRun): Promise<Transition> {
   }
   const { requirements, llm_calls, transcript_ref } = analysis;
   run.charge(usageOfLlmCalls(llm_calls), 'requirements analysis');
+  const fellBack = providerFallbackNote(llm_calls);
+  if (fellBack) run.audit('analysis', fellBack);
+  if (analysis.fallback) run.audit('analysis', analysis.fallback);
   const c = requirements.is_clear || state.clarifications.length >= state.options.max_clarifications ? null : requirements.clarification!;
   const question = c && { text: c.question, options: c.options, default_option: c.default_option + 1, asked_at: nowIso() };
   // Results recorded before activities named their analyzer ran the rules unless they made LLM calls.

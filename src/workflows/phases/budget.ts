@@ -20,6 +20,13 @@ export function budgetCoversNeed(state: PlanningState): boolean {
   return state.budget_needed === null || canAfford(state.budget, state.budget_needed);
 }
 
+/** The budget gate: work that fits passes; under `warn` work that does not is noted, under `block` it pauses the run. */
+export function budgetGate(budget: ToolBudget, estimate: Usage, what: string): { pause: Transition | null; warning?: string } {
+  if (canAfford(budget, estimate)) return { pause: null };
+  if (budget.policy === 'warn') return { pause: null, warning: `${what} does not fit the budget (policy warn: continuing)` };
+  return { pause: budgetPause(budget, estimate, what) };
+}
+
 /** The pause for work the budget cannot cover, saying what it needs and what is left. */
 export function budgetPause(budget: ToolBudget, estimate: Usage, what: string): Transition {
   const left = remaining(budget);

@@ -1,11 +1,12 @@
 /** CRITIQUING: critics review the plan; the gatekeeper refines, rejects, or passes it on (to a person if asked). */
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { PlanRejectedError } from '../../domain/errors';
-import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
+import { AUTO_FALLBACK_PATCH } from './plan';
 
 export async function critique(run: PlanningRun): Promise<Transition> {
   const { state } = run;
@@ -16,9 +17,16 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
-    return failedWhile('critique', readFailure(err));
+    const failure = readFailure(err);
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && patched(AUTO_FALLBACK_PATCH)) {
+      run.planWithRanking(`critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`);
+      return await critique(run); // the rule critics now: no LLM call, no second fallback
+    }
+    return failedWhile('critique', failure);
   }
   run.charge(usageOfLlmCalls(critiqued.llm_calls), 'critique');
+  const fellBack = providerFallbackNote(critiqued.llm_calls);
+  if (fellBack) run.audit('critique', fellBack);
   run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
   const decision = await planningActivities(`gatekeeper for plan v${plan.version}`, run.lean).gatekeeper({
     critiques: critiqued.critiques,

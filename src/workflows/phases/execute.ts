@@ -1,37 +1,39 @@
 /**
- * EXECUTING: runs the plan's step DAG, every ready step at once on its routed queue. A failed step re-plans (the
- * completed ones are kept); a step the budget cannot afford under `block` pauses the run.
+ * EXECUTING: runs the plan's step DAG, every ready step at once (each by its kind, ../steps.ts). A failed step
+ * re-plans (the completed ones are kept); a step the budget cannot afford under `block` pauses the run; an unknown
+ * outcome under `on_outcome_unknown: fail` ends the run at once.
  */
-import { isCancellation } from '@temporalio/workflow';
-import { readFailure } from '../../api/failures';
+import { patched } from '@temporalio/workflow';
 import { addUsage, canAfford, ZERO_USAGE, type Usage } from '../../domain/budget';
-import { StepFailedError } from '../../domain/errors';
+import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
-import { stepActivity } from '../activities';
 import type { PlanningRun } from '../run';
-import { stepKey } from '../step-key';
+import { runStep, STEP_KINDS_PATCH } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
+import { LLM_CALL_ESTIMATE } from './analyze';
 
 export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   const steps = flattenSteps(plan);
-  const estimate = (tool: string | null): Usage => {
-    const r = tool ? state.routes[tool] : undefined;
+  const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && patched(STEP_KINDS_PATCH);
+  const estimate = (step: Step): Usage => {
+    if (everyKindRuns && step.action !== 'tool_call') return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
+    const r = step.tool ? state.routes[step.tool] : undefined;
     return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
   };
   const pending = state.steps.filter((s) => s.status !== 'COMPLETED');
-  const pause = run.pauseForBudget(pending.reduce((sum, s) => addUsage(sum, estimate(s.tool)), ZERO_USAGE), `plan v${plan.version}'s remaining ${pending.length} step(s)`);
+  const pause = run.pauseForBudget(pending.reduce((sum, s) => addUsage(sum, estimate(steps[s.index]!)), ZERO_USAGE), `plan v${plan.version}'s remaining ${pending.length} step(s)`);
   if (pause) return pause;
 
   const running = new Map<number, Promise<void>>();
   let stop: StepsToStart['stop'] = null;
-  const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!.tool));
+  const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
   for (;;) {
     if (stop === null) {
       const next = stepsToStart(steps, state.steps.map((s) => s.status), affordable);
-      for (const index of next.start) running.set(index, runStep(run, steps[index]!, index).finally(() => running.delete(index)));
+      for (const index of next.start) running.set(index, runStep(run, steps[index]!, index, everyKindRuns).finally(() => running.delete(index)));
       stop = next.stop;
     }
     if (running.size === 0) break;
@@ -39,8 +41,12 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   }
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
+  const unknown = failed.find((s) => s.error!.code === 'PLAN-014');
+  if (unknown && state.options.on_outcome_unknown === 'fail') {
+    return failWith(new StepOutcomeUnknownError(`step ${unknown.id} (${unknown.tool}): ${unknown.error!.message}`, { step: unknown.id, on_outcome_unknown: 'fail' }));
+  }
   if (failed.length > 0) {
-    const reasons = failed.map((s) => `step ${s.id} (${s.tool}) failed: ${s.error!.message}`);
+    const reasons = failed.map((s) => `step ${s.id} (${s.tool ?? steps[s.index]!.action}) failed: ${s.error!.message}`);
     if (state.replans >= state.options.max_replans) {
       const used = `no re-plans left (${state.replans} of ${state.options.max_replans} used)`;
       return failWith(new StepFailedError(`${reasons.join('; ')} — ${used}`, { retryable: false, details: { steps: failed.map((s) => s.id) } }));
@@ -50,49 +56,8 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   }
   if (stop === 'budget') {
     const next = state.steps.find((s) => s.status === 'PENDING')!;
-    return run.pauseForBudget(estimate(next.tool), `step ${next.id}`)!;
+    return run.pauseForBudget(estimate(steps[next.index]!), `step ${next.id}`)!;
   }
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
 
-async function runStep(run: PlanningRun, step: Step, index: number): Promise<void> {
-  const { state } = run;
-  const plan = state.plan!;
-  const record = state.steps[index]!;
-  run.markStep(index, 'RUNNING');
-  const inputs = Object.fromEntries(step.depends_on.map((d) => [String(d), { ref: state.steps[d]!.result!.ref, data: state.steps[d]!.result!.data }]));
-  const executeStep = stepActivity({
-    taskQueue: record.queue,
-    startToCloseMs: state.options.step_start_to_close_ms,
-    heartbeatMs: state.options.step_heartbeat_ms,
-    // Side-effecting tools may retry too: the worker's idempotency ledger keys their effects.
-    maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
-    summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
-  });
-  try {
-    const result = await executeStep({
-      workflow_id: state.workflow_id,
-      plan_id: plan.id,
-      plan_version: plan.version,
-      step_index: index,
-      step_id: step.id,
-      tool: step.tool ?? '',
-      tool_catalog: state.request.tool_catalog,
-      params: step.params,
-      inputs,
-      idempotency_scope: `${state.workflow_id}:${step.id}`,
-      workspace_root: state.request.constraints.workspace_root,
-    });
-    run.stepCompleted(index, stepKey(step), result);
-    run.charge(result.usage, `step ${step.id}`);
-    run.audit('step', `step ${step.id} (${step.tool}) completed: ${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`, result.ref);
-  } catch (err) {
-    if (isCancellation(err)) {
-      run.markStep(index, 'CANCELLED');
-      throw err;
-    }
-    const { type, code, message } = readFailure(err);
-    run.stepFailed(index, { type, code, message });
-    run.audit('step', `step ${step.id} (${step.tool}) failed: ${code} ${message}`);
-  }
-}

@@ -1,9 +1,9 @@
 /** PLANNING: a new plan version (first, refined, after a rejection or a failed step) and the routes of its tools. */
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { createPlanVersion } from '../../domain/diff';
 import { PlanImpossibleError } from '../../domain/errors';
-import { usageOfLlmCalls } from '../../domain/llm-calls';
+import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { flattenSteps } from '../../domain/plan';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
@@ -11,6 +11,9 @@ import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { archiveOldVersions } from './archive';
+
+/** Runs started before this patch fail when every LLM provider fails after the analysis; newer `auto` runs plan by ranking. */
+export const AUTO_FALLBACK_PATCH = 'auto-planner-falls-back-to-ranking';
 
 export async function plan(run: PlanningRun): Promise<Transition> {
   const pause = run.mayCallLlm ? run.pauseForBudget(LLM_CALL_ESTIMATE, 'plan generation') : null;
@@ -29,21 +32,29 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       refinement: parent ? { previous: parent.plan, feedback } : undefined,
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
+      ...(state.options.plan_cache === 'off' ? { plan_cache: 'off' as const } : {}),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed plan generation');
-    return failedWhile('planning', readFailure(err));
+    const failure = readFailure(err);
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && patched(AUTO_FALLBACK_PATCH)) {
+      run.planWithRanking(`plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`);
+      return await plan(run); // the ranking planner now: no LLM call, no second fallback
+    }
+    return failedWhile('planning', failure);
   }
   const { plan: generatedPlan, transcript_ref } = generated;
   run.charge(usageOfLlmCalls(generated.llm_calls), `plan v${generatedPlan.version}`);
+  const fellBack = providerFallbackNote(generated.llm_calls);
+  if (fellBack) run.audit('plan', fellBack);
   const record = {
     ...createPlanVersion(generatedPlan, parent, reason),
     explanation: feedback.join('\n') || 'first plan for the goal',
     created_at: nowIso(),
     ...(transcript_ref ? { transcript_ref } : {}),
   };
-  const by = generated.planner ? ` by the ${generated.planner} planner` : '';
+  const by = `${generated.planner ? ` by the ${generated.planner} planner` : ''}${generated.from_cache ? ` from cache (planned ${generated.from_cache})` : ''}`;
   run.audit('plan', `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`, transcript_ref);
   run.recordPlan(record);
   await archiveOldVersions(run);

@@ -10,9 +10,11 @@ import { InvalidInputError, PlanParseError, PlanSchemaError } from '../../../src
 import {
   ApproveSchema,
   ClarificationAnswerSchema,
+  CompleteStepSchema,
   MESSAGE_NAMES,
   RaiseBudgetSchema,
   RejectSchema,
+  ResolveStepSchema,
   parseMessage,
 } from '../../../src/api/messages';
 import { PlanSchema, parsePlanJson } from '../../../src/domain/plan';
@@ -26,6 +28,8 @@ const MESSAGES: { name: string; schema: z.ZodType }[] = [
   { name: MESSAGE_NAMES.approve, schema: ApproveSchema },
   { name: MESSAGE_NAMES.reject, schema: RejectSchema },
   { name: MESSAGE_NAMES.raiseBudget, schema: RaiseBudgetSchema },
+  { name: MESSAGE_NAMES.completeStep, schema: CompleteStepSchema },
+  { name: MESSAGE_NAMES.resolveStep, schema: ResolveStepSchema },
 ];
 
 /** Payloads near the real ones: the right keys with wrong values, extra keys, and anything at all. */
@@ -41,6 +45,9 @@ const payload = fc.oneof(
       cost_usd: fc.oneof(fc.double(), fc.constant(Number.POSITIVE_INFINITY), fc.string()),
       tokens: fc.oneof(fc.integer(), fc.double()),
       calls: fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double()),
+      step: fc.oneof(fc.string(), fc.string({ minLength: 65, maxLength: 80 }), fc.integer()),
+      answer: fc.oneof(fc.string(), fc.string({ minLength: 10_001, maxLength: 10_010 }), fc.constant('  ')),
+      decision: fc.oneof(fc.constantFrom('retry', 'done', 'fail'), fc.string()),
       extra: fc.anything(),
     },
     { requiredKeys: [] },

@@ -11,6 +11,7 @@ import {
 } from '../../../src/domain';
 import { z } from 'zod';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain';
+import { runnableStepKinds } from '../../../src/domain/validation';
 import { catalog, validPlanInput } from '../../support/plans';
 
 const ctx: ValidationContext = { catalog, constraints: { max_steps: 20, workspace_root: '/work/ws' } };
@@ -227,5 +228,37 @@ describe('validatePlan', () => {
     expect(error.code).toBe('PLAN-003');
     expect(error.issues).toBe(issues);
     expect(error.message).toContain('[UNKNOWN_TOOL]');
+  });
+
+  describe('step kinds the run can execute', () => {
+    /** The valid plan with step 1 turned into an llm step that summarizes step 0 (and step 2 into a human step). */
+    const withKinds = () =>
+      withStep(1, (s) => Object.assign(s, { action: 'llm', tool: null, params: {}, title: 'Summarize the shipments' }));
+
+    it('refuses an llm step in a run that plans without an LLM, at validation, naming the step and the kinds it can run', () => {
+      const issues = validatePlan(withKinds(), { ...ctx, step_kinds: runnableStepKinds('ranking') });
+      expect(issues).toEqual([
+        {
+          code: 'STEP_KIND_NOT_RUNNABLE',
+          message: 'step 1 ("1.2"): this run cannot execute llm steps',
+          step_index: 1,
+          hint: 'Use only step kinds this run can execute: tool_call, human, noop (llm steps need a run that plans with an LLM).',
+        },
+      ]);
+    });
+
+    it('accepts llm, human and noop steps in a run that plans with an LLM', () => {
+      const plan = withKinds();
+      const steps = plan.tasks.flatMap((t) => t.steps);
+      Object.assign(steps[2]!, { action: 'human', tool: null, params: { question: 'Send the report?' } });
+      expect(validatePlan(plan, { ...ctx, step_kinds: runnableStepKinds('llm') })).toEqual([]);
+      Object.assign(steps[2]!, { action: 'noop', params: {} });
+      expect(validatePlan(plan, { ...ctx, step_kinds: runnableStepKinds('llm') })).toEqual([]);
+    });
+
+    it('refuses a kind that does not exist as a schema issue', () => {
+      const plan = withStep(0, (s) => (s.action = 'teleport'));
+      expect(codes(validatePlan(plan, ctx))).toEqual(['SCHEMA']);
+    });
   });
 });

@@ -1,0 +1,96 @@
+/**
+ * PlanCache: a plan the LLM planner wrote for a goal is reused, without an LLM call, by a later run of the same
+ * namespace with the same goal, catalog (by the digest of its tool specs), constraints and resolved dates, for
+ * `ttlMs`. Plans live in the content store (by reference); the index of each namespace is one value in the ledger
+ * beside the store (`plan-cache:<namespace>`), at most `maxEntries` long, oldest dropped first. A cache is an
+ * optimisation: any trouble reading or writing it is a miss, never a failed run.
+ */
+import { canonicalJson } from '../domain/canonical-json';
+import { PlanSchema, type Plan } from '../domain/plan';
+import { effectiveGoal, type PlanningRequest } from '../domain/request';
+import type { Requirements } from '../domain/requirements';
+import type { ToolSpec } from '../domain/tool-spec';
+import { temporalReferencesFor } from '../domain/date-ranges';
+import type { Usage } from '../domain/budget';
+import { sha256Hex } from '../sha256';
+import type { ContentStore } from '../store/content-store';
+import type { IdempotencyLedger } from '../tools/idempotency';
+
+export interface PlanCacheOptions {
+  store: ContentStore;
+  /** Where the index lives: get, record (first write wins) and remove, as the idempotency ledger offers. */
+  index: IdempotencyLedger;
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+interface IndexEntry {
+  key: string;
+  ref: string;
+  stored_at: number;
+}
+
+/** What a plan depends on besides the model: the cache key is the digest of these. */
+export interface PlanCacheKeyInput {
+  request: PlanningRequest;
+  requirements: Requirements;
+  catalog: readonly ToolSpec[];
+  /** The workspace context the planner would see (coding goals): a changed workspace is another plan. */
+  workspaceText?: string;
+  /** With trim_to_budget the limits shape the plan; otherwise they do not. */
+  trimmedTo?: Usage;
+}
+
+export function planCacheKey(input: PlanCacheKeyInput): string {
+  const goal = effectiveGoal(input.request);
+  return sha256Hex(
+    canonicalJson({
+      goal,
+      catalog: input.request.tool_catalog,
+      specs: sha256Hex(canonicalJson(input.catalog)),
+      constraints: input.request.constraints,
+      dates: temporalReferencesFor(goal, input.request.now, input.requirements.temporal_references),
+      workspace: input.workspaceText === undefined ? null : sha256Hex(input.workspaceText),
+      trimmed_to: input.trimmedTo ?? null,
+    }),
+  );
+}
+
+export class PlanCache {
+  private readonly now: () => number;
+
+  constructor(private readonly options: PlanCacheOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The plan cached under `key` in `namespace` and when it was stored, unless there is none or it expired. */
+  async get(namespace: string, key: string): Promise<{ plan: Plan; stored_at: string } | undefined> {
+    const entry = (await this.entries(namespace)).find((e) => e.key === key);
+    if (!entry) return undefined;
+    const plan = PlanSchema.safeParse(await this.options.store.get(entry.ref));
+    return plan.success ? { plan: plan.data, stored_at: new Date(entry.stored_at).toISOString() } : undefined;
+  }
+
+  async put(namespace: string, key: string, plan: Plan): Promise<void> {
+    const { ref } = await this.options.store.put(plan);
+    const kept = (await this.entries(namespace)).filter((e) => e.key !== key);
+    const entries = [...kept, { key, ref, stored_at: this.now() }].slice(-this.options.maxEntries);
+    const indexKey = indexKeyOf(namespace);
+    // The ledger keeps the first record of a key: the index is replaced by removing it first. Two workers writing
+    // at once may lose one entry, which costs a later run one LLM call.
+    await this.options.index.remove(indexKey);
+    await this.options.index.record(indexKey, { entries });
+  }
+
+  /** The namespace's live entries, oldest first. */
+  private async entries(namespace: string): Promise<IndexEntry[]> {
+    const value = (await this.options.index.get(indexKeyOf(namespace))) as { entries?: IndexEntry[] } | undefined;
+    const oldest = this.now() - this.options.ttlMs;
+    return (value?.entries ?? []).filter((e) => e.stored_at > oldest);
+  }
+}
+
+function indexKeyOf(namespace: string): string {
+  return `plan-cache:${namespace}`;
+}

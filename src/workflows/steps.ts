@@ -1,0 +1,147 @@
+/**
+ * One step of the plan, by its kind: a `tool_call` runs `executeStep` on its tool's queue; an `llm` step runs
+ * `runLlmStep` on the planner's queue over its dependencies' results (by reference), charged like any LLM call; a
+ * `human` step waits (status WAITING) for a person's `completeStep` answer, which becomes its result; a `noop`
+ * completes at once, without an activity. A side-effecting step whose outcome is unknown (PLAN-014) waits for a
+ * person's `resolveStep` decision when the run's option `on_outcome_unknown` is `ask`. A wait that outlasts
+ * `human_step_timeout_ms` fails the step with PLAN-007, and the run re-plans or fails as for any failed step.
+ */
+import { condition, isCancellation, patched, uuid4 } from '@temporalio/workflow';
+import { failureOf, llmCallsOfFailure, readFailure, type PlanFailure } from '../api/failures';
+import { DEFAULT_PLANNING_OPTIONS } from '../api/input';
+import type { StepReply, StepWait } from '../api/state';
+import { PlanningTimeoutError } from '../domain/errors';
+import { usageOfLlmCalls } from '../domain/llm-calls';
+import type { Step } from '../domain/plan';
+import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
+import { llmStepActivity, planningActivities, stepActivity } from './activities';
+import { nowIso } from './initial-state';
+import type { PlanningRun } from './run';
+import { stepKey } from './step-key';
+
+/** Runs started before this sent `llm`, `human` and `noop` steps to `executeStep` with no tool (they failed). */
+export const STEP_KINDS_PATCH = 'every-step-kind-runs';
+
+/** Runs started before this re-planned after an unknown outcome (PLAN-014) without asking anyone. */
+export const OUTCOME_UNKNOWN_PATCH = 'ask-person-on-unknown-outcome';
+
+export async function runStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean): Promise<void> {
+  run.setStep(index, { status: 'RUNNING' });
+  try {
+    if (everyKindRuns && step.action === 'noop') complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
+    else if (everyKindRuns && step.action === 'llm') await runLlmStep(run, step, index);
+    else if (everyKindRuns && step.action === 'human') await runHumanStep(run, step, index);
+    else await runToolStep(run, step, index);
+  } catch (err) {
+    if (isCancellation(err)) {
+      run.setStep(index, { status: 'CANCELLED' });
+      throw err;
+    }
+    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`); // an llm step's answered calls
+    fail(run, step, index, readFailure(err));
+  }
+}
+
+function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
+  run.stepCompleted(index, stepKey(step), result);
+  run.charge(result.usage, `step ${step.id}`);
+  run.audit('step', `step ${step.id} (${step.tool ?? step.action}) completed: ${what}`, result.ref);
+}
+
+function fail(run: PlanningRun, step: Step, index: number, { type, code, message }: Pick<PlanFailure, 'type' | 'code' | 'message'>): void {
+  run.setStep(index, { status: 'FAILED', error: { type, code, message } });
+  run.audit('step', `step ${step.id} (${step.tool ?? step.action}) failed: ${code} ${message}`);
+}
+
+/** The results of the steps `step` depends on, by reference (small ones inline): the worker loads the rest. */
+function inputsOf(run: PlanningRun, step: Step): Record<string, { ref: string; data: unknown }> {
+  return Object.fromEntries(step.depends_on.map((d) => [String(d), { ref: run.state.steps[d]!.result!.ref, data: run.state.steps[d]!.result!.data }]));
+}
+
+async function runToolStep(run: PlanningRun, step: Step, index: number): Promise<void> {
+  const { state } = run;
+  const plan = state.plan!;
+  const executeStep = stepActivity({
+    taskQueue: state.steps[index]!.queue,
+    startToCloseMs: state.options.step_start_to_close_ms,
+    heartbeatMs: state.options.step_heartbeat_ms,
+    // Side-effecting tools may retry too: the worker's idempotency ledger keys their effects.
+    maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
+    summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
+  });
+  const base = { workflow_id: state.workflow_id, plan_id: plan.id, plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '' };
+  let scope = `${state.workflow_id}:${step.id}`;
+  for (;;) {
+    try {
+      const result = await executeStep({
+        ...base,
+        tool_catalog: state.request.tool_catalog,
+        params: step.params,
+        inputs: inputsOf(run, step),
+        idempotency_scope: scope,
+        workspace_root: state.request.constraints.workspace_root,
+      });
+      return complete(run, step, index, result, `${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const failure = readFailure(err);
+      const policy = state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
+      if (failure.code !== 'PLAN-014' || policy !== 'ask' || !patched(OUTCOME_UNKNOWN_PATCH)) return fail(run, step, index, failure);
+      const question = `Step ${step.id} (${step.tool}) may or may not have acted: ${failure.message}. Check its effect, then retry it, mark it done, or fail it.`;
+      const reply = await waitForPerson(run, step, index, 'decision', question);
+      if (!reply || !('decision' in reply)) return;
+      if (reply.decision === 'fail') return fail(run, step, index, { ...failure, message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}` });
+      if (reply.decision === 'done') return complete(run, step, index, await storedText(run, step, reply.text ?? null), 'marked done by a person');
+      // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again.
+      scope = `${state.workflow_id}:${step.id}:retry-${uuid4()}`;
+      run.audit('step', `step ${step.id} (${step.tool}) retried by a person under idempotency scope ${scope}`);
+    }
+  }
+}
+
+async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<void> {
+  const { state } = run;
+  const instruction = typeof step.params.instruction === 'string' ? step.params.instruction : step.description || step.title;
+  const { llm_calls, ...result } = await llmStepActivity(`step ${step.id}: llm — ${step.title}`.slice(0, 200))({
+    workflow_id: state.workflow_id,
+    step_id: step.id,
+    goal: state.request.goal,
+    // Cut to the activity's input bounds: an over-long title must not fail the step.
+    title: step.title.slice(0, 1_000),
+    instruction: instruction.slice(0, 10_000),
+    expected_output: step.expected_output.slice(0, 2_000),
+    inputs: inputsOf(run, step),
+    max_input_tokens: state.options.llm_step_input_tokens ?? DEFAULT_PLANNING_OPTIONS.llm_step_input_tokens,
+  });
+  complete(run, step, index, result, `${llm_calls.length} LLM call(s), ${result.bytes} bytes`);
+}
+
+async function runHumanStep(run: PlanningRun, step: Step, index: number): Promise<void> {
+  const question = typeof step.params.question === 'string' ? step.params.question : [step.title, step.description].filter(Boolean).join(': ');
+  const reply = await waitForPerson(run, step, index, 'answer', question);
+  if (reply && 'answer' in reply) complete(run, step, index, await storedText(run, step, reply.answer), 'answered by a person');
+}
+
+/** Status WAITING until a person replies (the reply is taken and the step runs on) or the timeout fails the step. */
+async function waitForPerson(run: PlanningRun, step: Step, index: number, wanted: StepWait['for'], question: string): Promise<StepReply | null> {
+  const timeoutMs = run.state.options.human_step_timeout_ms ?? DEFAULT_PLANNING_OPTIONS.human_step_timeout_ms;
+  const until = new Date(Date.now() + timeoutMs).toISOString();
+  run.setStep(index, { status: 'WAITING', waiting: { for: wanted, question: question.slice(0, 2_000), since: nowIso(), until } });
+  run.audit('step', `step ${step.id} waits for ${wanted === 'answer' ? 'an answer' : 'a decision'} until ${until}: ${question}`);
+  if (!(await condition(() => run.state.steps[index]!.reply !== undefined, timeoutMs))) {
+    const timeout = new PlanningTimeoutError(`no ${wanted} for step ${step.id} within ${timeoutMs} ms`, { step_id: step.id, waited_for: wanted });
+    run.setStep(index, { status: 'FAILED', waiting: null });
+    fail(run, step, index, failureOf(timeout));
+    return null;
+  }
+  const reply = run.state.steps[index]!.reply!;
+  run.setStep(index, { status: 'RUNNING', waiting: null, reply: undefined });
+  return reply;
+}
+
+/** A person's text as a step result, stored in the content store like a tool's data (null needs no storing). */
+async function storedText(run: PlanningRun, step: Step, text: string | null): Promise<StepResult> {
+  if (text === null) return textResult(null, NULL_RESULT_REF);
+  const { ref } = await planningActivities(`store step ${step.id}'s result`, run.lean).archive({ value: text });
+  return textResult(text, ref);
+}

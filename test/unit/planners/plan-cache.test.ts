@@ -1,0 +1,71 @@
+/** PlanCache: what makes two plans the same (the key), how long one lives, how many are kept, and per namespace. */
+import { PlanCache, planCacheKey, type PlanCacheKeyInput } from '../../../src/planners/plan-cache';
+import { MemoryContentStore } from '../../../src/store/content-store';
+import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { analyze, rankingPlan, request } from '../../support/planning';
+
+const GOAL = "Get last week's contaminated shipments";
+const HOUR = 60 * 60_000;
+
+function keyInput(overrides: Partial<PlanCacheKeyInput> = {}): PlanCacheKeyInput {
+  return { request: request(GOAL), requirements: analyze(GOAL), catalog: WASTE_CATALOG, ...overrides };
+}
+
+describe('planCacheKey', () => {
+  test('is the same for the same goal, catalog, constraints and dates, whatever the trace id or budget', () => {
+    const other = keyInput({ request: request(GOAL, { trace_id: 'another', budget: { cost_usd: 5, tokens: 1, calls: 1, policy: 'warn' } }) });
+    expect(planCacheKey(other)).toBe(planCacheKey(keyInput()));
+  });
+
+  test.each([
+    ['another goal', keyInput({ request: request('Get the facilities in Hannover') })],
+    ['a clarification answer', keyInput({ request: request(GOAL, { context: [{ role: 'user', content: 'only plastics' }] }) })],
+    ['a changed tool spec', keyInput({ catalog: WASTE_CATALOG.map((t, i) => (i === 0 ? { ...t, description: `${t.description}!` } : t)) })],
+    ['other constraints', keyInput({ request: request(GOAL, { constraints: { max_steps: 3 } }) })],
+    ['another week (the dates resolve differently)', keyInput({ request: request(GOAL, { now: '2026-12-07T10:00:00Z' }) })],
+    ['another workspace', keyInput({ workspaceText: 'src/a.ts' })],
+    ['budget limits under trim_to_budget', keyInput({ trimmedTo: { cost_usd: 1, tokens: 10, calls: 2 } })],
+  ])('changes with %s', (_what, input) => {
+    expect(planCacheKey(input)).not.toBe(planCacheKey(keyInput()));
+  });
+});
+
+describe('PlanCache', () => {
+  let now: number;
+  const plan = rankingPlan(GOAL);
+  const cache = (maxEntries = 10) => new PlanCache({ store: new MemoryContentStore(), index: new MemoryIdempotencyLedger(), ttlMs: HOUR, maxEntries, now: () => now });
+
+  beforeEach(() => {
+    now = Date.parse('2026-11-23T10:00:00Z');
+  });
+
+  test('returns a stored plan, with when it was stored, until its TTL has passed', async () => {
+    const c = cache();
+    await c.put('default', 'k', plan);
+    expect(await c.get('default', 'k')).toEqual({ plan, stored_at: '2026-11-23T10:00:00.000Z' });
+    now += HOUR - 1;
+    expect(await c.get('default', 'k')).toBeDefined();
+    now += 1;
+    expect(await c.get('default', 'k')).toBeUndefined();
+  });
+
+  test('is scoped to the namespace', async () => {
+    const c = cache();
+    await c.put('team-a', 'k', plan);
+    expect(await c.get('team-b', 'k')).toBeUndefined();
+    expect(await c.get('team-a', 'k')).toBeDefined();
+  });
+
+  test('keeps at most maxEntries per namespace, dropping the oldest; storing a key again refreshes it', async () => {
+    const c = cache(2);
+    await c.put('default', 'a', plan);
+    now += 1;
+    await c.put('default', 'b', plan);
+    now += 1;
+    await c.put('default', 'a', plan); // a is now the newest
+    now += 1;
+    await c.put('default', 'c', plan);
+    expect([await c.get('default', 'a'), await c.get('default', 'b'), await c.get('default', 'c')].map(Boolean)).toEqual([true, false, true]);
+  });
+});
