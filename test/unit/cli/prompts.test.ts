@@ -12,6 +12,8 @@ const client = {
   answer: async (...a: unknown[]) => (sent.push(['answer', ...a]), 'answered'),
   approve: async (...a: unknown[]) => (sent.push(['approve', ...a]), 'approved'),
   reject: async (...a: unknown[]) => (sent.push(['reject', ...a]), 'rejected'),
+  completeStep: async (...a: unknown[]) => (sent.push(['completeStep', ...a]), 'completed'),
+  resolveStep: async (...a: unknown[]) => (sent.push(['resolveStep', ...a]), 'resolved'),
   raiseBudget: async (...a: unknown[]) => (sent.push(['raiseBudget', ...a]), { limit: { calls: 20, tokens: 0, cost_usd: 0 } }),
 } as unknown as PlannerClient;
 /** Answers the prompts with `replies`, in order. */
@@ -20,15 +22,17 @@ const typing = (...replies: (string | null)[]): Ask => async () => replies.shift
 const clarification: PendingInput = { kind: 'clarification', text: 'Which?', options: ['A', 'B'], default_option: 2 };
 const approval: PendingInput = { kind: 'approval', plan_version: 3, plan_status: 'FEASIBLE', steps: 2 };
 const budget: PendingInput = { kind: 'budget', needed: { calls: 1, tokens: 0, cost_usd: 0 }, spent: { calls: 10, tokens: 0, cost_usd: 0 }, limit: { calls: 10, tokens: 0, cost_usd: 0 } };
+const humanStep: PendingInput = { kind: 'step', step_id: '2.1', for: 'answer', question: 'Which bin?', until: '2026-11-24T10:00:00Z' };
+const unknownOutcome: PendingInput = { kind: 'step', step_id: '1.1', for: 'decision', question: 'Did it send?', until: '2026-11-24T10:00:00Z' };
 
 beforeEach(() => (sent.length = 0));
 
 test('every kind of pending input has its prompt, and its commands answer that run', () => {
-  expect(Object.keys(PENDING_PROMPTS).sort()).toEqual(['approval', 'budget', 'clarification']);
-  for (const pending of [clarification, approval, budget]) {
+  expect(Object.keys(PENDING_PROMPTS).sort()).toEqual(['approval', 'budget', 'clarification', 'step']);
+  for (const pending of [clarification, approval, budget, humanStep, unknownOutcome]) {
     const prompt = promptFor(pending);
     expect(prompt.show(pending, null).length).toBeGreaterThan(0);
-    for (const command of prompt.commands(pending, 'plan-1')) expect(command).toMatch(/^planner (answer|approve|reject|raise-budget) plan-1 /);
+    for (const command of prompt.commands(pending, 'plan-1')) expect(command).toMatch(/^planner (answer|approve|reject|raise-budget|complete|resolve) plan-1 /);
   }
   expect(promptFor(clarification).show(clarification, null)).toEqual(['question: Which?', '  1. A', '  2. B (default)']);
   expect(promptFor(approval).commands(approval, 'plan-1')).toEqual(['planner approve plan-1 --version 3', 'planner reject plan-1 --version 3 --reason "<why>"']);
@@ -67,4 +71,18 @@ test('a budget raise: amounts by name, sent as the raiseBudget payload; malforme
   expect(() => parseRaise('calls 0')).toThrow(/raise at least one/);
   expect(await promptFor(budget).answer(budget, typing('calls 10'), client, 'plan-1')).toBe('limits raised to 20 calls · 0 tokens · $0.0000');
   expect(sent).toEqual([['raiseBudget', 'plan-1', { calls: 10, tokens: 0, cost_usd: 0 }]]);
+});
+
+test('a waiting step: a human step takes the typed answer, an unknown outcome takes retry, done [text] or fail [why]', async () => {
+  expect(promptFor(humanStep).commands(humanStep, 'plan-1')).toEqual(['planner complete plan-1 2.1 "<answer>"']);
+  expect(promptFor(unknownOutcome).commands(unknownOutcome, 'plan-1')).toEqual(['planner resolve plan-1 1.1 retry|done|fail ["<text>"]']);
+  await promptFor(humanStep).answer(humanStep, typing('the blue one'), client, 'plan-1');
+  await promptFor(unknownOutcome).answer(unknownOutcome, typing('done it was sent'), client, 'plan-1');
+  await promptFor(unknownOutcome).answer(unknownOutcome, typing('retry'), client, 'plan-1');
+  await expect(promptFor(unknownOutcome).answer(unknownOutcome, typing('perhaps'), client, 'plan-1')).rejects.toBeInstanceOf(CliError);
+  expect(sent).toEqual([
+    ['completeStep', 'plan-1', '2.1', 'the blue one'],
+    ['resolveStep', 'plan-1', { step: '1.1', decision: 'done', text: 'it was sent' }],
+    ['resolveStep', 'plan-1', { step: '1.1', decision: 'retry' }],
+  ]);
 });
