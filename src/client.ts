@@ -22,14 +22,18 @@ import {
   answerClarificationUpdate,
   approveUpdate,
   checkWorkflowInput,
+  getProgressQuery,
   getStateQuery,
   parseMessagePayload,
   raiseBudgetUpdate,
   rejectUpdate,
+  waitForProgressUpdate,
   type ClarificationAnswer,
   type PlanningState,
   type PlanningWorkflowInput,
+  type ProgressBatch,
 } from './api';
+import { redactSecrets } from './domain/secrets';
 import { planningWorkflow } from './workflows';
 
 export interface StartOptions {
@@ -71,10 +75,26 @@ export class PlannerClient {
       args: [input],
       taskQueue: options.taskQueue ?? loadConfig().taskQueue,
       workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-      memo: { goal: input.request.goal },
+      memo: { goal: redactSecrets(input.request.goal) },
       ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),
-      staticSummary: `Plan: ${input.request.goal}`.slice(0, 200),
+      staticSummary: `Plan: ${redactSecrets(input.request.goal)}`.slice(0, 200),
+      staticDetails: startDetails(input),
     });
+  }
+
+  /**
+   * The run's progress events after `afterSeq`, as soon as there are any (the waitForProgress update: the workflow
+   * holds it until something changes or `waitMs` passes). Targets the workflow id's current run, so after
+   * continue-as-new the same sequence goes on in the new run.
+   */
+  async waitForProgress(workflowId: string, afterSeq: number, waitMs?: number): Promise<ProgressBatch> {
+    const args = [{ after_seq: afterSeq, ...(waitMs === undefined ? {} : { wait_ms: waitMs }) }] as const;
+    return await this.handle(workflowId).executeUpdate(waitForProgressUpdate, { args: [...args] });
+  }
+
+  /** The events after `afterSeq` at once, by query: also for a closed run (a worker replays it). */
+  async progress(workflowId: string, afterSeq: number, timeoutMs = loadConfig().queryTimeoutMs): Promise<ProgressBatch> {
+    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(workflowId).query(getProgressQuery, { after_seq: afterSeq }));
   }
 
   handle(workflowId: string): PlanningHandle {
@@ -166,4 +186,21 @@ export class PlannerClient {
     await this.client.connection.close();
     await this.tracing?.shutdown();
   }
+}
+
+/** The most of the goal the start's static details show (the Web UI's "Details"; the whole goal is in the input). */
+export const STATIC_GOAL_MAX_CHARS = 2_000;
+
+/** The start's static details, markdown: the goal (secrets redacted) and the options the run was started with. */
+export function startDetails(input: PlanningWorkflowInput): string {
+  const { request, options = {} } = input;
+  const goal = redactSecrets(request.goal);
+  const b = request.budget;
+  const lines = [
+    `**Goal:** ${(goal.length > STATIC_GOAL_MAX_CHARS ? `${goal.slice(0, STATIC_GOAL_MAX_CHARS - 1)}…` : goal).replace(/\s+/g, ' ')}`,
+    `**Catalog:** ${request.tool_catalog ?? 'waste'} · **Planner:** ${request.planner ?? 'auto'}`,
+    b ? `**Budget:** ${b.calls ?? '–'} calls · ${b.tokens ?? '–'} tokens · ${b.cost_usd ?? '–'} USD (${b.policy ?? 'block'})` : '**Budget:** defaults',
+    `**Options:** ${Object.entries(options).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ') || 'defaults'}`,
+  ];
+  return lines.join('  \n');
 }

@@ -10,3 +10,4 @@ export * from './messages';
 export * from './search-attributes';
 export * from './state';
 export * from './versions';
+export * from './progress';

@@ -11,6 +11,8 @@
  *   update resolveStep {"step": "1.1", "decision": "retry" | "done" | "fail", "text": "…"}   (a side-effecting step
  *     whose outcome is unknown, PLAN-014: run it again under a fresh idempotency scope, mark it completed with
  *     optional result text, or fail it into the re-plan path)
+ *   update waitForProgress {"after_seq": 0}   query getProgress {"after_seq": 0}   (the run's progress events:
+ *     src/api/progress.ts)
  * Every payload is at most MESSAGE_LIMITS.payload_bytes as JSON; PlannerClient checks payloads before sending them.
  * Cancellation is Temporal's own cancel.
  */
@@ -19,6 +21,7 @@ import { z } from 'zod';
 import type { ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { jsonByteLength } from '../domain/walk';
+import { WaitForProgressSchema } from './progress';
 import type { PlanningState } from './state';
 
 export const MESSAGE_NAMES = {
@@ -29,6 +32,8 @@ export const MESSAGE_NAMES = {
   raiseBudget: 'raiseBudget',
   completeStep: 'completeStep',
   resolveStep: 'resolveStep',
+  waitForProgress: 'waitForProgress',
+  getProgress: 'getProgress',
 } as const;
 
 export const ClarificationAnswerSchema = z.union([
@@ -124,6 +129,8 @@ export const MESSAGE_PAYLOADS = {
   raiseBudget: { schema: RaiseBudgetSchema, example: '{"calls": 10}' },
   completeStep: { schema: CompleteStepSchema, example: '{"step": "2.1", "answer": "…"}' },
   resolveStep: { schema: ResolveStepSchema, example: '{"step": "1.1", "decision": "retry" | "done" | "fail"}' },
+  waitForProgress: { schema: WaitForProgressSchema, example: '{"after_seq": 0}' },
+  getProgress: { schema: WaitForProgressSchema, example: '{"after_seq": 0}' },
 } as const;
 export type MessageWithPayload = keyof typeof MESSAGE_PAYLOADS;
 export type MessagePayload<M extends MessageWithPayload> = z.output<(typeof MESSAGE_PAYLOADS)[M]['schema']>;
@@ -142,3 +149,4 @@ export const rejectUpdate = defineUpdate<string, [z.input<typeof RejectSchema>]>
 export const completeStepUpdate = defineUpdate<string, [CompleteStepInput]>(MESSAGE_NAMES.completeStep);
 export const resolveStepUpdate = defineUpdate<string, [z.input<typeof ResolveStepSchema>]>(MESSAGE_NAMES.resolveStep);
 export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(MESSAGE_NAMES.raiseBudget);
+export { getProgressQuery, waitForProgressUpdate } from './progress';

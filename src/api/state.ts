@@ -145,6 +145,8 @@ export interface PlanningState {
   /** Why the run FAILED: the failure a client sees (type, PLAN code, message, hint). */
   failure: PlanFailure | null;
   continued_as_new: number;
+  /** The sequence number of the run's latest progress event (src/api/progress.ts); continue-as-new carries it. */
+  progress_seq?: number;
 }
 
 /** What the workflow returns: the outcome without the full audit. */

@@ -20,6 +20,7 @@ import { plan } from './phases/plan';
 import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
 import { countPlan, observedStage } from './observability';
+import { checkProgressRequest } from './progress';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
 
@@ -62,10 +63,13 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
   setHandler(messages.completeStepUpdate, (p) => run.replyToStep(p, 'answer'), { validator: (p) => void checkCompletion(run.state, p) });
   setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), { validator: (p) => void checkResolution(run.state, p) });
+  setHandler(messages.getProgressQuery, (p) => run.progress.after(checkProgressRequest(p).after_seq, run.state.stage));
+  setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => void checkProgressRequest(p) });
   if (!input.resume) run.begin();
   try {
     while (!isTerminal(run.state.stage)) {
       if (historyIsLong(run)) {
+        run.progress.close(); // watchers waiting for progress return now, and ask the new run
         await condition(allHandlersFinished);
         run.noteContinuedAsNew();
         return await continueAsNew<typeof planningWorkflow>({ request: input.request, options: run.state.options, resume: run.state });

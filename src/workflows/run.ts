@@ -14,9 +14,11 @@ import { redactSecrets } from '../domain/secrets';
 import { initialState, nowIso } from './initial-state';
 import { newPlanId } from './plan-id';
 import { budgetGate } from './phases/budget';
+import { answerTaken } from './phases/clarify';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
+import { ProgressLog } from './progress';
 import { publishGoal, publishProgress } from './visibility';
 
 export class PlanningRun {
@@ -26,6 +28,7 @@ export class PlanningRun {
     readonly lean: boolean,
     /** On the BOUNDED_STATE_PATCH path: old versions archived, audit trimmed, rejections capped. */
     readonly bounded = false,
+    readonly progress = new ProgressLog(state),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
@@ -48,19 +51,13 @@ export class PlanningRun {
   /** The one way stages change: checked by the domain's transition table, audited and published. */
   apply(t: Transition): void {
     const state = this.state;
-    if (t.to === 'BUDGET_EXHAUSTED') {
-      state.stage_before_budget = state.stage;
-      state.budget_needed = t.needs;
-    }
+    if (t.to === 'BUDGET_EXHAUSTED') Object.assign(state, { stage_before_budget: state.stage, budget_needed: t.needs });
     const next = checkedTransition(state.stage, t.to, state.stage_before_budget ?? undefined);
-    if (state.stage === 'BUDGET_EXHAUSTED') {
-      state.stage_before_budget = null;
-      state.budget_needed = null;
-    }
+    if (state.stage === 'BUDGET_EXHAUSTED') Object.assign(state, { stage_before_budget: null, budget_needed: null });
     if (t.to === 'FAILED') state.failure = t.failure;
     this.audit('stage', `${state.stage} → ${next}: ${t.to === 'FAILED' ? t.failure.message : t.why}`);
     state.stage = next;
-    publishProgress(this.state);
+    this.changed();
   }
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
@@ -68,7 +65,7 @@ export class PlanningRun {
     for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') s.status = 'CANCELLED';
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
-    publishProgress(this.state);
+    this.changed();
   }
 
   noteContinuedAsNew(): void {
@@ -90,7 +87,7 @@ export class PlanningRun {
     if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') {
       this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
     }
-    if (!this.lean) publishProgress(this.state);
+    this.changed(!this.lean);
   }
 
   answer(payload: unknown): string {
@@ -127,7 +124,7 @@ export class PlanningRun {
     const raise = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
     this.audit('budget', `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}`);
-    publishProgress(this.state);
+    this.changed();
     return this.state.budget;
   }
 
@@ -136,10 +133,7 @@ export class PlanningRun {
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
-    if (this.state.request.planner === 'auto') {
-      this.state.planner_auto = true;
-      this.state.request = { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' };
-    }
+    if (this.state.request.planner === 'auto') Object.assign(this.state, { planner_auto: true, request: { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' } });
     this.state.requirements = requirements;
     this.state.question = question;
     this.audit('analysis', `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
@@ -153,14 +147,11 @@ export class PlanningRun {
 
   /** The pending question's answer (or its default) joins the conversation the next analysis reads. */
   takeAnswer(): void {
-    const { state } = this;
-    const question = state.question!;
-    const answer = state.answer ?? { text: question.options[question.default_option - 1]!, by: 'timeout' as const };
-    state.clarifications.push({ question: question.text, answer: answer.text, by: answer.by });
-    state.request = { ...state.request, context: [...state.request.context, { role: 'assistant', content: question.text }, { role: 'user', content: answer.text }] };
-    this.audit('clarification', `${question.text} → ${answer.text}${answer.by === 'timeout' ? ' (default, no answer in time)' : ''}`);
-    state.question = null;
-    state.answer = null;
+    const { clarification, request, note } = answerTaken(this.state);
+    this.state.clarifications.push(clarification);
+    this.state.request = request;
+    this.audit('clarification', note);
+    this.state.question = this.state.answer = null;
   }
 
   /** The plan id of every version of this run, made once (./plan-id). */
@@ -221,6 +212,7 @@ export class PlanningRun {
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
   setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
     Object.assign(this.state.steps[index]!, change);
+    this.changed(false);
   }
 
   /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
@@ -235,6 +227,7 @@ export class PlanningRun {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
+    this.changed(false);
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
@@ -242,6 +235,12 @@ export class PlanningRun {
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
     if (!this.bounded || state.audit.length <= AUDIT_LIMIT) return;
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
+  }
+
+  /** Progress events, the Web UI's current details, and (where committed histories have them) search attributes. */
+  private changed(searchAttributes = true): void {
+    this.state.progress_seq = this.progress.observe(this.state);
+    publishProgress(this.state, searchAttributes);
   }
 
   warn(message: string): void {

@@ -1,5 +1,5 @@
 /** The `planner` CLI as a user runs it: bin/planner.js in a child process against the tests' dev server. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { projectRoot } from '../../src/project-root';
 import { testAddress } from './temporal';
@@ -36,22 +36,49 @@ export async function plannerCliJson<T>(args: string[], env: NodeJS.ProcessEnv =
   return JSON.parse(run.stdout) as T;
 }
 
-/** A long-running `planner …args` (e.g. `worker`), resolved once its stdout matches `ready`; stop it with killProcess. */
-export async function startPlannerCli(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), ...args], {
+export interface LiveCli {
+  /** Everything printed so far (stdout and stderr, interleaved as it came). */
+  output(): string;
+  /** Resolves with the output once it matches `pattern` (searching after `from`), or fails after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<string>;
+  write(text: string): void;
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+/**
+ * `planner …args` running in the background, read as it prints. With `terminal`, it runs on a pseudo-terminal hosted
+ * by util-linux `script` (stdin and stdout are TTYs to it, as at a person's terminal); what is written goes to its
+ * keyboard.
+ */
+export function spawnPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { terminal?: boolean } = {}): LiveCli {
+  const argv = [process.execPath, path.join(ROOT, 'bin/planner.js'), ...args];
+  const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const [command, commandArgs] = options.terminal ? ['script', ['-qfec', quoted, '/dev/null']] : [argv[0]!, argv.slice(1)];
+  const child = spawn(command as string, commandArgs as string[], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: 'default', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: 'default', TERM: 'dumb', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      stdout += c;
-      if (ready.test(stdout)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`planner ${args.join(' ')} exited (${code}) before ready: ${stdout}${stderr}`)));
-  });
-  return child;
+  let text = '';
+  let ended = false;
+  // A terminal ends lines with \r\n; tests match \n.
+  const append = (c: Buffer) => (text += c.toString().replace(/\r\n/g, '\n'));
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => ((ended = true), resolve(code))));
+  return {
+    output: () => text,
+    async waitFor(pattern, timeoutMs = 60_000, from = 0) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(text.slice(from))) {
+        if (ended || Date.now() > deadline) throw new Error(`no ${pattern} in the output (${ended ? 'it exited' : `${timeoutMs} ms`}):\n${text}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return text;
+    },
+    write: (t) => child.stdin.write(t),
+    exited,
+    kill: () => child.kill('SIGTERM'),
+  };
 }

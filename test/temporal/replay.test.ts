@@ -24,11 +24,13 @@ const RECORDED = ['scenario-completed', 'clarification-answered', 'replan-after-
 const BOUNDED = ['rejections-capped'];
 /** Recorded after the step-kind and outcome-unknown patches (test/temporal/step-kinds-live.test.ts). */
 const STEP_KINDS = ['step-kinds-llm', 'step-kinds-human', 'step-kinds-outcome-unknown-retried'];
+/** Watched while it ran (test/temporal/operator.test.ts): waitForProgress updates and the timers of their waits. */
+const WATCHED = ['progress-watched'];
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
   // The others were recorded before BOUNDED_STATE_PATCH and must keep replaying without archiving.
-  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS].map((n) => `${n}.binpb`)));
+  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED].map((n) => `${n}.binpb`)));
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {

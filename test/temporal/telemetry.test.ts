@@ -6,7 +6,6 @@
  *   - with an in-memory span exporter, a run is one trace whose spans cover each stage it passed, each LLM call
  *     (model, tokens, cost) and each tool call, under the activities that made them.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -18,11 +17,11 @@ import { projectRoot } from '../../src/project-root';
 import { startTracing, tracingPlugins } from '../../src/telemetry/tracing';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { planningWorkflow } from '../../src/workflows';
-import { startPlannerCli } from '../support/cli';
+import { spawnPlannerCli, type LiveCli } from '../support/cli';
 import { LLM_GOAL, MODEL, planReply, requirements } from '../support/llm';
 import { startTestPlanner } from '../support/planner-workers';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { connectClient, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
 const llmReply = plannerReplies({ steps: requirements.steps, capabilities: requirements.required_capabilities, plan: () => planReply() });
 
@@ -62,10 +61,11 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
   const taskQueue = uniqueTaskQueue('metrics');
   const port = await freePort();
   const env = { ...llmEnv(), PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'store-')) };
-  let worker: ChildProcess | undefined;
+  let worker: LiveCli | undefined;
   const client = await connectClient();
   try {
-    worker = await startPlannerCli(['worker', '--task-queue', taskQueue, '--metrics-port', String(port)], env, /Workers polling/);
+    worker = spawnPlannerCli(['worker', '--task-queue', taskQueue, '--metrics-port', String(port)], env);
+    await worker.waitFor(/Workers polling/);
     const scrape = async () => await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 
     // An LLM-planned run that completes: 3 LLM calls (analysis, plan, pre-mortem) and 2 tool calls.
@@ -119,7 +119,8 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
     expect(sampleSum(text, 'temporal_workflow_completed', { task_queue: taskQueue })).toBe(2);
     expect(sampleSum(text, 'temporal_workflow_failed', { task_queue: taskQueue })).toBe(1);
   } finally {
-    if (worker) await killProcess(worker, 'SIGTERM');
+    worker?.kill();
+    await worker?.exited;
     await client.connection.close();
   }
 });

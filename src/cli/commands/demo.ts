@@ -1,12 +1,14 @@
 /**
  * `planner demo "<goal>"` (`npm run demo -- "<goal>"`): runs one planning workflow end to end and prints its result
  * and Web UI link. Without TEMPORAL_ADDRESS (or --address) it starts or reuses the local dev server, and it always
- * runs the planner and tool workers in this process.
+ * runs the planner and tool workers in this process. It prints each change as the run makes it and, when the run
+ * waits for a person, asks at a terminal or prints the command that answers (src/cli/watch.ts).
  */
 import type { Command } from 'commander';
 import { PlannerClient } from '../../client';
-import { cliConfig } from '../context';
+import { cliConfig, output } from '../context';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
+import { watchRun } from '../watch';
 import { action } from './runs';
 
 export function registerDemoCommand(program: Command): void {
@@ -26,7 +28,9 @@ export function registerDemoCommand(program: Command): void {
         try {
           const handle = await planner.start({ request: { goal } });
           console.log(`Started ${handle.workflowId} on ${target.address}`);
-          const outcome = await running.workers.runUntil(handle.result().catch((err: Error) => err));
+          // Watching shows each change and asks a terminal for any answer the run waits for (else prints the command).
+          const watched = watchRun(planner, handle.workflowId, output(opts)).then(() => handle.result());
+          const outcome = await running.workers.runUntil(watched.catch((err: Error) => err));
           if (outcome instanceof Error) {
             console.log(`Run failed: ${outcome.cause instanceof Error ? outcome.cause.message : outcome.message}`);
             process.exitCode = 1;

@@ -4,12 +4,12 @@ import { z } from 'zod';
 import type { PlannerClient } from '../../client';
 import { BudgetLimitsSchema, BudgetPolicySchema } from '../../domain/budget';
 import { ClarificationAnswerSchema, RaiseBudgetSchema, RejectSchema } from '../../api/messages';
-import { isTerminal } from '../../domain/stages';
 import { DEFAULT_BUDGET, checkWorkflowInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
-import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions, type Output } from '../context';
+import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 import { terminalSafe } from '../safe-text';
+import { watchRun } from '../watch';
 import { explainUnanswered, isUnansweredQuery, readRunTruth } from '../run-truth';
 
 // Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
@@ -65,61 +65,6 @@ async function onRun<T>(opts: GlobalOptions, id: string, fn: (client: PlannerCli
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Follows a run by polling getState: prints stage changes, step statuses and questions until it ends. */
-export async function follow(client: PlannerClient, workflowId: string, out: Output, intervalMs = 500): Promise<PlanningState> {
-  const handle = client.handle(workflowId);
-  let ended = false;
-  const result = handle.result().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  void result.then(() => (ended = true));
-  let lastStage = '';
-  let lastQuestion = '';
-  const stepStatus = new Map<string, string>();
-  for (;;) {
-    let state: PlanningState;
-    try {
-      state = await client.state(workflowId);
-    } catch (err) {
-      // The run failed before it had any state (e.g. its input was refused): report why.
-      if (ended) throw (await result) ?? err;
-      throw err;
-    }
-    if (state.stage !== lastStage) {
-      lastStage = state.stage;
-      const plan = state.plan ? ` · plan v${state.plan.version} (${state.plan.status})` : '';
-      out.note(`${new Date().toISOString().slice(11, 19)}  ${state.stage}${plan}`);
-    }
-    for (const step of state.steps) {
-      const key = `${state.plan?.version}:${step.id}`;
-      if (stepStatus.get(key) === step.status) continue;
-      stepStatus.set(key, step.status);
-      const items = step.result?.items !== undefined ? ` · ${step.result.items} item(s)` : '';
-      out.note(`            step ${step.id} ${step.tool ?? ''} [${step.status}]${items}${step.error ? ` · ${terminalSafe(step.error.message)}` : ''}`);
-      if (step.status === 'WAITING' && step.waiting) {
-        out.note(`            waits for a person: ${terminalSafe(step.waiting.question)} (until ${step.waiting.until})`);
-        out.note(step.waiting.for === 'answer' ? `            answer with: planner complete ${workflowId} ${step.id} <answer>` : `            decide with: planner resolve ${workflowId} ${step.id} retry|done|fail`);
-      }
-    }
-    if (state.question && state.question.text !== lastQuestion) {
-      lastQuestion = state.question.text;
-      out.note(`            question: ${terminalSafe(state.question.text)}`);
-      state.question.options.forEach((o, i) => out.note(`              ${i + 1}. ${terminalSafe(o)}${i + 1 === state.question!.default_option ? ' (default)' : ''}`));
-      out.note(`            answer with: planner answer ${workflowId} <number or text>`);
-    }
-    if (state.stage === 'AWAITING_APPROVAL' && lastQuestion !== 'approval') {
-      lastQuestion = 'approval';
-      const v = state.plan?.version;
-      out.note(`            approve with: planner approve ${workflowId} --version ${v}  (or reject ${workflowId} --version ${v} --reason "…")`);
-    }
-    if (isTerminal(state.stage)) return state;
-    await Promise.race([sleep(intervalMs), result]);
-  }
-}
-
 /** `--version n`: a whole number from 1, as `planner show` prints plan versions. */
 const PlanVersionArg = z.coerce.number().int().min(1).max(1_000_000).optional();
 
@@ -137,7 +82,7 @@ export function registerRunCommands(program: Command): void {
     .option('--require-approval', 'wait for `planner approve` before running the plan')
     .option('--planner <kind>', 'llm | ranking | auto (default auto: the LLM when one is configured)')
     .option('--catalog <name>', 'tool catalog (default waste)')
-    .option('--wait', 'follow the run until it ends')
+    .option('--wait', 'follow the run until it ends, answering its questions at a terminal')
     .option('--reuse-id', 'with --id: start a new run even if a closed run already has this id (a running one is always refused)')
     .option('--no-plan-cache', 'plan afresh: do not reuse (or cache) an LLM plan for the same goal')
     .action(
@@ -193,13 +138,14 @@ export function registerRunCommands(program: Command): void {
           const url = client.uiUrl(handle.workflowId, handle.firstExecutionRunId);
           if (!flags.wait) {
             if (out.json) out.data({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
-            else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner show ${handle.workflowId}`);
+            else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner watch ${handle.workflowId}`);
             return;
           }
           out.note(`Started ${handle.workflowId}  ${url ?? ''}`.trimEnd());
           let state: PlanningState;
           try {
-            state = await follow(client, handle.workflowId, out);
+            await watchRun(client, handle.workflowId, out);
+            state = await client.state(handle.workflowId);
           } catch (err) {
             throw await explainRun(client, err, handle.workflowId);
           }
@@ -207,6 +153,21 @@ export function registerRunCommands(program: Command): void {
           else out.line(['', ...renderState(stateView(state))].join('\n'));
           if (state.stage !== 'COMPLETED') process.exitCode = EXIT.planFailed;
         });
+      }),
+    );
+
+  program
+    .command('watch')
+    .description('print each change of a run as it happens (stage, plan version, steps, budget, questions) until it ends')
+    .argument('<id>', 'workflow id')
+    .option('--no-prompt', 'never ask for answers here, even at a terminal (print the commands that answer instead)')
+    .action(
+      action(async (opts, id: string) => {
+        const out = output(opts);
+        const stage = await onRun(opts, id, (client, wid) =>
+          watchRun(client, wid, out, { ndjson: out.json, print: (line) => out.line(line), ...(opts.prompt === false ? { interactive: false } : {}) }),
+        );
+        if (stage !== 'COMPLETED') process.exitCode = EXIT.planFailed;
       }),
     );
 
