@@ -1,19 +1,21 @@
 /**
  * The planner's workers, as `planner worker`, `planner dev`, the demo and the tests create them:
- *   - the planner worker: the workflows and the planning activities, on PLANNER_TASK_QUEUE;
- *   - one tool worker per task queue of the tool packs it serves, each running `executeStep`.
- * Production can run them as separate pools; routing sends each step to its tool's queue either way.
+ *   - the planner worker: the workflows, the planning activities and the tools on PLANNER_TASK_QUEUE;
+ *   - one tool worker per other task queue of the tool packs it serves, each running `executeStep`.
+ * By default (PLANNER_TOOL_QUEUES=planner) every tool is on the planner's queue, so there is one worker, as in a
+ * plain Temporal deployment; `split` keeps each pack on its own queue, for pools scaled apart. Routing sends each
+ * step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
-import { loadConfig, type PlannerConfig } from './config';
+import { loadConfig, type PlannerConfig, type ToolQueues } from './config';
 import { PlannerError } from './domain/errors';
 import { LocalContentStore, type ContentStore } from './store/content-store';
 import { ToolCatalogs } from './tools/registry';
-import { withPlannerQueue } from './tools/define-tool';
+import { onQueue, withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
 import { createWastePack } from './tools/waste';
@@ -108,12 +110,22 @@ export interface LocalWorkers {
   close(): Promise<void>;
 }
 
+/**
+ * The packs as a planner on `taskQueue` serves them: with `planner`, every tool on that queue; with `split`, each
+ * tool on its own queue (tools defined without one still join the planner's, see withPlannerQueue).
+ */
+export function servedPacks(packs: readonly ToolPack[], taskQueue: string, toolQueues: ToolQueues): ToolPack[] {
+  return packs.map((p) => (toolQueues === 'planner' ? onQueue(p, taskQueue) : withPlannerQueue(p, taskQueue)));
+}
+
 /** The planner worker and the tool workers of `packs` in this process, sharing one connection. */
 export async function createLocalWorkers(options: {
   connection: NativeConnection;
   namespace: string;
   packs: ToolPack[];
   taskQueue?: string;
+  /** Where the packs' tools are served (see servedPacks); default `split`: each tool on the queue its pack gives it. */
+  toolQueues?: ToolQueues;
   workflowBundle?: WorkerOptions['workflowBundle'];
   planning?: PlanningDependencies;
   store?: ContentStore;
@@ -122,9 +134,10 @@ export async function createLocalWorkers(options: {
 }): Promise<LocalWorkers> {
   const config = options.config ?? loadConfig();
   const store = options.store ?? new LocalContentStore(config.storeDir);
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, config });
   const taskQueue = options.taskQueue ?? config.taskQueue;
-  const packs = options.packs.map((p) => withPlannerQueue(p, taskQueue));
+  const packs = servedPacks(options.packs, taskQueue, options.toolQueues ?? 'split');
+  // The catalogs of the packs as served, so routing sends each step to the queue that serves its tool.
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(packs), store, config });
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
   const workers = [
     await createPlannerWorker({

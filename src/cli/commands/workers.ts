@@ -5,25 +5,30 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { TOOL_QUEUES } from '../../config';
 import { cliConfig, parseArg } from '../context';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
 
 const TaskQueue = z.string().trim().min(1).optional();
+const ToolQueuesFlag = z.enum(TOOL_QUEUES).optional();
+const TOOL_QUEUES_HELP = "planner: the packs' tools on the planner's task queue (one worker); split: each pack on its own queue (default: $PLANNER_TOOL_QUEUES or planner)";
 
 export function registerWorkerCommands(program: Command): void {
   const dev = program
     .command('dev')
     .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C; `dev stop` stops the server')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP)
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
+        const toolQueues = parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues;
         quietSdkLogs();
         const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) => console.log(line));
-        const running = await startWorkers(target, config, { taskQueue });
+        const running = await startWorkers(target, config, { taskQueue, toolQueues });
         console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
         console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
         console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}). Ctrl-C to stop.`);
@@ -50,13 +55,15 @@ export function registerWorkerCommands(program: Command): void {
     .command('worker')
     .description('run the planner and tool workers against TEMPORAL_ADDRESS (or --address) until stopped')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP)
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
+        const toolQueues = parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues;
         quietSdkLogs('WARN');
         const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
-        const running = await startWorkers(target, config, { taskQueue }).catch((err: Error) => {
+        const running = await startWorkers(target, config, { taskQueue, toolQueues }).catch((err: Error) => {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
         console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}). Ctrl-C to stop.`);
