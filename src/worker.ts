@@ -18,7 +18,7 @@ import { ToolCatalogs } from './tools/registry';
 import { onQueue, withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
-import { createWastePack } from './tools/waste';
+import { createLazyWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
 
 export interface PlannerWorkerOptions {
@@ -167,14 +167,14 @@ export async function createLocalWorkers(options: {
 }
 
 /**
- * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL), the
- * workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one pack per MCP server
- * configured in planner.config.json (PLANNER_CONFIG overrides the path).
+ * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL; opened by
+ * its first query), the workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one
+ * pack per MCP server configured in planner.config.json (PLANNER_CONFIG overrides the path).
  */
 export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[]> {
   const mcp = await createMcpPacks(loadPlannerConfig(config.configFile, { required: config.configFile !== undefined }));
   return [
-    await createWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
+    createLazyWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
     createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),
     ...mcp,
   ];
