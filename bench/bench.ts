@@ -14,8 +14,8 @@
  * re-planned once) on the default deployment.
  * Prints plans/s, p50/p95 end-to-end latency, history events and bytes per plan, worker peak RSS and where the
  * memory is, the planner/raw ratios per topology and where the planner's time goes; writes results.json and
- * results.svg next to this file. `--before <earlier results.json>` keeps that run's worker memory figures under
- * `memory_before`, to record what a change did.
+ * results.svg next to this file. `--before <file>` copies worker memory figures measured before a change (see
+ * bench/memory-before.json) under `memory_before`, to record what the change did.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +44,7 @@ interface Flags {
   out: string;
   /** The dev server's persistence: a SQLite file in the temporary folder (default) or in memory. */
   db: 'file' | 'memory';
-  /** An earlier results.json whose worker memory figures are copied under `memory_before`. */
+  /** A JSON file of worker memory figures measured before a change, copied under `memory_before`. */
   before?: string;
 }
 
@@ -69,7 +69,7 @@ function parseFlags(argv: string[]): Flags {
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before earlier-results.json]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -491,18 +491,9 @@ function gitCommit(): string {
   }
 }
 
-/** The worker memory figures of an earlier results.json (`--before`), kept next to today's for comparison. */
-function memoryBefore(file: string) {
-  const r = JSON.parse(readFileSync(file, 'utf8')) as { date: string; commit?: string; raw: ReturnType<typeof summarize>; planner: ReturnType<typeof summarize>; ratio: { worker_rss_peak: number } };
-  return {
-    file: path.relative(ROOT, file),
-    date: r.date,
-    commit: r.commit ?? 'unknown',
-    raw_worker_rss_mb: r.raw.worker_rss_mb,
-    planner_worker_rss_mb: r.planner.worker_rss_mb,
-    planner_worker_memory: r.planner.worker_memory,
-    worker_rss_peak_ratio: r.ratio.worker_rss_peak,
-  };
+/** Worker memory figures measured before a change (`--before`, e.g. bench/memory-before.json), kept next to today's. */
+function memoryBefore(file: string): Record<string, unknown> {
+  return { file: path.relative(ROOT, file), ...(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) };
 }
 
 function explain(b: ReturnType<typeof summarize>, p: ReturnType<typeof summarize>) {
