@@ -2,7 +2,8 @@
  * The bench's baseline: the least a Temporal workflow can do for the planner's bench plan — ten no-op activities
  * in two parallel chains of five, each activity taking the ids the previous one of its chain returned. No analysis,
  * planning, critique, state machine, search attributes or budget: what the planner adds on top is what the bench
- * measures against this.
+ * measures against this. `activityQueue` puts the activities on a second task queue (the split-pool topology);
+ * by default they run on the workflow's own queue.
  */
 import { proxyActivities } from '@temporalio/workflow';
 
@@ -10,12 +11,12 @@ export interface BaselineActivities {
   noop(input: { tool: string; ids: string[] }): Promise<{ id: string }[]>;
 }
 
-const { noop } = proxyActivities<BaselineActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3, initialInterval: '1 second' },
-});
-
-export async function baselineWorkflow(input: { branches: string[][] }): Promise<number> {
+export async function baselineWorkflow(input: { branches: string[][]; activityQueue?: string }): Promise<number> {
+  const { noop } = proxyActivities<BaselineActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+    ...(input.activityQueue ? { taskQueue: input.activityQueue } : {}),
+  });
   const chains = input.branches.map(async (chain) => {
     let ids: string[] = [];
     for (const tool of chain) ids = (await noop({ tool, ids })).map((r) => r.id);

@@ -1,53 +1,87 @@
 /**
- * The bench's worker process (spawned by bench/bench.ts, so its RSS is its own): BENCH_MODE=planner runs the planner
- * worker and the bench pack's tool worker (createLocalWorkers, the deterministic planner only); BENCH_MODE=baseline
- * runs one plain Temporal worker with the baseline workflow and its no-op activity. Both load the same prebuilt
- * bundle (BENCH_BUNDLE). Env: TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling.
+ * The bench's worker process (spawned by bench/bench.ts, so its RSS is its own). Both modes load the same prebuilt
+ * bundle (BENCH_BUNDLE) and serve BENCH_TASK_QUEUE; BENCH_TOOLS picks the topology:
+ *   - `planner`: everything on BENCH_TASK_QUEUE, one worker (the default deployment);
+ *   - `split`: the tools on `<queue>-tools` (and the default packs on their own queues), served by tool workers in
+ *     this process.
+ * BENCH_MODE=planner runs what `planner worker` runs (createLocalWorkers with the default tool packs: waste,
+ * workspace, MCP from planner.config.json) plus the bench pack, with the deterministic planner. BENCH_MODE=baseline
+ * runs plain Temporal workers: the baseline workflow, and its no-op activity on the workflow's queue (`planner`) or
+ * on a worker of `<queue>-tools` (`split`).
+ * Env: TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
+ * `memory {json}`: where its memory is (process.memoryUsage, V8 heap, cached workflows).
  */
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createPlanningDependencies } from '../src/activities';
-import { loadConfig } from '../src/config';
+import { loadConfig, type ToolQueues } from '../src/config';
 import { LocalContentStore } from '../src/store/content-store';
 import { createBenchPack } from './bench-pack';
-import { catalogsOf, createLocalWorkers } from '../src/worker';
+import { createLocalWorkers, defaultToolPacks } from '../src/worker';
 import type { BaselineActivities } from './baseline-workflow';
 
+const MB = 2 ** 20;
+
+function memoryReport(workers: readonly Worker[]): Record<string, number> {
+  const m = process.memoryUsage();
+  const heap = v8.getHeapStatistics();
+  const mb = (n: number) => Math.round((n / MB) * 10) / 10;
+  return {
+    rss_mb: mb(m.rss),
+    heap_used_mb: mb(m.heapUsed),
+    heap_total_mb: mb(m.heapTotal),
+    external_mb: mb(m.external),
+    array_buffers_mb: mb(m.arrayBuffers),
+    malloced_mb: mb(heap.malloced_memory),
+    native_contexts: heap.number_of_native_contexts,
+    cached_workflows: workers.reduce((n, w) => n + w.getStatus().numCachedWorkflows, 0),
+  };
+}
+
 async function main() {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  // SIGUSR2 asks for the memory report, so it must not be one of the Runtime's shutdown signals (it is by default).
+  Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: ['SIGINT', 'SIGTERM'] });
   const mode = process.env.BENCH_MODE;
   const taskQueue = process.env.BENCH_TASK_QUEUE!;
+  const toolQueues = process.env.BENCH_TOOLS as ToolQueues;
+  if (toolQueues !== 'planner' && toolQueues !== 'split') throw new Error(`BENCH_TOOLS must be planner or split, not ${toolQueues}`);
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const workflowBundle = { code: readFileSync(process.env.BENCH_BUNDLE!, 'utf8') };
-  let run: () => Promise<unknown>;
+  let workers: Worker[];
   if (mode === 'planner') {
-    const store = new LocalContentStore(process.env.BENCH_STORE_DIR!);
-    // BENCH_TOOLS=colocated serves the no-op tools from the planner's own queue (and worker), as the baseline does.
-    const toolQueue = process.env.BENCH_TOOLS === 'colocated' ? taskQueue : `${taskQueue}-tools`;
-    const packs = [createBenchPack({ taskQueue: toolQueue })];
+    const config = loadConfig({ PLANNER_STORE_DIR: process.env.BENCH_STORE_DIR });
+    const store = new LocalContentStore(config.storeDir);
+    const packs = [createBenchPack({ taskQueue: `${taskQueue}-tools` }), ...(await defaultToolPacks(config))];
     const local = await createLocalWorkers({
       connection,
       namespace: 'default',
       packs,
       taskQueue,
+      toolQueues,
       workflowBundle,
       store,
-      planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig({}), store }),
+      config, // no LLM settings: the deterministic planner
     });
-    run = () => local.run();
+    workers = local.workers;
   } else if (mode === 'baseline') {
     const activities: BaselineActivities = {
       async noop({ tool }) {
         return [{ id: `${tool}-1` }];
       },
     };
-    const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities });
-    run = () => worker.run();
+    workers =
+      toolQueues === 'planner'
+        ? [await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities })]
+        : [
+            await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle }),
+            await Worker.create({ connection, namespace: 'default', taskQueue: `${taskQueue}-tools`, activities }),
+          ];
   } else {
     throw new Error(`BENCH_MODE must be planner or baseline, not ${mode}`);
   }
+  process.on('SIGUSR2', () => console.log(`memory ${JSON.stringify(memoryReport(workers))}`));
   console.log('ready');
-  await run();
+  await Promise.all(workers.map((w) => w.run()));
   await connection.close();
 }
 

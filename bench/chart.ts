@@ -1,4 +1,4 @@
-/** A hand-written SVG of bench/results.json: one small bar chart per figure, baseline vs planner (vs co-located, re-plan). */
+/** A hand-written SVG of bench/results.json: one small bar chart per figure, each planner topology next to its raw baseline. */
 
 interface Side {
   name: string;
@@ -12,15 +12,16 @@ export interface ChartInput {
   date: string;
   machine: { cores: number; cpu: string };
   config: { plans: number; concurrency: number; server_db?: string };
-  ratio: { latency_p50: number; throughput: number };
-  ratio_colocated: { latency_p50: number; throughput: number };
-  baseline: Side;
+  ratio: { latency_p50: number; throughput: number; worker_rss_peak: number };
+  ratio_split: { latency_p50: number; throughput: number; worker_rss_peak: number };
+  raw: Side;
   planner: Side;
-  planner_colocated: Side;
   replan: Side;
+  raw_split: Side;
+  planner_split: Side;
 }
 
-const COLORS = { baseline: '#8c8c8c', planner: '#2f6fdf', colocated: '#2aa876', replan: '#e08a1e' };
+const COLORS = { raw: '#8c8c8c', planner: '#2f6fdf', rawSplit: '#c4c4c4', split: '#2aa876', replan: '#e08a1e' };
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -34,7 +35,7 @@ function panel(x: number, y: number, title: string, bars: { label: string; value
   const w = 210;
   const h = 170;
   const top = Math.max(...bars.map((b) => b.value), limit?.value ?? 0) * 1.15 || 1;
-  const barW = 40;
+  const barW = 30;
   const gap = (w - bars.length * barW) / (bars.length + 1);
   const plotH = h - 40;
   const out = [`<g transform="translate(${x},${y})">`, `<text x="${w / 2}" y="0" text-anchor="middle" font-weight="bold">${esc(title)}</text>`];
@@ -57,24 +58,22 @@ function panel(x: number, y: number, title: string, bars: { label: string; value
 }
 
 export function renderChart(r: ChartInput): string {
-  const two = (pick: (s: Side) => number) => [
-    { label: 'baseline', value: pick(r.baseline), color: COLORS.baseline },
-    { label: 'planner', value: pick(r.planner), color: COLORS.planner },
-  ];
   const all = (pick: (s: Side) => number) => [
-    ...two(pick),
-    { label: 'co-located', value: pick(r.planner_colocated), color: COLORS.colocated },
+    { label: 'raw', value: pick(r.raw), color: COLORS.raw },
+    { label: 'planner', value: pick(r.planner), color: COLORS.planner },
     { label: 're-plan', value: pick(r.replan), color: COLORS.replan },
+    { label: 'raw 2q', value: pick(r.raw_split), color: COLORS.rawSplit },
+    { label: 'split', value: pick(r.planner_split), color: COLORS.split },
   ];
   const panels = [
-    panel(20, 70, 'throughput (plans/s)', all((s) => s.plans_per_s), { value: r.baseline.plans_per_s * 0.75, label: '0.75× target' }),
-    panel(250, 70, 'latency p50 (ms)', all((s) => s.latency_ms.p50), { value: r.baseline.latency_ms.p50 * 1.3, label: '1.3× target' }),
+    panel(20, 70, 'throughput (plans/s)', all((s) => s.plans_per_s), { value: r.raw.plans_per_s * 0.85, label: '0.85× raw' }),
+    panel(250, 70, 'latency p50 (ms)', all((s) => s.latency_ms.p50), { value: r.raw.latency_ms.p50 * 1.2, label: '1.2× raw' }),
     panel(480, 70, 'latency p95 (ms)', all((s) => s.latency_ms.p95)),
     panel(20, 290, 'history per plan (KB)', all((s) => s.history.bytes_per_plan / 1024), { value: 200, label: '200 KB' }),
-    panel(250, 290, 'worker peak RSS (MB)', all((s) => s.worker_rss_mb.peak_mb)),
+    panel(250, 290, 'worker peak RSS (MB)', all((s) => s.worker_rss_mb.peak_mb), { value: r.raw.worker_rss_mb.peak_mb * 1.2, label: '1.2× raw' }),
   ];
   const summary = [
-    `planner / baseline: latency p50 ${r.ratio.latency_p50}×, throughput ${r.ratio.throughput}× · tools co-located: ${r.ratio_colocated.latency_p50}×, ${r.ratio_colocated.throughput}×`,
+    `default / raw: p50 ${r.ratio.latency_p50}×, throughput ${r.ratio.throughput}×, RSS ${r.ratio.worker_rss_peak}× · split / raw 2 queues: ${r.ratio_split.latency_p50}×, ${r.ratio_split.throughput}×, ${r.ratio_split.worker_rss_peak}×`,
     `${r.config.plans} plans each, ${r.config.concurrency} concurrent, server db: ${r.config.server_db ?? '?'}`,
     `${r.date.slice(0, 10)}, ${r.machine.cores} cores, ${r.machine.cpu}`,
   ];
@@ -85,10 +84,11 @@ export function renderChart(r: ChartInput): string {
 ${panels.join('\n')}
 <g transform="translate(480,320)">
 ${summary.slice(1).map((s, i) => `<text x="0" y="${i * 18}" font-size="11" fill="#555">${esc(s.length > 42 ? s.slice(0, 42) + '…' : s)}</text>`).join('\n')}
-<rect x="0" y="50" width="12" height="12" fill="${COLORS.baseline}"/><text x="18" y="60" font-size="11">baseline: bench/baseline-workflow.ts</text>
-<rect x="0" y="70" width="12" height="12" fill="${COLORS.planner}"/><text x="18" y="80" font-size="11">planner: planningWorkflow, ranking</text>
-<rect x="0" y="90" width="12" height="12" fill="${COLORS.colocated}"/><text x="18" y="100" font-size="11">planner, tools on its own queue</text>
-<rect x="0" y="110" width="12" height="12" fill="${COLORS.replan}"/><text x="18" y="120" font-size="11">planner, one step fails once</text>
+<rect x="0" y="50" width="12" height="12" fill="${COLORS.raw}"/><text x="18" y="60" font-size="11">raw: activities on its queue</text>
+<rect x="0" y="70" width="12" height="12" fill="${COLORS.planner}"/><text x="18" y="80" font-size="11">planner, default (one queue)</text>
+<rect x="0" y="90" width="12" height="12" fill="${COLORS.replan}"/><text x="18" y="100" font-size="11">planner, one step fails once</text>
+<rect x="0" y="110" width="12" height="12" fill="${COLORS.rawSplit}"/><text x="18" y="120" font-size="11">raw: activities on a 2nd queue</text>
+<rect x="0" y="130" width="12" height="12" fill="${COLORS.split}"/><text x="18" y="140" font-size="11">planner, tools on a 2nd queue</text>
 </g>
 </svg>
 `;

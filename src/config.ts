@@ -59,8 +59,19 @@ export interface TemporalSettings {
   env: Readonly<Record<string, string>>;
 }
 
+/**
+ * Where the worker serves the tools of its packs: `planner` (the default) on the planner's own task queue, so each
+ * step is an activity on the workflow's queue and Temporal can hand it straight back to the same worker (eager
+ * dispatch), as a plain Temporal worker runs its activities; `split` on each pack's own queue, for pools of tool
+ * workers scaled (or placed) apart from the planner.
+ */
+export type ToolQueues = 'planner' | 'split';
+export const TOOL_QUEUES = ['planner', 'split'] as const satisfies readonly ToolQueues[];
+
 export interface PlannerConfig {
   taskQueue: string;
+  /** PLANNER_TOOL_QUEUES: the built-in and configured packs' tools on the planner's queue, or split into pools. */
+  toolQueues: ToolQueues;
   /** Undefined when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: the deterministic planner is used. */
   llm: LlmConfig | undefined;
   /** The providers tried in order (the first is `llm`); empty when no LLM is configured. */
@@ -122,6 +133,7 @@ const DurationString = z
 /** Settings read whatever else is configured. */
 const PlannerEnvSchema = z.object({
   PLANNER_TASK_QUEUE: z.string().max(1000).default(DEFAULT_TASK_QUEUE),
+  PLANNER_TOOL_QUEUES: z.enum(TOOL_QUEUES).default('planner'),
   PLANNER_STORE_DIR: FilePath.optional(),
   PLANNER_CACHE_DIR: FilePath.optional(),
   PLANNER_WORKSPACE_ROOT: FilePath.optional(),
@@ -176,6 +188,7 @@ export const CONFIG_VARIABLES = [...Object.keys(PlannerEnvSchema.shape), ...Obje
 
 const HINTS: Record<VariableName, string> = {
   PLANNER_TASK_QUEUE: 'Set PLANNER_TASK_QUEUE to a task queue name of at most 1000 characters, or unset it (default durable-planner).',
+  PLANNER_TOOL_QUEUES: 'Set PLANNER_TOOL_QUEUES to planner (tools on the planner\'s task queue) or split (each pack on its own queue), or unset it (default planner).',
   PLANNER_STORE_DIR: 'Set PLANNER_STORE_DIR to a folder path, or unset it (default .planner/store).',
   PLANNER_CACHE_DIR: 'Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache).',
   PLANNER_WORKSPACE_ROOT: 'Set PLANNER_WORKSPACE_ROOT to a folder path, or unset it (default: the current folder).',
@@ -276,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
   const llmProviders = Object.freeze(loadLlmProviders(env));
   return Object.freeze({
     taskQueue: values.PLANNER_TASK_QUEUE,
+    toolQueues: values.PLANNER_TOOL_QUEUES,
     llm: firstProvider(llmProviders),
     llmProviders,
     planCache: Object.freeze({ ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration), maxEntries: values.PLANNER_PLAN_CACHE_MAX_ENTRIES }),

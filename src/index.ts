@@ -5,11 +5,11 @@
 
 // Running the planner: as a plugin of your own worker, or as ready-made workers.
 export { plannerPlugin, type PlannerPluginOptions } from './planner-plugin';
-export { catalogsOf, createLocalWorkers, createPlannerWorker, createToolWorkers, type LocalWorkers, type PlannerWorkerOptions } from './worker';
-export { DEFAULT_TASK_QUEUE } from './config';
+export { catalogsOf, createLocalWorkers, createPlannerWorker, createToolWorkers, servedPacks, type LocalWorkers, type PlannerWorkerOptions } from './worker';
+export { DEFAULT_TASK_QUEUE, type ToolQueues } from './config';
 
 // Your own tools: a catalog the planner plans with, chosen per run by `request.tool_catalog`.
-export { defineTool, defineToolPack, type ToolDefinitionInput } from './tools/define-tool';
+export { defineTool, defineToolPack, onQueue, type ToolDefinitionInput } from './tools/define-tool';
 export type { ToolContext, ToolImplementation, ToolOutput, ToolPack } from './tools/tool';
 export { pathParam, type ToolSpec } from './domain/tool-spec';
 export { LocalContentStore, type ContentStore } from './store/content-store';

@@ -1,23 +1,25 @@
 /**
  * The planner's workers, as `planner worker`, `planner dev`, the demo and the tests create them:
- *   - the planner worker: the workflows and the planning activities, on PLANNER_TASK_QUEUE;
- *   - one tool worker per task queue of the tool packs it serves, each running `executeStep`.
- * Production can run them as separate pools; routing sends each step to its tool's queue either way.
+ *   - the planner worker: the workflows, the planning activities and the tools on PLANNER_TASK_QUEUE;
+ *   - one tool worker per other task queue of the tool packs it serves, each running `executeStep`.
+ * By default (PLANNER_TOOL_QUEUES=planner) every tool is on the planner's queue, so there is one worker, as in a
+ * plain Temporal deployment; `split` keeps each pack on its own queue, for pools scaled apart. Routing sends each
+ * step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
-import { loadConfig, type PlannerConfig } from './config';
+import { loadConfig, type PlannerConfig, type ToolQueues } from './config';
 import type { ContentStore } from './store/content-store';
 import { openStorage } from './store/storage';
 import type { IdempotencyLedger } from './tools/idempotency';
 import { ToolCatalogs } from './tools/registry';
-import { withPlannerQueue } from './tools/define-tool';
+import { onQueue, withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
-import { createWastePack } from './tools/waste';
+import { createLazyWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
 
 export interface PlannerWorkerOptions {
@@ -126,12 +128,23 @@ export interface LocalWorkers {
   close(): Promise<void>;
 }
 
+/**
+ * The packs as a planner on `taskQueue` serves them: with `planner`, every tool on that queue except an isolated
+ * pack's (MCP servers keep their own queues); with `split`, each tool on its own queue (tools defined without one
+ * still join the planner's, see withPlannerQueue).
+ */
+export function servedPacks(packs: readonly ToolPack[], taskQueue: string, toolQueues: ToolQueues): ToolPack[] {
+  return packs.map((p) => (toolQueues === 'planner' && !p.isolated ? onQueue(p, taskQueue) : withPlannerQueue(p, taskQueue)));
+}
+
 /** The planner worker and the tool workers of `packs` in this process, sharing one connection. */
 export async function createLocalWorkers(options: {
   connection: NativeConnection;
   namespace: string;
   packs: ToolPack[];
   taskQueue?: string;
+  /** Where the packs' tools are served (see servedPacks); default `split`: each tool on the queue its pack gives it. */
+  toolQueues?: ToolQueues;
   workflowBundle?: WorkerOptions['workflowBundle'];
   planning?: PlanningDependencies;
   /** With its ledger beside it (or planning's); default: openStorage(config), closed by close(). */
@@ -144,9 +157,10 @@ export async function createLocalWorkers(options: {
   const config = options.config ?? loadConfig();
   const opened = options.store ? undefined : openStorage(config);
   const store = options.store ?? opened!.store;
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store, ...(opened ? { ledger: opened.ledger } : {}), config });
   const taskQueue = options.taskQueue ?? config.taskQueue;
-  const packs = options.packs.map((p) => withPlannerQueue(p, taskQueue));
+  const packs = servedPacks(options.packs, taskQueue, options.toolQueues ?? 'split');
+  // The catalogs of the packs as served, so routing sends each step to the queue that serves its tool.
+  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(packs), store, ...(opened ? { ledger: opened.ledger } : {}), config });
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
   const workers = [
     await createPlannerWorker({
@@ -220,14 +234,14 @@ function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImp
 }
 
 /**
- * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL), the
- * workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one pack per MCP server
- * configured in planner.config.json (PLANNER_CONFIG overrides the path).
+ * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL; opened by
+ * its first query), the workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one
+ * pack per MCP server configured in planner.config.json (PLANNER_CONFIG overrides the path).
  */
 export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[]> {
   const mcp = await createMcpPacks(loadPlannerConfig(config.configFile, { required: config.configFile !== undefined }));
   return [
-    await createWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
+    createLazyWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
     createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),
     ...mcp,
   ];

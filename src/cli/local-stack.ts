@@ -4,7 +4,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { PlannerConfig } from '../config';
+import type { PlannerConfig, ToolQueues } from '../config';
 import { ensureLocalDevServer, type LocalDevServer } from '../dev/temporal-server';
 import { prometheusTelemetry } from '../telemetry/metrics';
 import { tracingFromConfig, tracingPlugins } from '../telemetry/tracing';
@@ -53,11 +53,14 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-/** Registers missing search attributes, then creates the planner worker and the default tool packs' workers. */
+/**
+ * Registers missing search attributes, then creates the planner worker serving the default tool packs: on its own
+ * queue (config.toolQueues `planner`, the default), or with a tool worker per pack queue (`split`).
+ */
 export async function startWorkers(
   target: TemporalTarget,
   config: PlannerConfig,
-  options: { taskQueue?: string; warn?: (line: string) => void } = {},
+  options: { taskQueue?: string; toolQueues?: ToolQueues; warn?: (line: string) => void } = {},
 ): Promise<RunningWorkers> {
   const admin = await Connection.connect(target.connectionOptions);
   try {
@@ -72,6 +75,7 @@ export async function startWorkers(
     namespace: target.namespace,
     packs: await defaultToolPacks(config),
     taskQueue: options.taskQueue,
+    toolQueues: options.toolQueues ?? config.toolQueues,
     config,
     plugins: tracingPlugins(tracing),
   });

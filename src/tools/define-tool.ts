@@ -61,6 +61,11 @@ export function defineToolPack(catalog: string, tools: ToolImplementation[], clo
   return { catalog, tools, close };
 }
 
+/** The same pack with every tool served from `queue` (and optionally wrapped, e.g. by tests to count or fail calls). */
+export function onQueue(pack: ToolPack, queue: string, wrap: (tool: ToolImplementation) => ToolImplementation = (t) => t): ToolPack {
+  return { ...pack, tools: pack.tools.map((t) => wrap({ ...t, spec: { ...t.spec, task_queue: queue } })) };
+}
+
 /** The pack as served by a planner on `taskQueue`: its tools defined without a queue of their own move there. */
 export function withPlannerQueue(pack: ToolPack, taskQueue: string): ToolPack {
   const tools = pack.tools.map((t) => (onPlannerQueue.has(t) ? { ...t, spec: { ...t.spec, task_queue: taskQueue } } : t));

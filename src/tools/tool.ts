@@ -58,6 +58,11 @@ export interface ToolPack {
   unavailable?: PlannerError;
   /** With `unavailable`: the working pack once a background retry succeeds; null when the pack was closed first. */
   recovered?: Promise<ToolPack | null>;
+  /**
+   * Served on its own task queue even when the packs' tools join the planner's (PLANNER_TOOL_QUEUES=planner): an
+   * external server (MCP) whose crash, hang or late start must not reach the planner's worker.
+   */
+  isolated?: boolean;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The planner and its tool workers in the test process, on queues of their own so concurrent tests never take each
- * other's tasks: the waste pack's tools are re-pointed at a unique tool queue.
+ * other's tasks: the waste pack's tools are re-pointed at a unique tool queue (or, with `toolQueues: 'planner'`,
+ * served on the planner's unique queue, as the default deployment serves them).
  */
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -9,19 +10,17 @@ import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@t
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
-import { loadConfig } from '../../src/config';
+import { loadConfig, type ToolQueues } from '../../src/config';
 import { LocalContentStore } from '../../src/store/content-store';
 import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
-import { catalogsOf, createLocalWorkers, type LocalWorkers } from '../../src/worker';
+import { onQueue } from '../../src/tools/define-tool';
+import { catalogsOf, createLocalWorkers, servedPacks, type LocalWorkers } from '../../src/worker';
 import { connectClient, testAddress, uniqueTaskQueue, workflowBundle } from './temporal';
 
 let runtimeInstalled = false;
 
-/** The same pack with every tool served from `queue` (and optionally wrapped, e.g. to count or fail calls). */
-export function onQueue(pack: ToolPack, queue: string, wrap: (tool: ToolImplementation) => ToolImplementation = (t) => t): ToolPack {
-  return { ...pack, tools: pack.tools.map((t) => wrap({ ...t, spec: { ...t.spec, task_queue: queue } })) };
-}
+export { onQueue } from '../../src/tools/define-tool';
 
 export interface TestPlanner extends LocalWorkers {
   taskQueue: string;
@@ -40,6 +39,7 @@ export async function startTestPlanner(
     env?: NodeJS.ProcessEnv;
     /** Worker plugins (e.g. tracing's); their workflow interceptors need the workflows bundled now, not prebuilt. */
     plugins?: WorkerOptions['plugins'];
+    toolQueues?: ToolQueues;
   } = {},
 ): Promise<TestPlanner> {
   if (!runtimeInstalled) {
@@ -48,7 +48,7 @@ export async function startTestPlanner(
   }
   const taskQueue = uniqueTaskQueue(options.prefix ?? 'planner');
   const toolQueue = `${taskQueue}-tools`;
-  const packs = [onQueue(pack, toolQueue, options.wrap)];
+  const packs = servedPacks([onQueue(pack, toolQueue, options.wrap)], taskQueue, options.toolQueues ?? 'split');
   const connection = await NativeConnection.connect({ address: testAddress() });
   const storeDir = mkdtempSync(path.join(os.tmpdir(), 'planner-store-'));
   const store = new LocalContentStore(storeDir);

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { MetricsPortSchema, type PlannerConfig } from '../../config';
+import { MetricsPortSchema, TOOL_QUEUES, type PlannerConfig } from '../../config';
 import { cliConfig, parseArg } from '../context';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
@@ -38,6 +38,8 @@ function collectGarbagePeriodically(config: PlannerConfig, retentionMs: number):
 }
 
 const TaskQueue = z.string().trim().min(1).optional();
+const ToolQueuesFlag = z.enum(TOOL_QUEUES).optional();
+const TOOL_QUEUES_HELP = "planner: the packs' tools on the planner's task queue (one worker); split: each pack on its own queue (default: $PLANNER_TOOL_QUEUES or planner)";
 
 /** `--metrics-port`, else PLANNER_METRICS_PORT, else none. */
 function metricsPort(flag: unknown, config: PlannerConfig): number | undefined {
@@ -54,14 +56,16 @@ export function registerWorkerCommands(program: Command): void {
     .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C; `dev stop` stops the server')
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
+    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP)
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
+        const toolQueues = parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues;
         const port = metricsPort(opts.metricsPort, config);
         quietSdkLogs('ERROR', port);
         const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) => console.log(line));
-        const running = await startWorkers(target, config, { taskQueue });
+        const running = await startWorkers(target, config, { taskQueue, toolQueues });
         console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
         console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
         console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
@@ -90,15 +94,17 @@ export function registerWorkerCommands(program: Command): void {
     .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .option('--gc-older-than <duration>', 'also run `planner gc --older-than <duration>` at start and every 6 hours, e.g. 30d')
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
+    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP)
     .action(
       action(async (opts) => {
         const config = cliConfig();
         const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
         const retentionMs = opts.gcOlderThan === undefined ? undefined : parseArg(RetentionSchema, opts.gcOlderThan, '--gc-older-than');
+        const toolQueues = parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues;
         const port = metricsPort(opts.metricsPort, config);
         quietSdkLogs('WARN', port);
         const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
-        const running = await startWorkers(target, config, { taskQueue }).catch((err: Error) => {
+        const running = await startWorkers(target, config, { taskQueue, toolQueues }).catch((err: Error) => {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
         console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);

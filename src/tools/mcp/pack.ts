@@ -155,7 +155,7 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
         },
       };
     });
-    return { catalog: server, tools, connection, close: () => connection.close() };
+    return { catalog: server, tools, connection, isolated: true, close: () => connection.close() };
   } catch (err) {
     await connection.close();
     throw err;
@@ -183,7 +183,7 @@ export async function createMcpPacks(config: PlannerConfig, options: { log?: (me
         const connection = new McpConnection(name, server);
         await connection.close();
         const later = startInBackground(name, server, retry, log);
-        return { catalog: name, tools: [], connection, unavailable, recovered: later.recovered, close: later.stop } satisfies McpPack;
+        return { catalog: name, tools: [], connection, unavailable, recovered: later.recovered, isolated: true, close: later.stop } satisfies McpPack;
       }
     }),
   );

@@ -14,6 +14,8 @@ const path = require('node:path');
 const crypto = require('node:crypto');
 const { PGlite } = require(workerData.entry);
 let pg;
+// PostgreSQL's default 128 MB of shared buffers would all become resident WASM memory; the demo data needs little.
+const SETTINGS = { postgresqlconf: ['shared_buffers = 16MB'] };
 
 async function saveImage(file) {
   const blob = await pg.dumpDataDir('gzip');
@@ -27,18 +29,18 @@ async function init() {
   const { dataDir, image } = workerData;
   if (dataDir) {
     fs.mkdirSync(dataDir, { recursive: true });
-    pg = await PGlite.create(dataDir);
+    pg = await PGlite.create(dataDir, SETTINGS);
     return { cached_image: false };
   }
   if (image && fs.existsSync(image)) {
     try {
-      pg = await PGlite.create({ loadDataDir: new Blob([fs.readFileSync(image)]) });
+      pg = await PGlite.create({ loadDataDir: new Blob([fs.readFileSync(image)]), ...SETTINGS });
       return { cached_image: true };
     } catch {
       fs.rmSync(image, { force: true }); // a broken cache file: start fresh and write it again
     }
   }
-  pg = await PGlite.create();
+  pg = await PGlite.create(SETTINGS);
   if (image) await saveImage(image).catch(() => undefined); // the cache is an optimisation only
   return { cached_image: false };
 }
