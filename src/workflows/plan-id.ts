@@ -4,13 +4,14 @@
  * replayed on a worker with another tracing setting would get another id. Newer runs take the bytes from their first
  * run id: the same on every replay, whatever the worker's interceptors.
  */
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import { uuidv7 } from '../domain/ids';
 
-const PLAN_ID_PATCH = 'plan-id-from-first-run-id';
+/** Checked once when the workflow starts, with the other patches (planning.ts). */
+export const PLAN_ID_PATCH = 'plan-id-from-first-run-id';
 
-export function newPlanId(): string {
-  const bytes = patched(PLAN_ID_PATCH)
+export function newPlanId(fromRunId: boolean): string {
+  const bytes = fromRunId
     ? Uint8Array.from(workflowInfo().firstExecutionRunId.replace(/-/g, '').slice(-20).match(/../g)!, (h) => parseInt(h, 16))
     : Uint8Array.from({ length: 10 }, () => Math.floor(Math.random() * 256));
   return uuidv7(Date.now(), bytes);

@@ -21,6 +21,7 @@ import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
 import { countPlan, observedStage } from './observability';
 import { checkProgressRequest } from './progress';
+import { PLAN_ID_PATCH } from './plan-id';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
 
@@ -54,7 +55,7 @@ function historyIsLong(run: PlanningRun): boolean {
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
   const lean = patched(LEAN_PLANNING_PATCH);
-  const run = PlanningRun.of(input, lean, patched(BOUNDED_STATE_PATCH));
+  const run = PlanningRun.of(input, lean, patched(BOUNDED_STATE_PATCH), patched(PLAN_ID_PATCH));
   setHandler(messages.getStateQuery, () => run.state);
   setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), { validator: (a) => void checkAnswer(run.state, a) });
   setHandler(messages.answerClarificationSignal, (a) => run.answerBySignal(a));

@@ -28,12 +28,13 @@ export class PlanningRun {
     readonly lean: boolean,
     /** On the BOUNDED_STATE_PATCH path: old versions archived, audit trimmed, rejections capped. */
     readonly bounded = false,
+    readonly planIdFromRunId = false,
     readonly progress = new ProgressLog(state),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
-  static of(input: PlanningWorkflowInput, lean: boolean, bounded = false): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), lean, bounded);
+  static of(input: PlanningWorkflowInput, lean: boolean, bounded = false, planIdFromRunId = false): PlanningRun {
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), lean, bounded, planIdFromRunId);
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
@@ -156,7 +157,7 @@ export class PlanningRun {
 
   /** The plan id of every version of this run, made once (./plan-id). */
   planId(): string {
-    return (this.state.plan_id ??= newPlanId());
+    return (this.state.plan_id ??= newPlanId(this.planIdFromRunId));
   }
 
   recordPlan(version: PlanVersionRecord): void {
