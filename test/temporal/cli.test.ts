@@ -23,6 +23,8 @@ afterAll(async () => {
   await planner?.stop();
   await pack?.close();
 });
+// Each test drives a dozen CLI processes (a Node start each): minutes on a busy 2-core machine.
+jest.setTimeout(300_000);
 
 test('start a vague goal, find it waiting, answer it, show the plan tree and JSON, read the decision history', async () => {
   const id = `cli-${planner.taskQueue}`;
