@@ -282,13 +282,7 @@ export interface ResultStepView {
 }
 
 /** A step as `planner result` reads it: where its data is (inline or by ref) and whether a later step consumes it. */
-export interface ResultSource {
-  number: number;
-  id: string;
-  tool: string | null;
-  status: string;
-  items: number | null;
-  ref: string | null;
+export interface ResultSource extends Omit<ResultStepView, 'data'> {
   inline?: unknown;
   /** No other step depends on it: its data is part of the run's answer. */
   final: boolean;

@@ -43,7 +43,7 @@ export class TemporalBinaryMissingError extends Error {
   }
 }
 
-function isExecutable(file: string): boolean {
+export function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;

@@ -9,10 +9,11 @@
  * `TEST_BROWSER=packaged` skips the system's Chromium (to try the packaged build on a machine that has one).
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { projectRoot } from '../../src/project-root';
+import { isExecutable } from '../../src/dev/temporal-binaries';
 
 const PACKAGE = '@sparticuz/chromium';
 
@@ -24,14 +25,6 @@ export interface BrowserExecutable {
   source: 'CHROMIUM_PATH' | 'PATH' | typeof PACKAGE;
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
