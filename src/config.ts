@@ -12,6 +12,7 @@ import path from 'node:path';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from './domain/errors';
+import type { LlmSettings } from './domain/llm-settings';
 import { projectRoot } from './project-root';
 
 export const DEFAULT_TASK_QUEUE = 'durable-planner';
@@ -20,6 +21,7 @@ export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT = '5s';
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+export const DEFAULT_LLM_ATTEMPTS = 3;
 
 /** Any chat-completions provider (OpenAI, OpenRouter, Ollama, vLLM): OPENAI_BASE_URL picks it, OPENAI_API_KEY authenticates. */
 export interface LlmConfig {
@@ -28,6 +30,10 @@ export interface LlmConfig {
   apiKey?: string;
   model: string;
   timeoutMs: number;
+  /** json_schema (structured outputs, the default) or json_object: how replies are asked to be JSON. */
+  responseFormat?: 'json_schema' | 'json_object';
+  /** Temperature, max output tokens and attempts for every call unless a run's options say otherwise. */
+  defaults?: LlmSettings;
 }
 
 export interface TemporalSettings {
@@ -107,6 +113,10 @@ const LlmEnvSchema = z.object({
   OPENAI_API_KEY: z.string().max(4096).optional(),
   PLANNER_MODEL: z.string().max(200).regex(/^\S+$/, 'must not contain spaces').default(DEFAULT_MODEL),
   PLANNER_LLM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(DEFAULT_TIMEOUT_MS),
+  PLANNER_LLM_RESPONSE_FORMAT: z.enum(['json_schema', 'json_object']).default('json_schema'),
+  PLANNER_LLM_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
+  PLANNER_LLM_MAX_TOKENS: z.coerce.number().int().min(16).max(200_000).optional(),
+  PLANNER_LLM_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(DEFAULT_LLM_ATTEMPTS),
 });
 
 type VariableName = keyof typeof PlannerEnvSchema.shape | keyof typeof LlmEnvSchema.shape;
@@ -133,6 +143,10 @@ const HINTS: Record<VariableName, string> = {
   OPENAI_API_KEY: 'Set OPENAI_API_KEY to the provider key, or unset it for a local server.',
   PLANNER_MODEL: 'Set PLANNER_MODEL to a model id such as gpt-4o-mini, or unset it.',
   PLANNER_LLM_TIMEOUT_MS: 'Set PLANNER_LLM_TIMEOUT_MS to whole milliseconds from 1000 to 600000, or unset it (default 60000).',
+  PLANNER_LLM_RESPONSE_FORMAT: 'Set PLANNER_LLM_RESPONSE_FORMAT to json_schema (structured outputs) or json_object, or unset it (default json_schema).',
+  PLANNER_LLM_TEMPERATURE: 'Set PLANNER_LLM_TEMPERATURE to a number from 0 to 2, or unset it (each prompt keeps its own temperature).',
+  PLANNER_LLM_MAX_TOKENS: 'Set PLANNER_LLM_MAX_TOKENS to whole tokens from 16 to 200000, or unset it (the provider decides).',
+  PLANNER_LLM_ATTEMPTS: 'Set PLANNER_LLM_ATTEMPTS to a whole number from 1 to 10, or unset it (default 3).',
 };
 
 /** Parses the variables of `schema` from `env`, blank as unset; throws PLAN-006 with the hints of the bad ones. */
@@ -153,6 +167,12 @@ function loadLlmConfig(env: NodeJS.ProcessEnv): LlmConfig | undefined {
     ...(values.OPENAI_API_KEY === undefined ? {} : { apiKey: values.OPENAI_API_KEY }),
     model: values.PLANNER_MODEL,
     timeoutMs: values.PLANNER_LLM_TIMEOUT_MS,
+    responseFormat: values.PLANNER_LLM_RESPONSE_FORMAT,
+    defaults: Object.freeze({
+      attempts: values.PLANNER_LLM_ATTEMPTS,
+      ...(values.PLANNER_LLM_TEMPERATURE === undefined ? {} : { temperature: values.PLANNER_LLM_TEMPERATURE }),
+      ...(values.PLANNER_LLM_MAX_TOKENS === undefined ? {} : { max_tokens: values.PLANNER_LLM_MAX_TOKENS }),
+    }),
   });
 }
 

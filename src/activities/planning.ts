@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
 import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
+import { LlmSettingsSchema } from '../domain/llm-settings';
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
@@ -48,6 +49,7 @@ const GenerateInputSchema = z.object({
   /** The run's budget now (raised limits included); the planner plans within its limits, not the request's originals. */
   budget: ToolBudgetSchema.optional(),
   trim_to_budget: z.boolean().default(false),
+  llm: LlmSettingsSchema.optional(),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -55,7 +57,10 @@ const PlanCheckInputSchema = z.object({
   plan: PlanSchema,
   request: PlanningRequestSchema,
   budget: ToolBudgetSchema.optional(),
+  llm: LlmSettingsSchema.optional(),
 });
+
+const AnalyzeInputSchema = z.object({ request: PlanningRequestSchema, llm: LlmSettingsSchema.optional() });
 export type PlanCheckInput = z.input<typeof PlanCheckInputSchema>;
 
 const GatekeeperInputSchema = z.object({
@@ -177,24 +182,24 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
   return {
     /** Says which analyzer ran (`analyzer`), so the run budgets LLM calls ahead only when one may be made. */
-    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules' }> => {
-      const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
+    analyzeRequirements: withPlannerFailures(async (input: z.input<typeof AnalyzeInputSchema>): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules' }> => {
+      const { request, llm } = parseInput(AnalyzeInputSchema, input, 'analyzeRequirements');
       await checkedWorkspaceRoot(request, deps.workspaceRoots); // refuse a root the worker does not allow before any LLM call
       const catalog = deps.catalogs.get(request.tool_catalog);
       const { analyzer } = pick(request);
-      const result = await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => analyzer.analyze({ request, catalog })));
+      const result = await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => analyzer.analyze({ request, catalog, ...(llm ? { llm } : {}) })));
       return { ...result, analyzer: analyzer.kind };
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking' }> => {
-      const { requirements, stamp, refinement, budget, trim_to_budget, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const { requirements, stamp, refinement, budget, trim_to_budget, llm, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
       const root = await checkedWorkspaceRoot(request, deps.workspaceRoots);
       const workspace = planner.kind === 'llm' && root !== undefined ? await workspaceContext(request, root) : undefined;
-      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget }));
+      const generated = await chargingEveryCall(deps.ledger, () => planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget, ...(llm ? { llm } : {}) }));
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       const issues = checkPlan(result.plan, { catalog, constraints: request.constraints });
@@ -203,9 +208,9 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     }),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {
-      const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
+      const { plan, request, budget, llm } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      const context = { request, catalog, budget: budgetOf(request, budget) };
+      const context = { request, catalog, budget: budgetOf(request, budget), ...(llm ? { llm } : {}) };
       return await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => runCritics(critics(request), plan as Plan, context)));
     }),
 

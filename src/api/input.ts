@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { LlmSettingsSchema } from '../domain/llm-settings';
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
 import type { PlanningState } from './state';
 
@@ -35,6 +36,8 @@ export const PlanningOptionsSchema = z
      * does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing, saying what it needs.
      */
     trim_to_budget: z.boolean(),
+    /** This run's LLM settings (temperature, max_tokens, attempts, timeout_ms); unset ones come from the worker's configuration. */
+    llm: LlmSettingsSchema.optional(),
   })
   .strict();
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;

@@ -7,8 +7,10 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import { LlmCallError } from '../domain/errors';
 import type { LlmCallUsage } from '../planners/types';
 import type { LlmConfig } from '../config';
+import type { LlmSettings } from '../domain/llm-settings';
 import { costOf } from './prices';
 import { recordLlmCall } from './usage-recorder';
+import { isSchemaRefusal, providerKey, rememberSchemaRefused, responseFormatFor, type ReplySchema, type ResponseFormatMode } from './structured-output';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -19,6 +21,12 @@ export interface CompleteOptions {
   temperature: number;
   /** Ask for a JSON object (response_format json_object); the messages must then mention JSON. */
   json?: boolean;
+  /** Ask for JSON of this schema (response_format json_schema; json_object for providers that refuse schemas). */
+  schema?: ReplySchema;
+  /** Cap on the reply's tokens (max_tokens); the provider's default when unset. */
+  maxTokens?: number;
+  /** This call's timeout instead of the client's. */
+  timeoutMs?: number;
 }
 
 export interface Completion {
@@ -31,12 +39,17 @@ const NO_KEY = 'no-key';
 
 export class LlmClient {
   readonly model: string;
+  /** The worker's settings for every call (PLANNER_LLM_*); a run's options override them. */
+  readonly defaults: LlmSettings;
   private readonly openai: OpenAI;
   private readonly baseURL: string;
   private readonly timeoutMs: number;
+  private readonly responseFormat: ResponseFormatMode;
 
   constructor(config: LlmConfig) {
     this.model = config.model;
+    this.responseFormat = config.responseFormat ?? 'json_schema';
+    this.defaults = config.defaults ?? {};
     this.baseURL = config.baseURL;
     this.timeoutMs = config.timeoutMs;
     this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0 });
@@ -46,15 +59,26 @@ export class LlmClient {
   async complete(messages: readonly ChatMessage[], options: CompleteOptions): Promise<Completion> {
     let response: OpenAI.Chat.Completions.ChatCompletion;
     const started = Date.now();
+    const provider = providerKey(this.baseURL, this.model);
+    const format = options.json || options.schema ? responseFormatFor(provider, this.responseFormat, options.schema) : undefined;
     try {
-      response = await this.openai.chat.completions.create({
-        model: this.model,
-        messages: [...messages],
-        temperature: options.temperature,
-        ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
-      });
+      response = await this.openai.chat.completions.create(
+        {
+          model: this.model,
+          messages: [...messages],
+          temperature: options.temperature,
+          ...(format ? { response_format: format } : {}),
+          ...(options.maxTokens ? { max_tokens: options.maxTokens } : {}),
+        },
+        options.timeoutMs ? { timeout: options.timeoutMs } : undefined,
+      );
     } catch (error) {
-      throw this.toLlmCallError(error, Date.now() - started);
+      if (format?.type === 'json_schema' && isSchemaRefusal(error)) {
+        // Refused, not answered: nothing to charge. This provider gets json_object from now on.
+        rememberSchemaRefused(provider);
+        return await this.complete(messages, options);
+      }
+      throw this.toLlmCallError(error, Date.now() - started, options.timeoutMs);
     }
     const choice = response.choices[0];
     if (!choice) {
@@ -82,13 +106,13 @@ export class LlmClient {
   }
 
   /** Rate limits, server faults, timeouts and lost connections are retryable; a request the provider refuses is not. */
-  private toLlmCallError(error: unknown, elapsedMs: number): unknown {
+  private toLlmCallError(error: unknown, elapsedMs: number, timeoutMs = this.timeoutMs): unknown {
     // Not every fetch lets the SDK tell its own timeout from a lost connection (it then reports a plain connection
     // error), so a connection error at the deadline counts as the timeout it is.
-    if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= this.timeoutMs)) {
-      return new LlmCallError(`LLM call to ${this.baseURL} timed out after ${this.timeoutMs} ms`, {
+    if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= timeoutMs)) {
+      return new LlmCallError(`LLM call to ${this.baseURL} timed out after ${timeoutMs} ms`, {
         retryable: true,
-        details: { ...this.where(), timeout_ms: this.timeoutMs },
+        details: { ...this.where(), timeout_ms: timeoutMs },
         cause: error,
       });
     }

@@ -154,12 +154,28 @@ describe('llm', () => {
       apiKey: 'sk-test',
       model: DEFAULT_MODEL,
       timeoutMs: DEFAULT_TIMEOUT_MS,
+      responseFormat: 'json_schema',
+      defaults: { attempts: 3 },
     });
   });
 
   test('accepts a keyless local server and all settings', () => {
-    const env = { OPENAI_BASE_URL: 'http://localhost:11434/v1/', PLANNER_MODEL: 'llama3.1:8b', PLANNER_LLM_TIMEOUT_MS: '90000' };
-    expect(loadConfig(env).llm).toEqual({ baseURL: 'http://localhost:11434/v1', model: 'llama3.1:8b', timeoutMs: 90_000 });
+    const env = {
+      OPENAI_BASE_URL: 'http://localhost:11434/v1/',
+      PLANNER_MODEL: 'llama3.1:8b',
+      PLANNER_LLM_TIMEOUT_MS: '90000',
+      PLANNER_LLM_RESPONSE_FORMAT: 'json_object',
+      PLANNER_LLM_TEMPERATURE: '0.3',
+      PLANNER_LLM_MAX_TOKENS: '800',
+      PLANNER_LLM_ATTEMPTS: '2',
+    };
+    expect(loadConfig(env).llm).toEqual({
+      baseURL: 'http://localhost:11434/v1',
+      model: 'llama3.1:8b',
+      timeoutMs: 90_000,
+      responseFormat: 'json_object',
+      defaults: { attempts: 2, temperature: 0.3, max_tokens: 800 },
+    });
   });
 
   test.each([
@@ -168,6 +184,10 @@ describe('llm', () => {
     [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TIMEOUT_MS: 'soon' }, 'PLANNER_LLM_TIMEOUT_MS', '600000'],
     [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TIMEOUT_MS: '5' }, 'PLANNER_LLM_TIMEOUT_MS', '1000'],
     [{ OPENAI_API_KEY: 'k', PLANNER_MODEL: 'gpt 4o' }, 'PLANNER_MODEL', 'gpt-4o-mini'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_RESPONSE_FORMAT: 'yaml' }, 'PLANNER_LLM_RESPONSE_FORMAT', 'json_object'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TEMPERATURE: '3' }, 'PLANNER_LLM_TEMPERATURE', 'from 0 to 2'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_MAX_TOKENS: '1.5' }, 'PLANNER_LLM_MAX_TOKENS', 'whole tokens'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_ATTEMPTS: '0' }, 'PLANNER_LLM_ATTEMPTS', 'from 1 to 10'],
   ])('rejects %j with a PLAN-006 error whose hint explains %s', (env, name, hintPart) => {
     const error = loadError(env);
     expect(error.code).toBe('PLAN-006');
