@@ -14,16 +14,10 @@ const SMOKE = loadGoldenSet(path.join(projectRoot(), 'bench/eval-goals.json')).f
 
 const step = (title: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) => ({ title, tool, params, depends_on });
 
-/** What a good model writes for each smoke goal, told by the goal's words. */
+/** The plan draft a good model writes for each smoke goal, told by the goal's words. */
 function planFor(goal: string): Record<string, unknown> {
   const lastWeek = { date_from: '2026-11-16', date_to: '2026-11-22' };
-  const plan = (status: string, steps: ReturnType<typeof step>[], missing: string[] = []) => ({
-    status,
-    missing_capabilities: missing,
-    complexity: 2,
-    estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-    tasks: steps.length ? [{ id: '1', title: 'Do it', steps: steps.map((s, i) => ({ id: `1.${i + 1}`, action: 'tool_call', ...s })) }] : [],
-  });
+  const plan = (status: string, steps: ReturnType<typeof step>[], missing: string[] = []) => ({ status, missing_capabilities: missing, steps });
   if (goal.includes('Hannover')) return plan('FEASIBLE', [step('Hannover facilities', 'facilities', { location: 'Hannover' })]);
   if (goal.includes('email')) return plan('PARTIAL', [step('Contaminated shipments', 'shipments', { ...lastWeek, has_contaminants: true })], ['sending email']);
   if (goal.includes('bins')) return plan('IMPOSSIBLE', [], ['ordering from a supplier']);
