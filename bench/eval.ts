@@ -49,6 +49,22 @@ async function main(): Promise<void> {
   let workersDone: Promise<void> | undefined;
   const results: GoalResult[] = [];
   const started = Date.now();
+  // Written after every goal, so an interrupted run keeps what it measured.
+  const write = () => {
+    const totals = summarize(results, (Date.now() - started) / 1000);
+    const report = {
+      created_at: new Date().toISOString(),
+      llm: config.llm ? { model: config.llm.model, base_url: config.llm.baseURL, timeout_ms: config.llm.timeoutMs, response_format: config.llm.responseFormat ?? null } : null,
+      goals_file: path.relative(ROOT, goalsFile),
+      selected: goals.map((g) => g.id),
+      finished: results.length === goals.length,
+      conditions: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
+      totals,
+      results,
+    };
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    return totals;
+  };
   try {
     server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'server.log'), headless: true });
     const target = loadTemporalTarget(config.temporal, { address: server.address });
@@ -58,21 +74,12 @@ async function main(): Promise<void> {
     for (const goal of goals) {
       const result = await runGoal(goal, { client, taskQueue, timeoutMs });
       results.push(result);
+      write();
       const gens = result.plan_generations.map((g) => `${g.seconds.toFixed(0)} s/${g.llm_calls} call(s)`).join(', ');
       console.log(`${result.expected ? 'ok  ' : 'MISS'} ${goal.id}: ${result.outcome}; ${result.llm_calls} LLM call(s), ${result.tokens} tokens, ${result.seconds.toFixed(0)} s (plan: ${gens || '-'})`);
     }
   } finally {
-    const totals = summarize(results, (Date.now() - started) / 1000);
-    const report = {
-      created_at: new Date().toISOString(),
-      llm: config.llm ? { model: config.llm.model, base_url: config.llm.baseURL, timeout_ms: config.llm.timeoutMs } : null,
-      goals_file: path.relative(ROOT, goalsFile),
-      selected: goals.map((g) => g.id),
-      conditions: { cpus: os.cpus().length, loadavg_at_end: os.loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
-      totals,
-      results,
-    };
-    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    const totals = write();
     console.log(`\n${renderTable(results, totals)}\n\nwritten: ${path.relative(ROOT, out)}`);
     for (const w of running?.workers.workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
     await workersDone?.catch(() => undefined);
