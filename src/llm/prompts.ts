@@ -129,10 +129,11 @@ function stepIdsLine(plan: Plan): string {
   return flattenSteps(plan).map((s, i) => `step ${i} is "${s.id}"`).join(', ') || 'none';
 }
 
-/** The fields of a plan the critic reads, i.e. without what the system stamps. */
-function planBody(plan: Plan): Omit<Plan, 'id' | 'version' | 'goal' | 'metadata'> {
-  const { id: _id, version: _version, goal: _goal, metadata: _metadata, ...body } = plan;
-  return body;
+/** What the critic reads of a plan: what the planner decided, each step with its id (fewer prompt tokens than the whole plan). */
+function reviewedPlan(plan: Plan): object {
+  const { status, missing_capabilities, assumptions } = plan;
+  const steps = flattenSteps(plan).map(({ id, title, action, tool, params, depends_on }) => ({ id, title, ...(action === 'tool_call' ? {} : { action }), tool, params, depends_on }));
+  return { status, missing_capabilities, ...(assumptions.length > 0 ? { assumptions } : {}), steps };
 }
 
 function constraintsSection(request: PlanningRequest): string {
@@ -224,7 +225,7 @@ export function premortemUserPrompt(request: PlanningRequest, plan: Plan): strin
   return [
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
-    `Plan version ${plan.version} (steps are numbered 0.. in this order across tasks):\n${json(planBody(plan))}`,
+    `Plan version ${plan.version} (steps are numbered 0.. in this order; "id" is what step_id names):\n${JSON.stringify(reviewedPlan(plan))}`,
     'Imagine this plan failed. Reply with the critiques as one JSON object.',
   ].join('\n\n');
 }

@@ -119,7 +119,8 @@ describe('PremortemCritic', () => {
     const body = harness.server.requests[0]!.body;
     expect(body.temperature).toBe(PREMORTEM_TEMPERATURE);
     expect(body.messages[0]!.content).toContain('Imagine the plan you are given was run and FAILED');
-    expect(body.messages[1]!.content).toContain('"id": "1.2"');
+    expect(body.messages[1]!.content).toContain('{"id":"1.2","title":"Fetch their contaminants","tool":"contaminants-detected"'); // a lean view of the plan, ids included
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'critiques' } });
   });
 
   it('sends back a critique that names a step the plan does not have', async () => {
