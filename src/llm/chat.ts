@@ -4,6 +4,7 @@
  * retry policy decides whether to try again, guided by `retryable`.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { LlmCallError } from '../domain/errors';
 import type { LlmCallUsage } from '../planners/types';
 import type { LlmConfig } from '../config';
@@ -34,6 +35,15 @@ export interface Completion {
   usage: LlmCallUsage;
 }
 
+/**
+ * Node's own fetch gives up waiting for response headers after 300 s, and a completion that is not streamed sends its
+ * headers only when it is done: a local model's call of more than 5 minutes failed whatever PLANNER_LLM_TIMEOUT_MS
+ * said. This fetch has no such limit of its own; the SDK's timeout (the call's or the client's) decides.
+ */
+const untimedDispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+const untimedFetch = ((url: string, init?: RequestInit) =>
+  undiciFetch(url, { ...(init as object), dispatcher: untimedDispatcher })) as unknown as typeof fetch;
+
 /** Local servers (Ollama, vLLM) ignore the key, but the SDK refuses to run without one. */
 const NO_KEY = 'no-key';
 
@@ -52,7 +62,7 @@ export class LlmClient {
     this.defaults = config.defaults ?? {};
     this.baseURL = config.baseURL;
     this.timeoutMs = config.timeoutMs;
-    this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0 });
+    this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0, fetch: untimedFetch });
   }
 
   /** One call. Throws LlmCallError when the provider fails; never retries. */
