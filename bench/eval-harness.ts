@@ -7,13 +7,14 @@
  * history (every planning activity's duration and the LLM calls its result or failure reports).
  */
 import { readFileSync } from 'node:fs';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import os from 'node:os';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { answerClarificationUpdate, getStateQuery, type PlanningState } from '../src/api';
-import { readFailure } from '../src/api/failures';
+import { readFailure, type PlanFailure } from '../src/api/failures';
 import { flattenSteps, type PlanStatus } from '../src/domain/plan';
 import { LlmCallUsageSchema, type LlmCallUsage } from '../src/domain/llm-calls';
 import { planningWorkflow } from '../src/workflows';
@@ -92,7 +93,9 @@ export interface GoalResult {
 }
 
 export interface EvalTotals {
+  /** Goals with a verdict (interrupted ones left out). */
   goals: number;
+  interrupted: number;
   expected: number;
   share_expected: number;
   /** Expected AND using every expected tool. */
@@ -180,6 +183,8 @@ export interface RunGoalOptions {
   /** Options for every run (e.g. search_attributes: false on a server without them). */
   runOptions?: Record<string, unknown>;
   pollMs?: number;
+  /** Told the run's handle once it has started (so an interrupted eval can still measure it). */
+  onStart?: (handle: WorkflowHandle) => void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -193,6 +198,7 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
     taskQueue: options.taskQueue,
     workflowId,
   });
+  options.onStart?.(handle);
   let askedQuestion = false;
   let settled = false;
   const result = handle.result().then(
@@ -215,34 +221,48 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
     await sleep(options.pollMs ?? 1000);
   }
   const failure = timedOut ? null : await result.catch(() => null);
-  const seconds = (Date.now() - started) / 1000;
+  const verdict = timedOut ? { expected: false, outcome: `timed out after ${options.timeoutMs / 1000} s` } : undefined;
+  return await measureRun(goal, handle, { started, askedQuestion, failure, ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}) });
+}
+
+/**
+ * The figures of one run as they stand (a finished run's, or one still going when an eval is interrupted): its
+ * state, its planning activities from the history, and the verdict unless one is given.
+ */
+export async function measureRun(
+  goal: GoldenGoal,
+  handle: WorkflowHandle,
+  facts: { started: number; askedQuestion: boolean; failure: PlanFailure | null; verdict?: { expected: boolean; outcome: string }; stage?: string },
+): Promise<GoalResult> {
+  const seconds = (Date.now() - facts.started) / 1000;
   const state = await handle.query(getStateQuery).catch(() => undefined);
   const activities = planningActivitiesOf(await handle.fetchHistory());
   const plan = state?.plan ?? null;
   const tools = plan ? [...new Set(flattenSteps(plan).flatMap((s) => (s.tool ? [s.tool] : [])))] : [];
-  const verdict = timedOut || !state ? { expected: false, outcome: timedOut ? `timed out after ${options.timeoutMs / 1000} s` : 'no state' } : judge(goal, state);
+  const verdict = facts.verdict ?? (state ? judge(goal, state) : { expected: false, outcome: 'no state' });
   const generations = activities.filter((a) => a.activity === 'generatePlan');
+  const { failure } = facts;
   return {
     id: goal.id,
     kind: goal.kind,
     goal: goal.goal,
     expected: verdict.expected,
     outcome: verdict.outcome,
-    stage: timedOut ? 'TIMED_OUT' : (state?.stage ?? 'UNKNOWN'),
+    stage: facts.stage ?? state?.stage ?? 'UNKNOWN',
     plan_status: plan?.status ?? null,
     plan_versions: plan?.version ?? 0,
     steps: plan ? flattenSteps(plan).length : 0,
     tools,
     tools_ok: goal.expected_tools.every((t) => tools.includes(t)),
     missing_capabilities: plan?.missing_capabilities ?? [],
-    asked_question: askedQuestion,
+    asked_question: facts.askedQuestion,
     failure: failure ? `${failure.code} ${failure.message}`.slice(0, 300) : null,
     llm_calls: activities.reduce((sum, a) => sum + a.llm_calls, 0),
     tokens: activities.reduce((sum, a) => sum + a.tokens, 0),
     seconds,
     plan_generations: generations.map(({ seconds: s, llm_calls, completion_tokens, ok }) => ({ seconds: s, llm_calls, completion_tokens, ok })),
     activities,
-    workflow_id: workflowId,
+    workflow_id: handle.workflowId,
   };
 }
 
@@ -261,17 +281,20 @@ const round = (n: number | null, digits = 2) => (n === null ? null : Math.round(
 export function summarize(results: readonly GoalResult[], totalSeconds: number): EvalTotals {
   const generations = results.flatMap((r) => r.plan_generations);
   const expected = results.filter((r) => r.expected).length;
+  // A goal still running when the eval was interrupted has no verdict: its planning figures count, its outcome not.
+  const judged = results.filter((r) => r.stage !== 'INTERRUPTED');
   const by_kind: EvalTotals['by_kind'] = {};
-  for (const r of results) {
+  for (const r of judged) {
     const k = (by_kind[r.kind] ??= { goals: 0, expected: 0 });
     k.goals += 1;
     if (r.expected) k.expected += 1;
   }
   return {
-    goals: results.length,
+    goals: judged.length,
+    interrupted: results.length - judged.length,
     expected,
-    share_expected: round(expected / Math.max(1, results.length), 3)!,
-    share_expected_with_tools: round(results.filter((r) => r.expected && r.tools_ok).length / Math.max(1, results.length), 3)!,
+    share_expected: round(expected / Math.max(1, judged.length), 3)!,
+    share_expected_with_tools: round(judged.filter((r) => r.expected && r.tools_ok).length / Math.max(1, judged.length), 3)!,
     plan_generations: generations.length,
     mean_llm_calls_per_plan_generation: round(mean(generations.map((g) => g.llm_calls)), 3),
     mean_tokens_per_run: Math.round(mean(results.map((r) => r.tokens)) ?? 0),
@@ -317,4 +340,25 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
     `planning latency p50 ${t.p50_planning_latency_s ?? '-'} s, p90 ${t.p90_planning_latency_s ?? '-'} s; ${t.mean_seconds_per_goal} s per goal, ${t.total_seconds} s in all`,
   ];
   return [header, rule, ...rows.map((r) => `| ${r} |`), '', ...summary].join('\n');
+}
+
+/** A goal still running when the eval stops: its figures so far, no verdict. */
+export async function measureInterrupted(goal: GoldenGoal, handle: WorkflowHandle, started: number): Promise<GoalResult> {
+  return await measureRun(goal, handle, { started, askedQuestion: false, failure: null, verdict: { expected: false, outcome: 'interrupted (no verdict)' }, stage: 'INTERRUPTED' });
+}
+
+/** The JSON an eval writes: what was run against what, under which conditions, the totals and every result. */
+export function evalReport(meta: { llm: unknown; goals_file: string; selected: string[]; started: number; note?: string }, results: readonly GoalResult[]) {
+  const totals = summarize(results, (Date.now() - meta.started) / 1000);
+  return {
+    created_at: new Date().toISOString(),
+    ...(meta.note ? { note: meta.note } : {}),
+    llm: meta.llm,
+    goals_file: meta.goals_file,
+    selected: meta.selected,
+    finished: results.length === meta.selected.length && totals.interrupted === 0,
+    conditions: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
+    totals,
+    results,
+  };
 }

@@ -8,18 +8,19 @@
  *
  * Prints a table (per goal: outcome, plan status, steps, LLM calls, tokens, seconds; totals: share that ended as
  * expected, mean LLM calls per plan generation, tokens per run, p50 planning latency) and writes it with every
- * figure as JSON (default bench/eval-results.json; --out elsewhere).
+ * figure as JSON (default bench/eval-results.json; --out elsewhere; --note adds a line about the conditions), after
+ * every goal. SIGINT/SIGTERM measures the goal in progress as it stands (no verdict) and writes before stopping.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { loadConfig } from '../src/config';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { projectRoot } from '../src/project-root';
 import { loadTemporalTarget } from '../src/temporal-connection';
 import { quietSdkLogs, startWorkers, type RunningWorkers } from '../src/cli/local-stack';
-import { loadGoldenSet, renderTable, runGoal, summarize, type GoalResult } from './eval-harness';
+import { evalReport, loadGoldenSet, measureInterrupted, renderTable, runGoal, type GoalResult, type GoldenGoal } from './eval-harness';
 
 const ROOT = projectRoot();
 
@@ -50,21 +51,23 @@ async function main(): Promise<void> {
   const results: GoalResult[] = [];
   const started = Date.now();
   // Written after every goal, so an interrupted run keeps what it measured.
+  const llmInfo = config.llm ? { model: config.llm.model, base_url: config.llm.baseURL, timeout_ms: config.llm.timeoutMs, response_format: config.llm.responseFormat ?? null } : null;
   const write = () => {
-    const totals = summarize(results, (Date.now() - started) / 1000);
-    const report = {
-      created_at: new Date().toISOString(),
-      llm: config.llm ? { model: config.llm.model, base_url: config.llm.baseURL, timeout_ms: config.llm.timeoutMs, response_format: config.llm.responseFormat ?? null } : null,
-      goals_file: path.relative(ROOT, goalsFile),
-      selected: goals.map((g) => g.id),
-      finished: results.length === goals.length,
-      conditions: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
-      totals,
-      results,
-    };
+    const report = evalReport({ llm: llmInfo, goals_file: path.relative(ROOT, goalsFile), selected: goals.map((g) => g.id), started, note: option('note') }, results);
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-    return totals;
+    return report.totals;
   };
+  // SIGINT/SIGTERM: the goal in progress is measured as it stands (no verdict), then everything is written and stopped.
+  let current: { goal: GoldenGoal; handle: WorkflowHandle; started: number } | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (current && client) results.push(await measureInterrupted(current.goal, current.handle, current.started).catch(() => undefined as never));
+      await cleanup();
+      process.exit(130);
+    })());
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
   try {
     server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'server.log'), headless: true });
     const target = loadTemporalTarget(config.temporal, { address: server.address });
@@ -72,13 +75,19 @@ async function main(): Promise<void> {
     workersDone = running.workers.run();
     client = new Client({ connection: await Connection.connect(target.connectionOptions), namespace: target.namespace });
     for (const goal of goals) {
-      const result = await runGoal(goal, { client, taskQueue, timeoutMs });
+      const goalStarted = Date.now();
+      const result = await runGoal(goal, { client, taskQueue, timeoutMs, onStart: (handle) => (current = { goal, handle, started: goalStarted }) });
+      current = undefined;
       results.push(result);
       write();
       const gens = result.plan_generations.map((g) => `${g.seconds.toFixed(0)} s/${g.llm_calls} call(s)`).join(', ');
       console.log(`${result.expected ? 'ok  ' : 'MISS'} ${goal.id}: ${result.outcome}; ${result.llm_calls} LLM call(s), ${result.tokens} tokens, ${result.seconds.toFixed(0)} s (plan: ${gens || '-'})`);
     }
   } finally {
+    if (!stopping) await cleanup();
+  }
+
+  async function cleanup(): Promise<void> {
     const totals = write();
     console.log(`\n${renderTable(results, totals)}\n\nwritten: ${path.relative(ROOT, out)}`);
     for (const w of running?.workers.workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
