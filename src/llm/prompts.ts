@@ -211,12 +211,15 @@ export function premortemSystemPrompt(catalog: readonly ToolSpec[]): string {
 1. Reply with one JSON object {"critiques": [...]} and nothing else.
 2. Look for: params that do not match the tool's schema or the goal, wrong or missing date ranges, a step using data an earlier step does not return, a template whose step is missing from depends_on, steps that break on an empty result, parts of the goal no step covers, irreversible actions (delete, send, pay) without a human check, assumptions that may be false.
 3. Each critique: "severity" is "error" when the failure is likely and defeats the goal, "warning" when it is plausible or partial, "info" for a minor improvement; "step_id" is the id of the step concerned (such as "1.2"), left out when the critique is about the whole plan; "message" says what fails and why; "suggestion" is the concrete change that prevents it.
-4. Report at most 5 critiques, the most likely failure first. Report none ({"critiques": []}) when no failure is plausible; do not invent problems.
+4. Report at most 5 critiques, the most likely failure first. Report none ({"critiques": []}) when no failure is plausible; do not invent problems. Most sound plans get none.
+5. Use "error" only for a failure you can point to in THIS plan: quote its step id and the exact param, value or template that fails. Never repeat the example below: it is about a different plan.
 
 ## Critique format
 
-Example:
-${json({ critiques: [{ severity: 'error', step_id: '1.2', message: 'Step 1.2 reads ${step[0].data.*.id} but step 1.1 returns orders under "items", so no ids reach it.', suggestion: 'Use ${step[0].data.items.*.id}.' }] })}
+Example (for a made-up plan whose step 1.1 searches orders from 2026-11-16 to 2026-11-21 for "last week"):
+${JSON.stringify({ critiques: [{ severity: 'warning', step_id: '1.1', message: 'date_to 2026-11-21 leaves out Sunday 2026-11-22 of last week.', suggestion: 'Set date_to to 2026-11-22.' }] })}
+
+For a sound plan: {"critiques": []}
 
 ${catalogSection(catalog)}`;
 }
