@@ -12,6 +12,7 @@ import path from 'node:path';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from './domain/errors';
+import type { LlmSettings } from './domain/llm-settings';
 import { projectRoot } from './project-root';
 
 export const DEFAULT_TASK_QUEUE = 'durable-planner';
@@ -25,6 +26,7 @@ export const DEFAULT_PROVIDER_NAME = 'default';
 export const MAX_LLM_PROVIDERS = 8;
 export const DEFAULT_PLAN_CACHE_TTL = '24h';
 export const DEFAULT_PLAN_CACHE_MAX_ENTRIES = 500;
+export const DEFAULT_LLM_ATTEMPTS = 3;
 
 /** Any chat-completions provider (OpenAI, OpenRouter, Ollama, vLLM): OPENAI_BASE_URL picks it, OPENAI_API_KEY authenticates. */
 export interface LlmConfig {
@@ -33,6 +35,10 @@ export interface LlmConfig {
   apiKey?: string;
   model: string;
   timeoutMs: number;
+  /** json_schema (structured outputs, the default) or json_object: how replies are asked to be JSON. */
+  responseFormat?: 'json_schema' | 'json_object';
+  /** Temperature, max output tokens and attempts for every call unless a run's options say otherwise. */
+  defaults?: LlmSettings;
 }
 
 /**
@@ -160,6 +166,10 @@ const LlmEnvSchema = z.object({
   PLANNER_MODEL: z.string().max(200).regex(/^\S+$/, 'must not contain spaces').default(DEFAULT_MODEL),
   PLANNER_LLM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(DEFAULT_TIMEOUT_MS),
   PLANNER_LLM_PROVIDERS: z.string().max(65_536).optional(),
+  PLANNER_LLM_RESPONSE_FORMAT: z.enum(['json_schema', 'json_object']).default('json_schema'),
+  PLANNER_LLM_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
+  PLANNER_LLM_MAX_TOKENS: z.coerce.number().int().min(16).max(200_000).optional(),
+  PLANNER_LLM_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(DEFAULT_LLM_ATTEMPTS),
 });
 
 const EnvVariableName = z.string().max(200).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
@@ -211,6 +221,10 @@ const HINTS: Record<VariableName, string> = {
   PLANNER_LLM_PROVIDERS: `Set PLANNER_LLM_PROVIDERS to a JSON array of 1 to ${MAX_LLM_PROVIDERS} providers tried in order, e.g. [{"name":"local","base_url":"http://localhost:8080/v1","model":"qwen2.5-coder"},{"name":"openai","base_url":"https://api.openai.com/v1","model":"gpt-4o-mini","api_key_env":"OPENAI_API_KEY"}] (name, base_url, model, optional api_key_env naming the variable that holds the key, never the key itself, and optional timeout_ms), or unset it.`,
   PLANNER_PLAN_CACHE_TTL: `Set PLANNER_PLAN_CACHE_TTL to a duration such as 30m, 24h or 7d, or unset it (default ${DEFAULT_PLAN_CACHE_TTL}).`,
   PLANNER_PLAN_CACHE_MAX_ENTRIES: `Set PLANNER_PLAN_CACHE_MAX_ENTRIES to a whole number from 0 (no plan cache) to 100000, or unset it (default ${DEFAULT_PLAN_CACHE_MAX_ENTRIES}).`,
+  PLANNER_LLM_RESPONSE_FORMAT: 'Set PLANNER_LLM_RESPONSE_FORMAT to json_schema (structured outputs) or json_object, or unset it (default json_schema).',
+  PLANNER_LLM_TEMPERATURE: 'Set PLANNER_LLM_TEMPERATURE to a number from 0 to 2, or unset it (each prompt keeps its own temperature).',
+  PLANNER_LLM_MAX_TOKENS: 'Set PLANNER_LLM_MAX_TOKENS to whole tokens from 16 to 200000, or unset it (the provider decides).',
+  PLANNER_LLM_ATTEMPTS: 'Set PLANNER_LLM_ATTEMPTS to a whole number from 1 to 10, or unset it (default 3).',
 };
 
 /** Parses the variables of `schema` from `env`, blank as unset; throws PLAN-006 with the hints of the bad ones. */
@@ -227,6 +241,15 @@ function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, what
 function loadLlmProviders(env: NodeJS.ProcessEnv): LlmProviderConfig[] {
   if (!env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim() && !env.PLANNER_LLM_PROVIDERS?.trim()) return [];
   const values = parseEnv(LlmEnvSchema, env, 'LLM settings');
+  // How every provider of the chain is called: the same reply format and settings, whichever answers.
+  const callSettings = {
+    responseFormat: values.PLANNER_LLM_RESPONSE_FORMAT,
+    defaults: Object.freeze({
+      attempts: values.PLANNER_LLM_ATTEMPTS,
+      ...(values.PLANNER_LLM_TEMPERATURE === undefined ? {} : { temperature: values.PLANNER_LLM_TEMPERATURE }),
+      ...(values.PLANNER_LLM_MAX_TOKENS === undefined ? {} : { max_tokens: values.PLANNER_LLM_MAX_TOKENS }),
+    }),
+  };
   if (values.PLANNER_LLM_PROVIDERS === undefined) {
     return [
       Object.freeze({
@@ -235,6 +258,7 @@ function loadLlmProviders(env: NodeJS.ProcessEnv): LlmProviderConfig[] {
         ...(values.OPENAI_API_KEY === undefined ? {} : { apiKey: values.OPENAI_API_KEY, apiKeyEnv: 'OPENAI_API_KEY' }),
         model: values.PLANNER_MODEL,
         timeoutMs: values.PLANNER_LLM_TIMEOUT_MS,
+        ...callSettings,
       }),
     ];
   }
@@ -264,6 +288,7 @@ function loadLlmProviders(env: NodeJS.ProcessEnv): LlmProviderConfig[] {
       ...(apiKey === undefined ? {} : { apiKey, apiKeyEnv: p.api_key_env }),
       model: p.model,
       timeoutMs: p.timeout_ms ?? values.PLANNER_LLM_TIMEOUT_MS,
+      ...callSettings,
     });
   });
 }
@@ -272,7 +297,14 @@ function loadLlmProviders(env: NodeJS.ProcessEnv): LlmProviderConfig[] {
 function firstProvider(providers: readonly LlmProviderConfig[]): LlmConfig | undefined {
   const first = providers[0];
   if (!first) return undefined;
-  return Object.freeze({ baseURL: first.baseURL, ...(first.apiKey === undefined ? {} : { apiKey: first.apiKey }), model: first.model, timeoutMs: first.timeoutMs });
+  return Object.freeze({
+    baseURL: first.baseURL,
+    ...(first.apiKey === undefined ? {} : { apiKey: first.apiKey }),
+    model: first.model,
+    timeoutMs: first.timeoutMs,
+    ...(first.responseFormat === undefined ? {} : { responseFormat: first.responseFormat }),
+    ...(first.defaults === undefined ? {} : { defaults: first.defaults }),
+  });
 }
 
 /** `<project>/.planner`: local state of the demo (content store, idempotency ledger, database caches). */

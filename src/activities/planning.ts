@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
 import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
+import { LlmSettingsSchema } from '../domain/llm-settings';
 import { PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
@@ -55,6 +56,7 @@ const GenerateInputSchema = z.object({
   trim_to_budget: z.boolean().default(false),
   /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache). */
   plan_cache: z.enum(['use', 'off']).default('use'),
+  llm: LlmSettingsSchema.optional(),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -62,7 +64,10 @@ const PlanCheckInputSchema = z.object({
   plan: PlanSchema,
   request: PlanningRequestSchema,
   budget: ToolBudgetSchema.optional(),
+  llm: LlmSettingsSchema.optional(),
 });
+
+const AnalyzeInputSchema = z.object({ request: PlanningRequestSchema, llm: LlmSettingsSchema.optional() });
 export type PlanCheckInput = z.input<typeof PlanCheckInputSchema>;
 
 const GatekeeperInputSchema = z.object({
@@ -220,15 +225,15 @@ export function createPlanningActivities(deps: PlanningDependencies) {
      * `auto`, when every LLM provider failed on the activity's last attempt, the rules analyzer answers instead and
      * `fallback` says why: the run then plans with the ranking planner.
      */
-    analyzeRequirements: withPlannerFailures(async (input: { request: z.input<typeof PlanningRequestSchema> }): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules'; fallback?: string }> => {
-      const { request } = parseInput(z.object({ request: PlanningRequestSchema }), input, 'analyzeRequirements');
+    analyzeRequirements: withPlannerFailures(async (input: z.input<typeof AnalyzeInputSchema>): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules'; fallback?: string }> => {
+      const { request, llm } = parseInput(AnalyzeInputSchema, input, 'analyzeRequirements');
       await checkedWorkspaceRoot(request, deps.workspaceRoots); // refuse a root the worker does not allow before any LLM call
       const catalog = deps.catalogs.get(request.tool_catalog);
       const { analyzer } = pick(request);
       let fallback: string | undefined;
       const analyzed = await chargingEveryCall(deps.ledger, async () => {
         try {
-          return await analyzer.analyze({ request, catalog });
+          return await analyzer.analyze({ request, catalog, ...(llm ? { llm } : {}) });
         } catch (err) {
           if (!(request.planner === 'auto' && analyzer.kind === 'llm' && everyProviderFailed(err) && isLastAttempt())) throw err;
           fallback = `every LLM provider failed (${(err as Error).message}); planner auto falls back to the ranking planner`;
@@ -242,7 +247,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string }> => {
-      const { requirements, stamp, refinement, budget, trim_to_budget, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
+      const { requirements, stamp, refinement, budget, trim_to_budget, llm, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
@@ -256,7 +261,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
         deps.ledger,
         async () =>
           (cache && cacheKey ? await cachedPlan(cache, namespace, cacheKey, { request, stamp, catalog }) : undefined) ??
-          (await planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget })),
+          (await planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget, ...(llm ? { llm } : {}) })),
       );
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
@@ -270,9 +275,9 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     }),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {
-      const { plan, request, budget } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
+      const { plan, request, budget, llm } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
-      const context = { request, catalog, budget: budgetOf(request, budget) };
+      const context = { request, catalog, budget: budgetOf(request, budget), ...(llm ? { llm } : {}) };
       return await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => runCritics(critics(request), plan as Plan, context)));
     }),
 

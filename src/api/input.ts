@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { LlmSettingsSchema } from '../domain/llm-settings';
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
 import type { PlanningState } from './state';
 
@@ -46,6 +47,8 @@ export const PlanningOptionsSchema = z
     llm_step_input_tokens: z.number().int().min(100).max(200_000),
     /** 'use': a first LLM plan may come from the plan cache (and is cached); 'off': this run always asks the LLM. */
     plan_cache: z.enum(['use', 'off']),
+    /** This run's LLM settings (temperature, max_tokens, attempts, timeout_ms); unset ones come from the worker's configuration. */
+    llm: LlmSettingsSchema.optional(),
   })
   .strict();
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;

@@ -14,6 +14,7 @@ import { findSecret } from './secrets';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
+import { closestNames } from './words';
 
 export interface ValidationContext {
   catalog: readonly ToolSpec[];
@@ -114,7 +115,9 @@ function checkStep(
     const tool = tools.get(step.tool);
     if (!tool) {
       const names = constraints.allowed_tools ?? [...tools.keys()];
-      add('UNKNOWN_TOOL', `unknown tool "${step.tool}"`, `Use one of the catalog tools: ${names.slice(0, 30).join(', ') || '(none)'}.`);
+      const closest = closestNames(step.tool, names);
+      const guess = closest.length > 0 ? `Did you mean ${closest.map((n) => `"${n}"`).join(' or ')}? ` : '';
+      add('UNKNOWN_TOOL', `unknown tool "${step.tool}"`, `${guess}Use one of the catalog tools: ${names.slice(0, 30).join(', ') || '(none)'}.`);
     } else {
       if (constraints.allowed_tools && !constraints.allowed_tools.includes(tool.name)) {
         add('TOOL_NOT_ALLOWED', `tool "${tool.name}" is not allowed for this request`, `Use only: ${constraints.allowed_tools.join(', ')}.`);

@@ -77,3 +77,38 @@ export function splitClauses(goal: string): string[] {
     .map((c) => c.trim())
     .filter((c) => c.length > 0);
 }
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The candidates closest to `name`, best first (at most `limit`): those containing it or contained in it (an
+ * invented "search_shipments" → "shipments"), sharing a word stem with it, or within a few edits of it.
+ */
+export function closestNames(name: string, candidates: readonly string[], limit = 3): string[] {
+  const norm = (s: string) => s.toLowerCase().replace(/[\s_.:/]+/g, '-');
+  const target = norm(name);
+  const stems = new Set(target.split('-').filter(Boolean).map(stem));
+  const scored = candidates.map((candidate) => {
+    const c = norm(candidate);
+    const distance = editDistance(target, c);
+    const contains = c.length > 2 && (target.includes(c) || c.includes(target));
+    const sharesStem = c.split('-').some((w) => stems.has(stem(w)));
+    const score = distance - (contains ? 100 : 0) - (sharesStem ? 50 : 0);
+    return { candidate, score, close: contains || sharesStem || distance <= Math.max(2, Math.floor(c.length / 3)) };
+  });
+  return scored
+    .filter((s) => s.close)
+    .sort((a, b) => a.score - b.score || a.candidate.localeCompare(b.candidate))
+    .slice(0, limit)
+    .map((s) => s.candidate);
+}

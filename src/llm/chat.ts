@@ -4,12 +4,15 @@
  * retry policy decides whether to try again, guided by `retryable`.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { LlmCallError } from '../domain/errors';
 import type { LlmCallUsage } from '../planners/types';
 import type { LlmConfig } from '../config';
+import type { LlmSettings } from '../domain/llm-settings';
 import { costOf } from './prices';
 import { recordLlmCall } from './usage-recorder';
 import { observeLlmCall } from '../telemetry/observe';
+import { isSchemaRefusal, providerKey, rememberSchemaRefused, responseFormatFor, type ReplySchema, type ResponseFormatMode } from './structured-output';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -20,6 +23,12 @@ export interface CompleteOptions {
   temperature: number;
   /** Ask for a JSON object (response_format json_object); the messages must then mention JSON. */
   json?: boolean;
+  /** Ask for JSON of this schema (response_format json_schema; json_object for providers that refuse schemas). */
+  schema?: ReplySchema;
+  /** Cap on the reply's tokens (max_tokens); the provider's default when unset. */
+  maxTokens?: number;
+  /** This call's timeout instead of the client's. */
+  timeoutMs?: number;
 }
 
 export interface Completion {
@@ -27,39 +36,67 @@ export interface Completion {
   usage: LlmCallUsage;
 }
 
-/** What the planners talk to: one provider (LlmClient) or a fallback chain of them (ProviderChain, ./providers.ts). */
-export type ChatModel = Pick<LlmClient, 'model' | 'complete'>;
+/**
+ * What the planners talk to: one provider (LlmClient) or a fallback chain of them (ProviderChain, ./providers.ts).
+ * `defaults` are the worker's LLM settings a run's options override (askForJson merges them).
+ */
+export type ChatModel = Pick<LlmClient, 'model' | 'complete' | 'defaults'>;
+
+/**
+ * Node's own fetch gives up waiting for response headers after 300 s, and a completion that is not streamed sends its
+ * headers only when it is done: a local model's call of more than 5 minutes failed whatever PLANNER_LLM_TIMEOUT_MS
+ * said. This fetch has no such limit of its own; the SDK's timeout (the call's or the client's) decides.
+ */
+const untimedDispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+const untimedFetch = ((url: string, init?: RequestInit) =>
+  undiciFetch(url, { ...(init as object), dispatcher: untimedDispatcher })) as unknown as typeof fetch;
 
 /** Local servers (Ollama, vLLM) ignore the key, but the SDK refuses to run without one. */
 const NO_KEY = 'no-key';
 
 export class LlmClient {
   readonly model: string;
+  /** The worker's settings for every call (PLANNER_LLM_*); a run's options override them. */
+  readonly defaults: LlmSettings;
   private readonly openai: OpenAI;
   private readonly baseURL: string;
   private readonly timeoutMs: number;
+  private readonly responseFormat: ResponseFormatMode;
 
   constructor(config: LlmConfig) {
     this.model = config.model;
+    this.responseFormat = config.responseFormat ?? 'json_schema';
+    this.defaults = config.defaults ?? {};
     this.baseURL = config.baseURL;
     this.timeoutMs = config.timeoutMs;
-    this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0 });
+    this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0, fetch: untimedFetch });
   }
 
   /** One call. Throws LlmCallError when the provider fails; never retries. */
   async complete(messages: readonly ChatMessage[], options: CompleteOptions): Promise<Completion> {
     let response: OpenAI.Chat.Completions.ChatCompletion;
     const started = Date.now();
+    const provider = providerKey(this.baseURL, this.model);
+    const format = options.json || options.schema ? responseFormatFor(provider, this.responseFormat, options.schema) : undefined;
     try {
-      response = await this.openai.chat.completions.create({
-        model: this.model,
-        messages: [...messages],
-        temperature: options.temperature,
-        ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
-      });
+      response = await this.openai.chat.completions.create(
+        {
+          model: this.model,
+          messages: [...messages],
+          temperature: options.temperature,
+          ...(format ? { response_format: format } : {}),
+          ...(options.maxTokens ? { max_tokens: options.maxTokens } : {}),
+        },
+        options.timeoutMs ? { timeout: options.timeoutMs } : undefined,
+      );
     } catch (error) {
+      if (format?.type === 'json_schema' && isSchemaRefusal(error)) {
+        // Refused, not answered: nothing to charge. This provider gets json_object from now on.
+        rememberSchemaRefused(provider);
+        return await this.complete(messages, options);
+      }
       observeLlmCall(this.model, started, { error });
-      throw this.toLlmCallError(error, Date.now() - started);
+      throw this.toLlmCallError(error, Date.now() - started, options.timeoutMs);
     }
     const choice = response.choices[0];
     if (!choice) {
@@ -88,13 +125,13 @@ export class LlmClient {
   }
 
   /** Rate limits, server faults, timeouts and lost connections are retryable; a request the provider refuses is not. */
-  private toLlmCallError(error: unknown, elapsedMs: number): unknown {
+  private toLlmCallError(error: unknown, elapsedMs: number, timeoutMs = this.timeoutMs): unknown {
     // Not every fetch lets the SDK tell its own timeout from a lost connection (it then reports a plain connection
     // error), so a connection error at the deadline counts as the timeout it is.
-    if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= this.timeoutMs)) {
-      return new LlmCallError(`LLM call to ${this.baseURL} timed out after ${this.timeoutMs} ms`, {
+    if (error instanceof APIConnectionTimeoutError || (error instanceof APIConnectionError && elapsedMs >= timeoutMs)) {
+      return new LlmCallError(`LLM call to ${this.baseURL} timed out after ${timeoutMs} ms`, {
         retryable: true,
-        details: { ...this.where(), timeout_ms: this.timeoutMs },
+        details: { ...this.where(), timeout_ms: timeoutMs },
         cause: error,
       });
     }

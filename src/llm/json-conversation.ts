@@ -4,6 +4,10 @@
  *
  * The messages handed in are never changed: correction turns (the bad reply, then the errors) are appended after
  * them, so every attempt starts with the same bytes and providers' prompt caches serve that prefix.
+ *
+ * A reply identical to one already rejected is not answered as if it were new: the correction says it is the same
+ * reply and asks for a different one (at a higher temperature); a second repeat ends the conversation at once with
+ * PLAN-009 instead of spending the remaining attempts on more of the same.
  */
 import {
   PlanParseError,
@@ -13,10 +17,15 @@ import {
   PlannerError,
 } from '../domain/errors';
 import type { LlmCallUsage } from '../planners/types';
+import { mergeLlmSettings, type LlmSettings } from '../domain/llm-settings';
 import type { ChatMessage, ChatModel } from './chat';
-import { correctionPrompt } from './prompts';
+import { correctionPrompt, repeatedReplyPrompt } from './prompts';
+import type { ReplySchema } from './structured-output';
 
+/** Attempts per answer unless the worker's configuration or the run's options say otherwise. */
 export const MAX_JSON_ATTEMPTS = 3;
+/** How much warmer the attempt after a repeated reply is (a model at temperature 0 repeats itself exactly). */
+const REPEAT_TEMPERATURE_STEP = 0.4;
 
 /** The errors a bad reply produces; anything else thrown by `parse` is a bug and propagates unchanged. */
 type OutputError = PlanParseError | PlanSchemaError | PlanValidationError;
@@ -24,9 +33,14 @@ type OutputError = PlanParseError | PlanSchemaError | PlanValidationError;
 export interface JsonConversation<T> {
   /** The conversation up to the request (system prompt first); built once by the caller. */
   messages: readonly ChatMessage[];
+  /** This conversation's own temperature; the worker's or the run's settings override it. */
   temperature: number;
   /** Reply text → value; throws an OutputError when the reply is unusable. */
   parse: (text: string) => T;
+  /** The reply's JSON Schema, sent as a structured output (json_object for providers that refuse schemas). */
+  schema?: ReplySchema;
+  /** The run's LLM settings (PlanningOptions.llm); they win over the worker's (client.defaults). */
+  settings?: LlmSettings;
 }
 
 export interface JsonAnswer<T> {
@@ -39,16 +53,29 @@ export interface JsonAnswer<T> {
 
 /**
  * Runs the conversation until `parse` accepts a reply. Throws PlanningExhaustedError (PLAN-009, not retryable)
- * after MAX_JSON_ATTEMPTS unusable replies, with `details.attempt_errors` (the error lines of every attempt) and
+ * after `attempts` unusable replies (MAX_JSON_ATTEMPTS unless configured), or at a second repeated reply, with `details.attempt_errors` (the error lines of every attempt) and
  * `details.llm_calls`. An LlmCallError from the provider propagates with the calls made before it in
  * `details.llm_calls`, so a retried activity can still charge them.
  */
 export async function askForJson<T>(client: ChatModel, conversation: JsonConversation<T>): Promise<JsonAnswer<T>> {
+  const settings = mergeLlmSettings(client.defaults, conversation.settings);
+  const maxAttempts = settings.attempts ?? MAX_JSON_ATTEMPTS;
+  const baseTemperature = settings.temperature ?? conversation.temperature;
   const messages = [...conversation.messages];
   const llm_calls: LlmCallUsage[] = [];
   const attempt_errors: string[][] = [];
+  const rejected = new Set<string>();
+  let temperature = baseTemperature;
+  let repeats = 0;
   for (let attempt = 1; ; attempt++) {
-    const reply = await client.complete(messages, { temperature: conversation.temperature, json: true }).catch((error: unknown) => {
+    const options = {
+      temperature,
+      json: true,
+      ...(conversation.schema ? { schema: conversation.schema } : {}),
+      ...(settings.max_tokens ? { maxTokens: settings.max_tokens } : {}),
+      ...(settings.timeout_ms ? { timeoutMs: settings.timeout_ms } : {}),
+    };
+    const reply = await client.complete(messages, options).catch((error: unknown) => {
       throw llm_calls.length > 0 && error instanceof PlannerError ? withDetails(error, { llm_calls }) : error;
     });
     llm_calls.push(reply.usage);
@@ -59,9 +86,25 @@ export async function askForJson<T>(client: ChatModel, conversation: JsonConvers
       if (!isOutputError(error)) throw error;
       const lines = errorLines(error);
       attempt_errors.push(lines);
-      if (attempt >= MAX_JSON_ATTEMPTS) throw withDetails(new PlanningExhaustedError(attempt, error), { attempt_errors, llm_calls });
-      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: correctionPrompt(lines) });
+      const key = sameReplyKey(reply.content);
+      const repeated = rejected.has(key);
+      rejected.add(key);
+      if (repeated) repeats += 1;
+      if (attempt >= maxAttempts || repeats >= 2) {
+        throw withDetails(new PlanningExhaustedError(attempt, error), { attempt_errors, llm_calls, ...(repeats > 0 ? { repeated_replies: repeats } : {}) });
+      }
+      temperature = repeated ? Math.min(2, Math.max(temperature, baseTemperature) + REPEAT_TEMPERATURE_STEP) : baseTemperature;
+      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: repeated ? repeatedReplyPrompt(lines) : correctionPrompt(lines) });
     }
+  }
+}
+
+/** Replies that differ only in whitespace are the same reply. */
+function sameReplyKey(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text.replace(/\s+/g, ' ').trim();
   }
 }
 
@@ -71,9 +114,15 @@ function isOutputError(error: unknown): error is OutputError {
 
 /** One line per problem: "[code] message", with the fix for validation issues. */
 function errorLines(error: OutputError): string[] {
-  if (error instanceof PlanSchemaError) return error.issues.map((issue) => `[${error.code}] ${issue}`);
+  if (error instanceof PlanSchemaError) return error.issues.map((issue) => `[${error.code}] ${missingFieldLine(issue)}`);
   if (error instanceof PlanValidationError) return error.issues.map((issue) => `[${issue.code}] ${issue.message} (fix: ${issue.hint})`);
   return [`[${error.code}] ${error.message}`];
+}
+
+/** zod says "expected array, received undefined"; the model needs to hear that a required field is missing. */
+function missingFieldLine(issue: string): string {
+  const m = /^(.+): Invalid input: expected (\w+), received undefined$/.exec(issue);
+  return m ? `${m[1]}: missing required field (${m[2]}); add "${m[1]!.split('.').at(-1)}"` : issue;
 }
 
 /** The domain constructors fix their details; the planning loop adds what it knows (usage, history) to them. */

@@ -5,54 +5,32 @@
  * requirements, constraints, refinement) goes in the user message after it.
  */
 import type { TemporalReference } from '../domain/dates';
-import type { Plan, PlanInput } from '../domain/plan';
+import { flattenSteps, type Plan } from '../domain/plan';
+import { draftOf, type PlanDraft } from '../domain/plan-draft';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
+import type { z } from 'zod';
+import type { RequirementsReplySchema } from './reply-schemas';
 import type { ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
 import type { Refinement } from '../planners/types';
 
-/** The plan format as the model writes it (the system stamps id, version, goal and metadata). Tools are made up. */
+/** The plan format as the model writes it: only what it decides (the system fills ids, defaults and estimates). Tools are made up. */
 export const PLAN_EXAMPLE = {
   status: 'FEASIBLE',
   missing_capabilities: [],
-  assumptions: ['"last week" means Monday to Sunday of the previous week'],
-  complexity: 2,
-  estimate: { cost_usd: 0, tokens: 0, calls: 2, duration_ms: 2000 },
-  tasks: [
-    {
-      id: '1',
-      title: 'Collect last week’s open orders with their items',
-      description: 'Find the orders, then fetch the items of every order found',
-      steps: [
-        {
-          id: '1.1',
-          title: 'Find open orders of last week',
-          description: 'Filter orders by status and creation date',
-          action: 'tool_call',
-          tool: 'search_orders',
-          params: { status: 'open', date_from: '2026-11-16', date_to: '2026-11-22' },
-          depends_on: [],
-          parallel: false,
-          expected_output: 'A list of orders, each with an id',
-          verification: ['every order has status open'],
-        },
-        {
-          id: '1.2',
-          title: 'Fetch the items of those orders',
-          description: 'One call for all order ids found by step 0',
-          action: 'tool_call',
-          tool: 'order_items',
-          params: { order_ids: '${step[0].data.*.id}' },
-          depends_on: [0],
-          parallel: false,
-          expected_output: 'The items of each order',
-          verification: ['items are returned for every order id'],
-        },
-      ],
-    },
+  steps: [
+    { title: 'Open orders of last week', tool: 'search_orders', params: { status: 'open', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
+    { title: 'Items of those orders', tool: 'order_items', params: { order_ids: '${step[0].data.*.id}' }, depends_on: [0] },
   ],
-} satisfies Omit<PlanInput, 'id' | 'version' | 'goal' | 'metadata'>;
+} satisfies PlanDraft;
+
+/** A PARTIAL plan for "Find open orders and email them to sales" (the made-up catalog sends no email). */
+const PARTIAL_EXAMPLE = {
+  status: 'PARTIAL',
+  missing_capabilities: ['sending email'],
+  steps: [{ title: 'Open orders', tool: 'search_orders', params: { status: 'open' }, depends_on: [] }],
+} satisfies PlanDraft;
 
 /** The requirements format as the model writes it, for an unclear goal (so the example shows a clarification). */
 export const REQUIREMENTS_EXAMPLE = {
@@ -64,17 +42,8 @@ export const REQUIREMENTS_EXAMPLE = {
   },
   steps: ['Fetch orders from the order system filtered by the chosen problem and period', 'Summarise the orders found'],
   required_capabilities: ['search_orders'],
-  complexity_indicators: {
-    estimated_steps: 2,
-    external_services: ['order system'],
-    has_conditionals: false,
-    has_iteration: false,
-    has_temporal_filter: true,
-  },
   intent: { type: 'query', confidence: 0.6 },
-  entities: [{ type: 'record', value: 'orders' }],
-  temporal_references: [{ phrase: 'last week', start: '2026-11-16', end: '2026-11-22' }],
-} satisfies Requirements;
+} satisfies z.input<typeof RequirementsReplySchema>;
 
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
@@ -125,26 +94,25 @@ export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
 ## Rules
 
 1. Reply with one JSON object in the format below and nothing else.
-2. Use only the tools listed under "Tools". Give every step params that match its tool's JSON Schema: all required params, no unknown params, the right types.
-3. Steps are addressed by their 0-based index in the plan with the steps of all tasks flattened in order: the first step of the first task is step 0, and numbering continues across tasks. "depends_on" lists the indices of the steps that must finish before a step starts. Dependencies must not form a cycle; depend only on earlier steps.
+2. Every step calls one tool listed under "Tools" ("tool" is its exact name; never invent one) with "params" that match the tool's JSON Schema: all required params, no unknown params, the right types.
+3. Steps are numbered from 0 in the order you write them. "depends_on" lists the numbers of earlier steps that must finish before a step starts.
 4. To use the result of an earlier step N, put a template in a param value AND list N in depends_on:
-   - \${step[N].data.field} is a field of step N's result
    - \${step[N].data.*.field} is that field of every item of an array result (an array)
    - \${step[N].data[0].field} is a field of the first item
-   A param that is exactly one template receives the raw value (array, number, object); a template inside longer text is inserted as text.
-5. Dates are ISO dates (YYYY-MM-DD). For relative periods ("last week") use the resolved date ranges given with the goal, both ends inclusive; never compute your own.
-6. "parallel": true marks a step that may run at the same time as other parallel steps; a step with false runs alone.
-7. "status": FEASIBLE when the tools achieve the whole goal (then "missing_capabilities" is empty); PARTIAL when they achieve part of it: plan that part and list what is missing in "missing_capabilities"; IMPOSSIBLE when they cannot help: "tasks" may be empty and "missing_capabilities" says what would be needed.
-8. "action" is "tool_call" (needs "tool"), "llm" (a language-model step, "tool": null), "human" (a person acts, "tool": null) or "noop".
-9. Never put credentials (API keys, tokens, passwords) in params: tools read them from their own environment.
-10. Keep the plan as small as the goal allows and within the step limit given. Step ids are "task.step" ("2.1") and unique.
-11. "complexity" is one of 1, 2, 3, 5, 8, 13, 21. "estimate" is your estimate for running the plan: cost_usd, tokens, calls (tool calls plus llm steps) and duration_ms.
-12. Do not write "id", "version", "goal" or "metadata": the system sets them.
+   - \${step[N].data.field} is a field of an object result
+5. Dates are ISO dates (YYYY-MM-DD). For relative periods ("last week") use exactly the resolved dates given with the goal, both ends inclusive.
+6. "status": FEASIBLE when the tools achieve the whole goal ("missing_capabilities" is empty); PARTIAL when they achieve only part of it: plan that part and name each missing capability in "missing_capabilities"; IMPOSSIBLE when no tool helps: "steps" is empty and "missing_capabilities" names what would be needed.
+7. Never put credentials (API keys, tokens, passwords) in params.
+8. Keep the plan as small as the goal allows. A "title" is a few words.
+9. A step that needs no tool names an "action" instead of a "tool": {"action": "llm", "params": {"instruction": "..."}} has a language model write text (summarize, answer) from the data of the steps in its depends_on; {"action": "human", "params": {"question": "..."}} waits for a person's answer; {"action": "noop", "params": {}} does nothing.
 
 ## Plan format
 
 Example (its tools are made up; use only the tools below):
-${json(PLAN_EXAMPLE)}
+${JSON.stringify(PLAN_EXAMPLE)}
+
+A PARTIAL plan (the goal also asked to email the orders, and no tool sends email):
+${JSON.stringify(PARTIAL_EXAMPLE)}
 
 ${catalogSection(catalog)}`;
 }
@@ -157,10 +125,16 @@ export interface PlannerPromptInput {
   workspace?: { text: string };
 }
 
-/** The fields of a plan the model writes, i.e. without what the system stamps. */
-function planBody(plan: Plan): Omit<Plan, 'id' | 'version' | 'goal' | 'metadata'> {
-  const { id: _id, version: _version, goal: _goal, metadata: _metadata, ...body } = plan;
-  return body;
+/** "step 0 is "1.1", step 1 is "1.2"": how the ids the critics name map to the steps of a draft. */
+function stepIdsLine(plan: Plan): string {
+  return flattenSteps(plan).map((s, i) => `step ${i} is "${s.id}"`).join(', ') || 'none';
+}
+
+/** What the critic reads of a plan: what the planner decided, each step with its id (fewer prompt tokens than the whole plan). */
+function reviewedPlan(plan: Plan): object {
+  const { status, missing_capabilities, assumptions } = plan;
+  const steps = flattenSteps(plan).map(({ id, title, action, tool, params, depends_on }) => ({ id, title, ...(action === 'tool_call' ? {} : { action }), tool, params, depends_on }));
+  return { status, missing_capabilities, ...(assumptions.length > 0 ? { assumptions } : {}), steps };
 }
 
 function constraintsSection(request: PlanningRequest): string {
@@ -179,14 +153,14 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
     datesSection(temporal_references),
-    `Requirements (the analysis of the goal):\n${json(analysis)}`,
+    `Requirements (the analysis of the goal):\n${JSON.stringify(analysis)}`,
     constraintsSection(request),
     ...conversationSection(request),
     ...(workspace ? [`Workspace (its structure and the files most relevant to the goal):\n${workspace.text}`] : []),
   ];
   if (refinement) {
     sections.push(
-      `This is a refinement of plan version ${refinement.previous.version}:\n${json(planBody(refinement.previous))}`,
+      `This is a refinement of plan version ${refinement.previous.version}:\n${JSON.stringify(draftOf(refinement.previous))}\n(Step ids, which the feedback may name: ${stepIdsLine(refinement.previous)}.)`,
       `Feedback to address:\n${refinement.feedback.map((f) => `- ${f}`).join('\n')}`,
       'Write a new complete plan that addresses every point of the feedback and keeps what was right. Reply with the plan as one JSON object.',
     );
@@ -208,9 +182,7 @@ export function analyzerSystemPrompt(catalog: readonly ToolSpec[]): string {
 3. "steps" are the abstract requirement steps in order, in words: name the service or data and the operation, never concrete values and never templates (no \${...}). Write "Fetch shipments with contaminants in the requested period", not "Call shipments with date_from 2026-11-16".
 4. "required_capabilities" names what the goal needs, with the tool names below where one fits; name a missing capability plainly.
 5. "intent.type" is query (fetch data), question (answer something), command (change something), clarification (the user answers an earlier question) or confirmation (the user confirms); "intent.confidence" is from 0 to 1.
-6. "entities" are the things the goal names, each with a "type" and a "value".
-7. "temporal_references": copy the resolved date ranges given with the goal exactly. Add one only for a time phrase of the goal that is not resolved, as ISO dates with both ends inclusive.
-8. "complexity_indicators": estimated_steps, external_services, has_conditionals, has_iteration, has_temporal_filter.
+6. Do not write dates: the system resolves the goal's periods itself.
 
 ## Requirements format
 
@@ -240,12 +212,15 @@ export function premortemSystemPrompt(catalog: readonly ToolSpec[]): string {
 1. Reply with one JSON object {"critiques": [...]} and nothing else.
 2. Look for: params that do not match the tool's schema or the goal, wrong or missing date ranges, a step using data an earlier step does not return, a template whose step is missing from depends_on, steps that break on an empty result, parts of the goal no step covers, irreversible actions (delete, send, pay) without a human check, assumptions that may be false.
 3. Each critique: "severity" is "error" when the failure is likely and defeats the goal, "warning" when it is plausible or partial, "info" for a minor improvement; "step_id" is the id of the step concerned (such as "1.2"), left out when the critique is about the whole plan; "message" says what fails and why; "suggestion" is the concrete change that prevents it.
-4. Report at most 5 critiques, the most likely failure first. Report none ({"critiques": []}) when no failure is plausible; do not invent problems.
+4. Report at most 5 critiques, the most likely failure first. Report none ({"critiques": []}) when no failure is plausible; do not invent problems. Most sound plans get none.
+5. Use "error" only for a failure you can point to in THIS plan: quote its step id and the exact param, value or template that fails. Never repeat the example below: it is about a different plan.
 
 ## Critique format
 
-Example:
-${json({ critiques: [{ severity: 'error', step_id: '1.2', message: 'Step 1.2 reads ${step[0].data.*.id} but step 1.1 returns orders under "items", so no ids reach it.', suggestion: 'Use ${step[0].data.items.*.id}.' }] })}
+Example (for a made-up plan whose step 1.1 searches orders from 2026-11-16 to 2026-11-21 for "last week"):
+${JSON.stringify({ critiques: [{ severity: 'warning', step_id: '1.1', message: 'date_to 2026-11-21 leaves out Sunday 2026-11-22 of last week.', suggestion: 'Set date_to to 2026-11-22.' }] })}
+
+For a sound plan: {"critiques": []}
 
 ${catalogSection(catalog)}`;
 }
@@ -254,7 +229,7 @@ export function premortemUserPrompt(request: PlanningRequest, plan: Plan): strin
   return [
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
-    `Plan version ${plan.version} (steps are numbered 0.. in this order across tasks):\n${json(planBody(plan))}`,
+    `Plan version ${plan.version} (steps are numbered 0.. in this order; "id" is what step_id names):\n${JSON.stringify(reviewedPlan(plan))}`,
     'Imagine this plan failed. Reply with the critiques as one JSON object.',
   ].join('\n\n');
 }
@@ -263,4 +238,9 @@ export function premortemUserPrompt(request: PlanningRequest, plan: Plan): strin
 
 export function correctionPrompt(errors: readonly string[]): string {
   return `Your reply could not be used:\n${errors.join('\n')}\n\nReturn the corrected JSON object only, complete, with no other text.`;
+}
+
+/** After a reply identical to one already rejected: say so, and ask for a different one. */
+export function repeatedReplyPrompt(errors: readonly string[]): string {
+  return `You sent the same reply again, and it is still wrong in the same way:\n${errors.join('\n')}\n\nDo not repeat it. Change exactly what each line above names (use only the names it suggests), then return the whole JSON object, with no other text.`;
 }

@@ -12,6 +12,7 @@
 import { APIConnectionError } from 'openai';
 import type { LlmProviderConfig } from '../config';
 import { LlmCallError, PlannerError } from '../domain/errors';
+import type { LlmSettings } from '../domain/llm-settings';
 import { describeAttempts, isProviderOutage, type LlmCallUsage, type ProviderAttempt } from '../domain/llm-calls';
 import { LlmClient, type ChatModel, type Completion } from './chat';
 import { withLlmCallLabel } from './usage-recorder';
@@ -24,10 +25,13 @@ export interface ChainedProvider {
 export class ProviderChain implements ChatModel {
   /** The first provider's model: the one plans name as theirs (a call's usage names the model that answered it). */
   readonly model: string;
+  /** The first provider's LLM settings: a run's options override them, and every provider is sent the merged ones. */
+  readonly defaults: LlmSettings;
 
   constructor(private readonly providers: readonly ChainedProvider[]) {
     if (providers.length === 0) throw new Error('a provider chain needs at least one provider');
     this.model = providers[0]!.client.model;
+    this.defaults = providers[0]!.client.defaults;
   }
 
   static fromConfig(configs: readonly LlmProviderConfig[]): ProviderChain {

@@ -9,6 +9,7 @@ import type { Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
 import type { ToolSpec } from '../domain/tool-spec';
+import type { LlmSettings } from '../domain/llm-settings';
 
 export { LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
 import type { LlmCallUsage } from '../domain/llm-calls';
@@ -41,6 +42,8 @@ export interface PlanGenerationInput {
   workspace?: { text: string; summary: string };
   /** Drop steps until the plan fits the budget (the run option `trim_to_budget`); otherwise only max_steps trims. */
   trim_to_budget?: boolean;
+  /** The run's LLM settings (PlanningOptions.llm), for LLM planners. */
+  llm?: LlmSettings;
 }
 
 export interface PlanGenerationResult {
@@ -57,6 +60,8 @@ export interface Planner {
 export interface RequirementsAnalysisInput {
   request: PlanningRequest;
   catalog: ToolSpec[];
+  /** The run's LLM settings (PlanningOptions.llm), for LLM analyzers. */
+  llm?: LlmSettings;
 }
 
 export interface RequirementsAnalysisResult {
@@ -77,6 +82,8 @@ export interface CritiqueContext {
   catalog: ToolSpec[];
   /** What is left to spend; the request's limits when omitted. */
   budget?: ToolBudget;
+  /** The run's LLM settings (PlanningOptions.llm), for LLM critics. */
+  llm?: LlmSettings;
 }
 
 export interface CriticResult {

@@ -5,8 +5,10 @@ import type { LlmStepActivities } from '../activities/llm-step';
 import type { StepExecutionInput, StepResult } from '../domain/step-execution';
 
 const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '3 minutes',
-  // Planning activities heartbeat every 2 s, so a dead worker is noticed within this, not after 3 minutes.
+  // Long enough for a local model on a CPU: a call may take minutes (PLANNER_LLM_TIMEOUT_MS bounds each one, the
+  // attempts bound their number); with 3 minutes every slow call was cut off and asked again from the start.
+  startToCloseTimeout: '60 minutes',
+  // Planning activities heartbeat every 2 s, so a dead worker is noticed within this, not after the timeout above.
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 };

@@ -1,5 +1,6 @@
 /** Shared data for the LLM tests: a goal, its requirements, plan replies as a model writes them, a client. */
 import type { Requirements } from '../../src/domain/requirements';
+import type { LlmConfig } from '../../src/config';
 import { LlmClient } from '../../src/llm/chat';
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedLlmServerOptions } from './scripted-llm-server';
 
@@ -56,9 +57,9 @@ export class LlmHarness {
   server!: ScriptedLlmServer;
   client!: LlmClient;
 
-  async start(options: ScriptedLlmServerOptions, client: { model?: string; timeoutMs?: number } = {}): Promise<this> {
+  async start(options: ScriptedLlmServerOptions, client: Partial<Omit<LlmConfig, 'baseURL' | 'apiKey'>> = {}): Promise<this> {
     this.server = await startScriptedLlmServer(options);
-    this.client = new LlmClient({ baseURL: this.server.baseURL, apiKey: 'test-key', model: client.model ?? MODEL, timeoutMs: client.timeoutMs ?? 10_000 });
+    this.client = new LlmClient({ model: MODEL, timeoutMs: 10_000, ...client, baseURL: this.server.baseURL, apiKey: 'test-key' });
     return this;
   }
 

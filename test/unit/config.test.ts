@@ -160,12 +160,28 @@ describe('llm', () => {
       apiKey: 'sk-test',
       model: DEFAULT_MODEL,
       timeoutMs: DEFAULT_TIMEOUT_MS,
+      responseFormat: 'json_schema',
+      defaults: { attempts: 3 },
     });
   });
 
   test('accepts a keyless local server and all settings', () => {
-    const env = { OPENAI_BASE_URL: 'http://localhost:11434/v1/', PLANNER_MODEL: 'llama3.1:8b', PLANNER_LLM_TIMEOUT_MS: '90000' };
-    expect(loadConfig(env).llm).toEqual({ baseURL: 'http://localhost:11434/v1', model: 'llama3.1:8b', timeoutMs: 90_000 });
+    const env = {
+      OPENAI_BASE_URL: 'http://localhost:11434/v1/',
+      PLANNER_MODEL: 'llama3.1:8b',
+      PLANNER_LLM_TIMEOUT_MS: '90000',
+      PLANNER_LLM_RESPONSE_FORMAT: 'json_object',
+      PLANNER_LLM_TEMPERATURE: '0.3',
+      PLANNER_LLM_MAX_TOKENS: '800',
+      PLANNER_LLM_ATTEMPTS: '2',
+    };
+    expect(loadConfig(env).llm).toEqual({
+      baseURL: 'http://localhost:11434/v1',
+      model: 'llama3.1:8b',
+      timeoutMs: 90_000,
+      responseFormat: 'json_object',
+      defaults: { attempts: 2, temperature: 0.3, max_tokens: 800 },
+    });
   });
 
   test.each([
@@ -174,6 +190,10 @@ describe('llm', () => {
     [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TIMEOUT_MS: 'soon' }, 'PLANNER_LLM_TIMEOUT_MS', '600000'],
     [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TIMEOUT_MS: '5' }, 'PLANNER_LLM_TIMEOUT_MS', '1000'],
     [{ OPENAI_API_KEY: 'k', PLANNER_MODEL: 'gpt 4o' }, 'PLANNER_MODEL', 'gpt-4o-mini'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_RESPONSE_FORMAT: 'yaml' }, 'PLANNER_LLM_RESPONSE_FORMAT', 'json_object'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_TEMPERATURE: '3' }, 'PLANNER_LLM_TEMPERATURE', 'from 0 to 2'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_MAX_TOKENS: '1.5' }, 'PLANNER_LLM_MAX_TOKENS', 'whole tokens'],
+    [{ OPENAI_API_KEY: 'k', PLANNER_LLM_ATTEMPTS: '0' }, 'PLANNER_LLM_ATTEMPTS', 'from 1 to 10'],
   ])('rejects %j with a PLAN-006 error whose hint explains %s', (env, name, hintPart) => {
     const error = loadError(env);
     expect(error.code).toBe('PLAN-006');
@@ -187,10 +207,12 @@ describe('llm', () => {
 describe('llm providers (PLANNER_LLM_PROVIDERS)', () => {
   const local = { name: 'local', base_url: 'http://localhost:8080/v1/', model: 'qwen2.5-coder' };
   const hosted = { name: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', api_key_env: 'HOSTED_KEY', timeout_ms: 20_000 };
+  /** What every provider gets from the PLANNER_LLM_* defaults. */
+  const callSettings = { responseFormat: 'json_schema', defaults: { attempts: 3 } };
 
   test('the single-provider settings are a one-provider list named "default", its key read from OPENAI_API_KEY', () => {
     expect(loadConfig({ OPENAI_API_KEY: 'sk-test' }).llmProviders).toEqual([
-      { name: 'default', baseURL: DEFAULT_BASE_URL, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY', model: DEFAULT_MODEL, timeoutMs: DEFAULT_TIMEOUT_MS },
+      { name: 'default', baseURL: DEFAULT_BASE_URL, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY', model: DEFAULT_MODEL, timeoutMs: DEFAULT_TIMEOUT_MS, ...callSettings },
     ]);
     expect(loadConfig({}).llmProviders).toEqual([]);
   });
@@ -198,10 +220,23 @@ describe('llm providers (PLANNER_LLM_PROVIDERS)', () => {
   test('a list is tried in order; each key comes from the variable it names; llm is the first provider', () => {
     const config = loadConfig({ PLANNER_LLM_PROVIDERS: JSON.stringify([local, hosted]), HOSTED_KEY: 'sk-hosted', PLANNER_LLM_TIMEOUT_MS: '90000' });
     expect(config.llmProviders).toEqual([
-      { name: 'local', baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000 },
-      { name: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: 'sk-hosted', apiKeyEnv: 'HOSTED_KEY', model: 'gpt-4o-mini', timeoutMs: 20_000 },
+      { name: 'local', baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000, ...callSettings },
+      { name: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: 'sk-hosted', apiKeyEnv: 'HOSTED_KEY', model: 'gpt-4o-mini', timeoutMs: 20_000, ...callSettings },
     ]);
-    expect(config.llm).toEqual({ baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000 });
+    expect(config.llm).toEqual({ baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000, ...callSettings });
+  });
+
+  test('the reply format and call settings of PLANNER_LLM_* apply to every provider of the list', () => {
+    const config = loadConfig({
+      PLANNER_LLM_PROVIDERS: JSON.stringify([local, hosted]),
+      HOSTED_KEY: 'sk-hosted',
+      PLANNER_LLM_RESPONSE_FORMAT: 'json_object',
+      PLANNER_LLM_TEMPERATURE: '0.3',
+      PLANNER_LLM_ATTEMPTS: '2',
+    });
+    for (const provider of config.llmProviders) {
+      expect(provider).toMatchObject({ responseFormat: 'json_object', defaults: { attempts: 2, temperature: 0.3 } });
+    }
   });
 
   test.each([

@@ -8,6 +8,7 @@ import { parseRequirementsJson, type Requirements } from '../../domain/requireme
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
+import { requirementsReplySchema } from '../../llm/reply-schemas';
 import { analyzerSystemPrompt, analyzerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 
@@ -18,7 +19,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
 
   constructor(private readonly client: ChatModel) {}
 
-  async analyze({ request, catalog }: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
+  async analyze({ request, catalog, llm }: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
     // The user's answers in the conversation count too: "last week" may come as the answer to a clarification.
     const goal = effectiveGoal(request);
     const resolved = temporalReferencesFor(goal, request.now);
@@ -28,6 +29,8 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         { role: 'user', content: analyzerUserPrompt(request, resolved) },
       ],
       temperature: ANALYSIS_TEMPERATURE,
+      schema: requirementsReplySchema(),
+      ...(llm ? { settings: llm } : {}),
       parse: (text): Requirements => {
         const answer = parseRequirementsJson(text);
         const temporal_references = temporalReferencesFor(goal, request.now, answer.temporal_references);

@@ -10,6 +10,7 @@ import { flattenSteps, parseJsonWith, type Plan } from '../../domain/plan';
 import type { Critic, CriticResult, CritiqueContext } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
+import { critiquesReplySchema } from '../../llm/reply-schemas';
 import { premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
 
 export const PREMORTEM_CRITIC_ID = 'llm-premortem';
@@ -25,7 +26,7 @@ export class PremortemCritic implements Critic {
 
   constructor(private readonly client: ChatModel) {}
 
-  async review(plan: Plan, { request, catalog }: CritiqueContext): Promise<CriticResult> {
+  async review(plan: Plan, { request, catalog, llm }: CritiqueContext): Promise<CriticResult> {
     const stepIds = flattenSteps(plan).map((s) => s.id);
     const { value: critiques, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
@@ -33,6 +34,8 @@ export class PremortemCritic implements Critic {
         { role: 'user', content: premortemUserPrompt(request, plan) },
       ],
       temperature: PREMORTEM_TEMPERATURE,
+      schema: critiquesReplySchema(stepIds),
+      ...(llm ? { settings: llm } : {}),
       parse: (text): Critique[] => {
         const reply = parseJsonWith(ReplySchema, text, 'critiques');
         const unknown = reply.critiques.flatMap((c, i) =>

@@ -1,15 +1,22 @@
 /**
- * LlmPlanner: goal + requirements + catalog → a validated Plan, written by an LLM in JSON mode. A reply that is not
- * JSON, does not match the plan schema or fails validatePlan is sent back with its errors in the same conversation
- * (see askForJson); after MAX_JSON_ATTEMPTS unusable replies planning fails with PLAN-009.
+ * LlmPlanner: goal + requirements + catalog → a validated Plan, written by an LLM as a lean draft (status, missing
+ * capabilities, steps with title, tool, params and dependencies; see src/domain/plan-draft.ts) under a structured
+ * output whose schema allows only the catalog's tools with their params. The system fills ids, defaults and the
+ * estimate. A reply that is not JSON, does not match the format or fails validatePlan is sent back with its errors
+ * in the same conversation (see askForJson); after the attempts run out planning fails with PLAN-009. A full plan
+ * (with `tasks`) is accepted too, from providers that ignore the schema and models that know the old format.
  */
-import { PlanValidationError } from '../../domain/errors';
-import { parsePlanJson, type PlanStamp } from '../../domain/plan';
+import { z } from 'zod';
+import { PlanSchemaError, PlanValidationError, formatZodIssues } from '../../domain/errors';
+import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
+import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import { validatePlan, type ValidationContext } from '../../domain/validation';
+import type { ToolSpec } from '../../domain/tool-spec';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
+import { planReplySchema } from '../../llm/reply-schemas';
 import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 
@@ -17,15 +24,26 @@ import { temporalReferencesFor } from '../../domain/date-ranges';
 export const PLAN_TEMPERATURE = 0.1;
 export const REFINE_TEMPERATURE = 0;
 
+/** Reply text → Plan: a full plan (it has `tasks`) as it is, a draft completed by the system. */
+export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonly ToolSpec[]): Plan {
+  const json = parseJsonWith(z.record(z.string(), z.unknown()), text, 'plan');
+  if ('tasks' in json) return parsePlanJson(text, stamp as PlanStamp);
+  const draft = PlanDraftSchema.safeParse(json);
+  if (!draft.success) throw new PlanSchemaError('plan', formatZodIssues(draft.error));
+  const plan = PlanSchema.safeParse(planFromDraft(draft.data, stamp, catalog));
+  if (!plan.success) throw new PlanSchemaError('plan', formatZodIssues(plan.error));
+  return plan.data;
+}
+
 export class LlmPlanner implements Planner {
   readonly kind = 'llm';
 
   constructor(private readonly client: ChatModel) {}
 
   async generate(input: PlanGenerationInput): Promise<PlanGenerationResult> {
-    const { request, requirements, catalog, stamp, refinement, workspace } = input;
-    const temperature = refinement ? REFINE_TEMPERATURE : PLAN_TEMPERATURE;
-    const planStamp: PlanStamp = {
+    const { request, requirements, catalog, stamp, refinement, workspace, llm } = input;
+    const temperature = llm?.temperature ?? this.client.defaults.temperature ?? (refinement ? REFINE_TEMPERATURE : PLAN_TEMPERATURE);
+    const planStamp: DraftStamp = {
       id: stamp.id,
       version: stamp.version,
       goal: request.goal,
@@ -33,6 +51,8 @@ export class LlmPlanner implements Planner {
     };
     const context: ValidationContext = { catalog, constraints: request.constraints };
     const temporal_references = temporalReferencesFor(effectiveGoal(request), request.now, requirements.temporal_references);
+    const allowed = request.constraints.allowed_tools;
+    const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
 
     const { value: plan, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
@@ -40,8 +60,10 @@ export class LlmPlanner implements Planner {
         { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace }) },
       ],
       temperature,
+      schema: planReplySchema(tools, request.constraints.max_steps),
+      ...(llm ? { settings: llm } : {}),
       parse: (text) => {
-        const parsed = parsePlanJson(text, planStamp);
+        const parsed = parsePlanReply(text, planStamp, catalog);
         const issues = validatePlan(parsed, context);
         if (issues.length > 0) throw new PlanValidationError(issues);
         return parsed;

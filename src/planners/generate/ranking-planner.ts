@@ -6,7 +6,8 @@
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import type { JsonSchema } from '../../domain/json-schema';
-import { PlanSchema, type Complexity, type Plan, type PlanStatus, type Step } from '../../domain/plan';
+import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
+import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import type { Requirements } from '../../domain/requirements';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
@@ -17,8 +18,6 @@ import { findLocations, identifierStems, stem, tokenize, type Token } from '../.
 const DATE_FROM = /^(date_from|from_date|start_date|since)$/;
 const DATE_TO = /^(date_to|to_date|end_date|until)$/;
 const LOCATION = /^(location|city|place|region)$/;
-const STEP_DURATION_MS = 500;
-
 interface Candidate {
   tool: ToolSpec;
   score: number;
@@ -119,10 +118,6 @@ function topologicalOrder(candidates: Candidate[]): Candidate[] {
   return order;
 }
 
-function fibonacci(steps: number): Complexity {
-  return ([1, 2, 3, 5, 8, 13, 21] as const).find((f) => f >= steps) ?? 21;
-}
-
 export class RankingPlanner implements Planner {
   readonly kind = 'ranking' as const;
 
@@ -206,7 +201,7 @@ export class RankingPlanner implements Planner {
       missing_capabilities: status === 'FEASIBLE' ? [] : missing.length ? missing : [`a tool for: ${request.goal}`],
       tasks: steps.length ? [{ id: '1', title: `Answer: ${request.goal}`, description: 'Query the catalog tools in dependency order.', steps }] : [],
       assumptions: [...new Set(kept.flatMap((c) => c.notes))],
-      complexity: fibonacci(steps.length),
+      complexity: complexityOf(steps.length),
       estimate: { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },
       metadata: { planner: 'ranking', model: null, temperature: null, created_at: stamp.created_at },
     });

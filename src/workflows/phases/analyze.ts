@@ -6,6 +6,7 @@ import { GoalUnclearError } from '../../domain/errors';
 import { providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
+import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 
@@ -18,7 +19,7 @@ export async function analyze(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   let analysis;
   try {
-    analysis = await planningActivities(`analyze: ${state.request.goal.slice(0, 80)}`, run.lean && !run.mayCallLlm).analyzeRequirements({ request: state.request });
+    analysis = await planningActivities(`analyze: ${state.request.goal.slice(0, 80)}`, run.lean && !run.mayCallLlm).analyzeRequirements({ request: state.request, ...llmSettingsOf(run) });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed requirements analysis');

@@ -4,6 +4,7 @@ import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { PlanRejectedError } from '../../domain/errors';
 import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
+import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { AUTO_FALLBACK_PATCH } from './plan';
@@ -13,7 +14,7 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   const plan = state.plan!;
   let critiqued;
   try {
-    critiqued = await planningActivities(`critique plan v${plan.version}`, run.lean && !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget });
+    critiqued = await planningActivities(`critique plan v${plan.version}`, run.lean && !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget, ...llmSettingsOf(run) });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');

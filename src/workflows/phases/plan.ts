@@ -7,6 +7,7 @@ import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../d
 import { flattenSteps } from '../../domain/plan';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
+import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
@@ -33,6 +34,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
       ...(state.options.plan_cache === 'off' ? { plan_cache: 'off' as const } : {}),
+      ...llmSettingsOf(run),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;

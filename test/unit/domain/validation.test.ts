@@ -55,6 +55,14 @@ describe('validatePlan', () => {
     expect(issue!.hint).toContain('shipments, facilities, contaminants-detected, write-report');
   });
 
+  it('names the closest catalog tools first for an unknown one, and none when nothing is close', () => {
+    const hintFor = (tool: string) => validatePlan(withStep(0, (s) => (s.tool = tool)), ctx)[0]!.hint;
+    expect(hintFor('shipmentz')).toMatch(/^Did you mean "shipments"\? Use one of/);
+    expect(hintFor('search_shipments')).toMatch(/^Did you mean "shipments"\?/);
+    expect(hintFor('contaminants')).toMatch(/^Did you mean "contaminants-detected"\?/);
+    expect(hintFor('send_email')).toMatch(/^Use one of the catalog tools/);
+  });
+
   it('rejects a tool outside allowed_tools', () => {
     const issues = validatePlan(validPlanInput(), { ...ctx, constraints: { ...ctx.constraints, allowed_tools: ['shipments', 'contaminants-detected'] } });
     expect(issues).toEqual([expect.objectContaining({ code: 'TOOL_NOT_ALLOWED', step_index: 2 })]);

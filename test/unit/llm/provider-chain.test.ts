@@ -2,6 +2,7 @@
 import { LlmCallError, type PlannerError } from '../../../src/domain/errors';
 import type { LlmCallUsage } from '../../../src/domain/llm-calls';
 import { ProviderChain, everyProviderFailed } from '../../../src/llm/providers';
+import type { ReplySchema } from '../../../src/llm/structured-output';
 import { withLlmCallRecorder } from '../../../src/llm/usage-recorder';
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedReply } from '../../support/scripted-llm-server';
 
@@ -86,4 +87,19 @@ test('a one-provider chain fails with that provider’s own error, attempts adde
   expect(error.message).toContain('rate limiting (HTTP 429)');
   expect(error.details).toMatchObject({ status: 429, provider_attempts: [{ provider: 'only', outcome: 'HTTP 429' }] });
   expect(everyProviderFailed(error)).toBe(true);
+});
+
+test("the chain offers its first provider's settings and sends every provider the call's schema, token cap and timeout", async () => {
+  const first = await server([{ status: 503 }]);
+  const second = await server(['{"ok":true}']);
+  const c = ProviderChain.fromConfig([
+    { name: 'first', baseURL: first.baseURL, model: 'first-model', timeoutMs: 5_000, defaults: { attempts: 2, temperature: 0.3 } },
+    { name: 'second', baseURL: second.baseURL, model: 'second-model', timeoutMs: 5_000, defaults: { attempts: 5 } },
+  ]);
+  expect(c.defaults).toEqual({ attempts: 2, temperature: 0.3 });
+  const schema: ReplySchema = { name: 'answer', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } };
+  await c.complete([{ role: 'user', content: 'Reply in JSON' }], { temperature: 0.3, json: true, schema, maxTokens: 64, timeoutMs: 4_000 });
+  for (const s of [first, second]) {
+    expect(s.requests[0]!.body).toMatchObject({ temperature: 0.3, max_tokens: 64, response_format: { type: 'json_schema', json_schema: { name: 'answer' } } });
+  }
 });

@@ -38,7 +38,10 @@ describe('LlmAnalyzer', () => {
     expect(requirements.clarification).toEqual(clarification);
     expect(llm_calls).toHaveLength(1);
     const body = harness.server.requests[0]!.body;
-    expect(body.response_format).toEqual({ type: 'json_object' });
+    // A structured output: only the fields the model decides, the clarification nullable.
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'requirements', strict: true } });
+    const schema = (body.response_format as unknown as { json_schema: { schema: { required: string[] } } }).json_schema.schema;
+    expect(schema.required).toEqual(['is_clear', 'clarification', 'steps', 'required_capabilities', 'intent']);
     expect(body.temperature).toBe(0);
     const system = body.messages[0]!.content;
     expect(system).toContain('"is_clear" is false when the goal is vague');
@@ -116,7 +119,8 @@ describe('PremortemCritic', () => {
     const body = harness.server.requests[0]!.body;
     expect(body.temperature).toBe(PREMORTEM_TEMPERATURE);
     expect(body.messages[0]!.content).toContain('Imagine the plan you are given was run and FAILED');
-    expect(body.messages[1]!.content).toContain('"id": "1.2"');
+    expect(body.messages[1]!.content).toContain('{"id":"1.2","title":"Fetch their contaminants","tool":"contaminants-detected"'); // a lean view of the plan, ids included
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'critiques' } });
   });
 
   it('sends back a critique that names a step the plan does not have', async () => {

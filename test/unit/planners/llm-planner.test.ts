@@ -1,8 +1,8 @@
 /** LlmPlanner against a real HTTP server speaking chat-completions (no mock of the openai client). */
-import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../../src/domain/errors';
 import { parsePlanJson } from '../../../src/domain/plan';
+import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../../src/domain/errors';
 import { parseRequirementsJson } from '../../../src/domain/requirements';
-import { LlmPlanner, PLAN_TEMPERATURE, REFINE_TEMPERATURE } from '../../../src/planners/generate/llm-planner';
+import { LlmPlanner, PLAN_TEMPERATURE, REFINE_TEMPERATURE, parsePlanReply } from '../../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
@@ -25,7 +25,7 @@ async function caught(promise: Promise<unknown>): Promise<PlannerError> {
 }
 
 describe('LlmPlanner: a valid first reply', () => {
-  it('returns the stamped, validated plan from one JSON-mode call at temperature 0.1', async () => {
+  it('returns the stamped, validated plan from one structured-output call at temperature 0.1', async () => {
     await harness.start({ script: [planReply()] });
     const { plan, llm_calls } = await generate();
 
@@ -40,7 +40,7 @@ describe('LlmPlanner: a valid first reply', () => {
     const body = harness.server.requests[0]!.body;
     expect(body.model).toBe(MODEL);
     expect(body.temperature).toBe(0.1);
-    expect(body.response_format).toEqual({ type: 'json_object' });
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'plan', strict: true } });
     expect(harness.server.requests[0]!.authorization).toBe('Bearer test-key');
   });
 
@@ -173,7 +173,8 @@ describe('LlmPlanner: refinement', () => {
     const user = harness.messages(1)[1]!.content;
     expect(user).toContain('refinement of plan version 1');
     expect(user).toContain('- step 1.1: also filter by status rejected');
-    expect(user).toContain('"tool": "contaminants-detected"');
+    expect(user).toContain('"tool":"contaminants-detected"'); // the previous plan in the format the model writes
+    expect(user).toContain('step 0 is "1.1", step 1 is "1.2"'); // so feedback naming step ids can be placed
     expect(user).not.toContain(previous.id); // stamped fields are the system's, not shown to the model
   });
 });
@@ -238,14 +239,10 @@ describe('LlmPlanner: provider errors', () => {
 });
 
 describe('prompt examples', () => {
-  it('the plan example in the system prompt is a valid plan once stamped', () => {
-    const plan = parsePlanJson(JSON.stringify(PLAN_EXAMPLE), {
-      id: STAMP.id,
-      version: 1,
-      goal: 'example',
-      metadata: { planner: 'llm', created_at: STAMP.created_at },
-    });
-    expect(plan.tasks[0]!.steps[1]!.depends_on).toEqual([0]);
+  it('the plan example in the system prompt is a valid plan draft once completed by the system', () => {
+    const stamp = { id: STAMP.id, version: 1, goal: 'example', metadata: { planner: 'llm' as const, model: null, temperature: null, created_at: STAMP.created_at } };
+    const plan = parsePlanReply(JSON.stringify(PLAN_EXAMPLE), stamp, []);
+    expect(plan.tasks[0]!.steps.map((s) => [s.id, s.depends_on])).toEqual([['1.1', []], ['1.2', [0]]]);
   });
 
   it('the requirements example is valid requirements', () => {

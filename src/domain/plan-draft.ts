@@ -1,0 +1,189 @@
+/**
+ * The lean plan an LLM writes: only what it decides (status, missing capabilities, and steps with a short title,
+ * tool, params and dependencies). The system turns it into a full Plan: one task, step ids "1.N", defaults, the
+ * complexity and the estimate from the catalog. Fewer output tokens is the main lever on latency for local models
+ * and on cost for hosted ones.
+ *
+ * `planDraftJsonSchema` is the same format as JSON Schema for structured outputs: the tool name is constrained to
+ * the catalog's names and each step's params to that tool's schema (one variant per tool), where a param that is
+ * not a string may also be one whole `${step[N].data...}` template.
+ */
+import { z } from 'zod';
+import { estimateStepsUsage } from './budget';
+import type { JsonSchema } from './json-schema';
+import { FIBONACCI, PLAN_STATUSES, PlanSchema, flattenSteps, type Complexity, type Plan, type PlanMetadata } from './plan';
+import { indexCatalog, type ToolSpec } from './tool-spec';
+import { isRecord } from './walk';
+
+/**
+ * Steps that call no tool: `llm` (a language model answers `params.instruction` over the data of the steps it
+ * depends on), `human` (a person answers `params.question`), `noop`. A draft step names one of these as `action`
+ * instead of a `tool`.
+ */
+export const DRAFT_STEP_KINDS = ['llm', 'human', 'noop'] as const;
+
+export const DraftStepSchema = z
+  .object({
+    title: z.string().min(1).max(200),
+    tool: z.string().min(1).optional(),
+    action: z.enum(DRAFT_STEP_KINDS).optional(),
+    params: z.record(z.string(), z.unknown()).default({}),
+    depends_on: z.array(z.number().int().nonnegative()).default([]),
+  })
+  .refine((s) => (s.tool === undefined) !== (s.action === undefined), { message: 'a step names either a "tool" or an "action" (llm, human, noop)' });
+
+export const PlanDraftSchema = z.object({
+  status: z.enum(PLAN_STATUSES),
+  missing_capabilities: z.array(z.string()).default([]),
+  steps: z.array(DraftStepSchema).default([]),
+});
+export type PlanDraft = z.output<typeof PlanDraftSchema>;
+
+/** How long a step is expected to take, for the estimate's duration (a chain of N steps: N of these). */
+export const STEP_DURATION_MS = 500;
+const TITLE_MAX = 80;
+const MISSING_MAX = 5;
+
+/** The smallest complexity (a Fibonacci number) that covers `steps` steps. */
+export function complexityOf(steps: number): Complexity {
+  return FIBONACCI.find((f) => f >= steps) ?? 21;
+}
+
+/** Stamps the system owns: id, version, goal and metadata. */
+export interface DraftStamp {
+  id: string;
+  version: number;
+  goal: string;
+  metadata: PlanMetadata;
+}
+
+/**
+ * The full plan for a draft. Throws the zod error of PlanSchema when the draft breaks a plan rule (a PARTIAL plan
+ * naming nothing missing); the caller reports it like any schema error.
+ */
+export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: readonly ToolSpec[]): z.input<typeof PlanSchema> {
+  const tools = indexCatalog(catalog);
+  const steps = draft.steps.map((s, i) => ({
+    id: `1.${i + 1}`,
+    title: s.title,
+    action: s.action ?? ('tool_call' as const),
+    tool: s.tool ?? null,
+    params: s.params,
+    depends_on: s.depends_on,
+    // Read-only (idempotent) tools may run side by side; anything else runs alone.
+    parallel: s.tool === undefined ? false : (tools.get(s.tool)?.idempotent ?? false),
+  }));
+  const depthOf = (i: number, seen: number[] = []): number => {
+    if (seen.includes(i)) return 1; // a cycle: validation reports it
+    const deps = steps[i]?.depends_on.filter((d) => d < steps.length) ?? [];
+    return 1 + Math.max(0, ...deps.map((d) => depthOf(d, [...seen, i])));
+  };
+  const usage = estimateStepsUsage(steps, tools);
+  return {
+    ...stamp,
+    status: draft.status,
+    missing_capabilities: draft.missing_capabilities,
+    tasks: steps.length > 0 ? [{ id: '1', title: stamp.goal.slice(0, 200), steps }] : [],
+    assumptions: [],
+    complexity: complexityOf(steps.length),
+    estimate: { ...usage, duration_ms: Math.max(0, ...steps.map((_, i) => depthOf(i))) * STEP_DURATION_MS },
+  };
+}
+
+/** A plan as the draft the model would write (for refinements: the previous version in the model's own format). */
+export function draftOf(plan: Plan): PlanDraft {
+  return {
+    status: plan.status,
+    missing_capabilities: plan.missing_capabilities,
+    steps: flattenSteps(plan).map((s) => ({
+      title: s.title,
+      ...(s.action === 'tool_call' ? { tool: s.tool ?? '' } : { action: s.action }),
+      params: s.params,
+      depends_on: s.depends_on,
+    })),
+  };
+}
+
+/** A whole `${step[N].data...}` template, as the grammar of a structured output may write it. */
+const TEMPLATE_STRING: JsonSchema = { type: 'string', pattern: '^\\$\\{step\\[[0-9]+\\]\\.data[^}]*\\}$' };
+
+/** zod's long regex `pattern` beside a `format` says the same as the format; grammars choke on some of them. */
+export function withoutFormatPatterns<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutFormatPatterns) as T;
+  if (!isRecord(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'pattern' && typeof schema.format === 'string') continue;
+    if (key === '$schema') continue;
+    out[key] = withoutFormatPatterns(value);
+  }
+  return out as T;
+}
+
+/** A tool's params schema where every param that is not a plain string may also be one whole template. */
+function paramsSchema(tool: ToolSpec): JsonSchema {
+  const schema = withoutFormatPatterns(tool.parameters);
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([name, prop]) => {
+      const plainString = isRecord(prop) && prop.type === 'string' && prop.enum === undefined && prop.format === undefined;
+      return [name, plainString || typeof prop === 'boolean' ? prop : { anyOf: [prop, TEMPLATE_STRING] }];
+    }),
+  );
+  return { ...schema, type: 'object', properties };
+}
+
+function stepVariant(tool: ToolSpec): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title', 'tool', 'params', 'depends_on'],
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: TITLE_MAX },
+      tool: { type: 'string', const: tool.name },
+      params: paramsSchema(tool),
+      depends_on: { type: 'array', items: { type: 'integer', minimum: 0 } },
+    },
+  };
+}
+
+/** The params a step of each kind without a tool reads (src/workflows/steps.ts). */
+const KIND_PARAMS: Record<(typeof DRAFT_STEP_KINDS)[number], JsonSchema> = {
+  llm: { type: 'object', additionalProperties: false, required: ['instruction'], properties: { instruction: { type: 'string', minLength: 1, maxLength: 2000 } } },
+  human: { type: 'object', additionalProperties: false, required: ['question'], properties: { question: { type: 'string', minLength: 1, maxLength: 2000 } } },
+  noop: { type: 'object', additionalProperties: false, properties: {} },
+};
+
+function kindVariant(kind: (typeof DRAFT_STEP_KINDS)[number]): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title', 'action', 'params', 'depends_on'],
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: TITLE_MAX },
+      action: { type: 'string', const: kind },
+      params: KIND_PARAMS[kind],
+      depends_on: { type: 'array', items: { type: 'integer', minimum: 0 } },
+    },
+  };
+}
+
+/**
+ * The draft format as JSON Schema for `tools` (the catalog, narrowed to allowed_tools by the caller) and the step
+ * kinds without a tool the run can execute (`kinds`; none by default).
+ */
+export function planDraftJsonSchema(tools: readonly ToolSpec[], maxSteps: number, kinds: readonly (typeof DRAFT_STEP_KINDS)[number][] = []): JsonSchema {
+  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const variants = [...sorted.map(stepVariant), ...kinds.map(kindVariant)];
+  const steps: JsonSchema =
+    variants.length === 0 ? { type: 'array', maxItems: 0 } : { type: 'array', maxItems: maxSteps, items: { anyOf: variants } };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['status', 'missing_capabilities', 'steps'],
+    properties: {
+      status: { type: 'string', enum: [...PLAN_STATUSES] },
+      missing_capabilities: { type: 'array', maxItems: MISSING_MAX, items: { type: 'string', minLength: 1, maxLength: TITLE_MAX } },
+      steps,
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/** The lean plan draft an LLM writes, its completion by the system, and its JSON Schema for structured outputs. */
+import { checkJsonSchema } from '../../../src/domain/json-schema';
+import { PlanSchema } from '../../../src/domain/plan';
+import { DRAFT_STEP_KINDS, PlanDraftSchema, complexityOf, draftOf, planDraftJsonSchema, planFromDraft, type PlanDraft } from '../../../src/domain/plan-draft';
+import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
+import { STAMP } from '../../support/planning';
+
+const stamp = { id: STAMP.id, version: 1, goal: 'Contaminated shipments and their contaminants', metadata: { planner: 'llm' as const, model: 'm', temperature: 0.1, created_at: STAMP.created_at } };
+
+const draft: PlanDraft = {
+  status: 'FEASIBLE',
+  missing_capabilities: [],
+  steps: [
+    { title: 'Contaminated shipments', tool: 'shipments', params: { has_contaminants: true, date_from: '2026-11-16' }, depends_on: [] },
+    { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+  ],
+};
+
+describe('planFromDraft', () => {
+  it('fills ids, one task, defaults, the complexity and the estimate from the catalog', () => {
+    const plan = PlanSchema.parse(planFromDraft(draft, stamp, catalog));
+    expect(plan).toMatchObject({ id: STAMP.id, version: 1, goal: stamp.goal, status: 'FEASIBLE', complexity: 2, assumptions: [] });
+    expect(plan.tasks).toHaveLength(1);
+    expect(plan.tasks[0]!.steps.map((s) => [s.id, s.action, s.tool, s.depends_on, s.parallel])).toEqual([
+      ['1.1', 'tool_call', 'shipments', [], true],
+      ['1.2', 'tool_call', 'contaminants-detected', [0], true],
+    ]);
+    // Two calls of 0.0001 USD and 300 tokens each; a chain of two steps of 500 ms.
+    expect(plan.estimate).toEqual({ cost_usd: 0.0002, tokens: 600, calls: 2, duration_ms: 1000 });
+  });
+
+  it('makes an IMPOSSIBLE draft without steps a plan without tasks', () => {
+    const plan = PlanSchema.parse(planFromDraft({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering'], steps: [] }, stamp, catalog));
+    expect(plan).toMatchObject({ tasks: [], complexity: 1, estimate: { calls: 0, duration_ms: 0 }, missing_capabilities: ['ordering'] });
+  });
+
+  it('gives the complexity as the smallest Fibonacci number covering the steps', () => {
+    expect([1, 2, 3, 4, 6, 9, 30].map(complexityOf)).toEqual([1, 2, 3, 5, 8, 13, 21]);
+  });
+
+  it('round-trips through draftOf', () => {
+    expect(draftOf(PlanSchema.parse(planFromDraft(draft, stamp, catalog)))).toEqual(draft);
+  });
+
+  it('makes a step naming an action instead of a tool an llm, human or noop step, run alone', () => {
+    const withKinds: PlanDraft = {
+      ...draft,
+      steps: [
+        ...draft.steps,
+        { title: 'Summary', action: 'llm', params: { instruction: 'Summarize the contaminants per shipment' }, depends_on: [1] },
+        { title: 'Sign-off', action: 'human', params: { question: 'Send the summary?' }, depends_on: [2] },
+      ],
+    };
+    const plan = PlanSchema.parse(planFromDraft(withKinds, stamp, catalog));
+    expect(plan.tasks[0]!.steps.slice(2).map((s) => [s.action, s.tool, s.parallel])).toEqual([
+      ['llm', null, false],
+      ['human', null, false],
+    ]);
+    expect(draftOf(plan)).toEqual(withKinds);
+  });
+
+  it('refuses a step naming both a tool and an action, or neither', () => {
+    const step = { title: 'x', params: {}, depends_on: [] };
+    for (const bad of [{ ...step, tool: 'shipments', action: 'llm' }, step]) {
+      expect(PlanDraftSchema.safeParse({ status: 'FEASIBLE', steps: [bad] }).success).toBe(false);
+    }
+  });
+});
+
+describe('planDraftJsonSchema', () => {
+  const schema = planDraftJsonSchema(catalog, 20);
+
+  it('accepts a draft of catalog tools with their params, a whole template standing for an array', () => {
+    expect(checkJsonSchema(draft, schema)).toEqual([]);
+  });
+
+  it('allows only the catalog tool names, each with its own params', () => {
+    const variants = ((schema.properties!.steps as { items: { anyOf: { properties: { tool: { const: string } } }[] } }).items.anyOf);
+    expect(variants.map((v) => v.properties.tool.const)).toEqual(['contaminants-detected', 'facilities', 'inspections', 'shipments']);
+    const invented = { ...draft, steps: [{ title: 'x', tool: 'search_shipments', params: {}, depends_on: [] }] };
+    expect(checkJsonSchema(invented, schema)).not.toEqual([]);
+    const wrongParams = { ...draft, steps: [{ title: 'x', tool: 'facilities', params: { shipment_ids: ['S-1'] }, depends_on: [] }] };
+    expect(checkJsonSchema(wrongParams, schema)).not.toEqual([]);
+  });
+
+  it('leaves no regex pattern beside a format (grammars choke on zod date regexes) and only template patterns', () => {
+    const text = JSON.stringify(schema);
+    expect(text).toContain('"format":"date"');
+    const patterns = [...text.matchAll(/"pattern":"([^"]*)"/g)].map((m) => m[1]);
+    expect(new Set(patterns)).toEqual(new Set(['^\\\\$\\\\{step\\\\[[0-9]+\\\\]\\\\.data[^}]*\\\\}$']));
+  });
+
+  it('offers the step kinds without a tool only when asked, each with the params its step reads', () => {
+    const llmStep = { title: 'Summary', action: 'llm', params: { instruction: 'Summarize' }, depends_on: [0] };
+    const withLlm = { ...draft, steps: [...draft.steps, llmStep] };
+    expect(checkJsonSchema(withLlm, schema)).not.toEqual([]);
+    const kinds = planDraftJsonSchema(catalog, 20, DRAFT_STEP_KINDS);
+    expect(checkJsonSchema(withLlm, kinds)).toEqual([]);
+    expect(checkJsonSchema({ ...draft, steps: [{ ...llmStep, params: {} }] }, kinds)).not.toEqual([]);
+  });
+
+  it('allows no step at all for an empty catalog', () => {
+    expect(planDraftJsonSchema([], 5).properties!.steps).toEqual({ type: 'array', maxItems: 0 });
+  });
+});
