@@ -108,8 +108,8 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   expect(historyText.stdout).toMatch(/gatekeeper/);
   expect(historyText.stdout).toMatch(/executeStep/);
 
-  // The finished run is in the list too, newest first.
-  await waitFor(async () => (await json<any[]>('list')).some((r) => r.workflowId === id && r.stage === 'COMPLETED'), 30_000, 'the completed run listed');
+  // The finished run is in the list too (other test files start runs on this server meanwhile: look past the 50 newest).
+  await waitFor(async () => (await json<any[]>('list', '--limit', '10000')).some((r) => r.workflowId === id && r.stage === 'COMPLETED'), 30_000, 'the completed run listed');
 });
 
 test('start --wait follows a run to its end and --json prints the final state', async () => {
