@@ -40,13 +40,17 @@ export class ProgressLog {
   private seen: Seen;
   private closed = false;
 
-  /** Numbering continues from the carried sequence; the resumed state counts as seen, so nothing repeats. */
+  /** Numbering continues from the carried sequence; the resumed state counts as seen, but for a pending question. */
   constructor(
     state: PlanningState,
     private seq = state.progress_seq ?? 0,
   ) {
     this.seen = { stage: 'CREATED', plan: '', steps: new Map(), budget: budgetKey(state), pending: '' };
-    if (state.progress_seq !== undefined) this.seen = this.changesOf(state).seen;
+    if (state.progress_seq === undefined) return;
+    this.seen = this.changesOf(state).seen;
+    // A watcher that joins after continue-as-new still learns what the run waits for: its question is restated first.
+    const pending = pendingInput(state);
+    if (pending) this.events.push({ kind: 'question', pending, seq: ++this.seq, at: nowIso() });
   }
 
   get lastSeq(): number {

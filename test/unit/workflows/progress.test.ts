@@ -89,6 +89,17 @@ test('after continue-as-new the sequence goes on and what the carried state show
   expect(log.after(30, state.stage).truncated).toBe(true);
 });
 
+test('a run continued as new while it waits for an answer restates the question first, so a watcher joining it sees it', () => {
+  const state = newState();
+  state.stage = 'AWAITING_CLARIFICATION';
+  state.question = { text: 'Which reports?', options: ['Shipments', 'Inspections'], default_option: 1, asked_at: 'now' };
+  state.progress_seq = 5;
+  const log = new ProgressLog(state);
+  expect(log.after(5, state.stage).events).toEqual([expect.objectContaining({ seq: 6, kind: 'question', pending: expect.objectContaining({ kind: 'clarification' }) })]);
+  log.observe(state); // nothing changed since: nothing more is recorded
+  expect(log.lastSeq).toBe(6);
+});
+
 test('the Web UI view: stage, plan, a steps table with result sizes, budget, the pending approval; clipped to its bound', () => {
   const state = newState();
   state.stage = 'AWAITING_APPROVAL';
