@@ -83,6 +83,10 @@ export interface GoalResult {
   missing_capabilities: string[];
   asked_question: boolean;
   failure: string | null;
+  /** The last critiques the gatekeeper weighed ("[severity] critic step: message"), to see why a plan was refused. */
+  critiques: string[];
+  /** The final plan's steps as "id tool params", shortened. */
+  plan_steps: string[];
   llm_calls: number;
   tokens: number;
   seconds: number;
@@ -257,6 +261,8 @@ export async function measureRun(
     missing_capabilities: plan?.missing_capabilities ?? [],
     asked_question: facts.askedQuestion,
     failure: failure ? `${failure.code} ${failure.message}`.slice(0, 300) : null,
+    critiques: (state?.critiques ?? []).map((c) => `[${c.severity}] ${c.critic}${c.step_id ? ` ${c.step_id}` : ''}: ${c.message}`.slice(0, 300)),
+    plan_steps: plan ? flattenSteps(plan).map((s) => `${s.id} ${s.tool ?? s.action} ${JSON.stringify(s.params ?? {})}`.slice(0, 200)) : [],
     llm_calls: activities.reduce((sum, a) => sum + a.llm_calls, 0),
     tokens: activities.reduce((sum, a) => sum + a.tokens, 0),
     seconds,

@@ -6,7 +6,8 @@
  * format (date, date-time; checked loosely), anyOf and oneOf (oneOf is checked as anyOf, i.e. more leniently).
  * Every other keyword ($ref, pattern, minLength, ...) is ignored, which can only make the check accept more.
  *
- * A string that is one whole `${step[N]...}` template is accepted for any type: its value exists only at run time.
+ * A string that is one whole `${step[N]...}` template is accepted for any type (its value exists only at run time),
+ * except a `.*` template, which always gives a list, where the schema takes no array.
  * A string with a template embedded in other text must be allowed as a string, but enum/const/format are skipped.
  */
 import { containsTemplate, isWholeTemplate } from './templates';
@@ -89,7 +90,14 @@ function check(value: unknown, schema: JsonSchema | boolean, path: string, out: 
   }
   if (!isRecord(schema)) return; // `true` or not a schema: accepts anything
   const isText = typeof value === 'string';
-  if (isText && isWholeTemplate(value)) return;
+  if (isText && isWholeTemplate(value)) {
+    // `.*` maps over every item, so the template gives a list: a param that takes one value would fail at run time.
+    const types = schema.type === undefined ? undefined : Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (value.includes('.*') && types && !types.includes('array')) {
+      out.push({ path, keyword: 'type', message: `expected ${types.join(' or ')}, but ${value} gives a list (one value per item); use [0] instead of .* for the first item's value` });
+    }
+    return;
+  }
   const embedded = isText && containsTemplate(value);
 
   if (schema.type !== undefined) {

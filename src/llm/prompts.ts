@@ -1,8 +1,8 @@
 /**
  * Every prompt the LLM side sends. Each conversation is [system, user]: the system message is the STABLE PREFIX
- * (role, rules, JSON format with an example, the tool catalog sorted by name) and depends only on the catalog, so
- * providers' prompt caches serve it across requests; everything about one request (goal, now, dates,
- * requirements, constraints, refinement) goes in the user message after it.
+ * (the tool catalog sorted by name, the same for every role, then the role, rules and JSON format with an example)
+ * and depends only on the catalog, so prompt caches serve it across requests; everything about one request (goal,
+ * now, dates, requirements, constraints, refinement) goes in the user message after it.
  */
 import type { TemporalReference } from '../domain/dates';
 import { flattenSteps, type Plan } from '../domain/plan';
@@ -20,8 +20,8 @@ export const PLAN_EXAMPLE = {
   status: 'FEASIBLE',
   missing_capabilities: [],
   steps: [
-    { title: 'Open orders of last week', tool: 'search_orders', params: { status: 'open', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
-    { title: 'Items of those orders', tool: 'order_items', params: { order_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+    { title: 'Open orders of last week', tool: 'orders', params: { status: 'open', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
+    { title: 'Items of those orders', tool: 'order-items', params: { order_ids: '${step[0].data.*.id}' }, depends_on: [0] },
   ],
 } satisfies PlanDraft;
 
@@ -29,7 +29,7 @@ export const PLAN_EXAMPLE = {
 const PARTIAL_EXAMPLE = {
   status: 'PARTIAL',
   missing_capabilities: ['sending email'],
-  steps: [{ title: 'Open orders', tool: 'search_orders', params: { status: 'open' }, depends_on: [] }],
+  steps: [{ title: 'Open orders', tool: 'orders', params: { status: 'open' }, depends_on: [] }],
 } satisfies PlanDraft;
 
 /** The requirements format as the model writes it, for an unclear goal (so the example shows a clarification). */
@@ -40,14 +40,10 @@ export const REQUIREMENTS_EXAMPLE = {
     options: ['Orders that are overdue', 'Orders with a failed payment', 'Orders with a customer complaint'],
     default_option: 0,
   },
-  steps: ['Fetch orders from the order system filtered by the chosen problem and period', 'Summarise the orders found'],
-  required_capabilities: ['search_orders'],
+  steps: ['Fetch orders filtered by the chosen problem'],
+  required_capabilities: ['orders'],
   intent: { type: 'query', confidence: 0.6 },
 } satisfies z.input<typeof RequirementsReplySchema>;
-
-function json(value: unknown): string {
-  return JSON.stringify(value, null, 2);
-}
 
 /** zod writes a long regex `pattern` beside `format: "date"`; the format says the same in far fewer tokens. */
 function schemaText(schema: unknown): string {
@@ -86,15 +82,25 @@ function conversationSection(request: PlanningRequest): string[] {
   return [`Conversation so far:\n${request.context.map((m) => `${m.role}: ${m.content}`).join('\n')}`];
 }
 
+/**
+ * Every system prompt opens with the same text, the catalog: a local server's cache (llama.cpp keeps the last
+ * prompt's prefix) and hosted prompt caches then reuse it from one call to the next, whatever the role, and only
+ * the role's rules and the request are read anew. On this machine that prefix is about 1,300 tokens, 30-50 s of
+ * prompt processing per call.
+ */
+function toolsPreamble(catalog: readonly ToolSpec[]): string {
+  return `An orchestrator for AI agents carries goals through analysis, planning and review, then runs the plan's steps with the tools below.\n\n${catalogSection(catalog)}\n\n# Your task\n\n`;
+}
+
 // ---- planner ----
 
 export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
-  return `You are the planner of an orchestrator for AI agents. You turn a goal into an executable plan: a JSON object whose steps call the tools listed under "Tools". You never run anything yourself.
+  return `${toolsPreamble(catalog)}You are the planner of an orchestrator for AI agents. You turn a goal into an executable plan: a JSON object whose steps call the tools listed above under "Tools". You never run anything yourself.
 
 ## Rules
 
 1. Reply with one JSON object in the format below and nothing else.
-2. Every step calls one tool listed under "Tools" ("tool" is its exact name; never invent one) with "params" that match the tool's JSON Schema: all required params, no unknown params, the right types.
+2. Every step calls one tool listed above under "Tools" ("tool" is its exact name; never invent one) with "params" that match the tool's JSON Schema: all required params, no unknown params, the right types.
 3. Steps are numbered from 0 in the order you write them. "depends_on" lists the numbers of earlier steps that must finish before a step starts.
 4. To use the result of an earlier step N, put a template in a param value AND list N in depends_on:
    - \${step[N].data.*.field} is that field of every item of an array result (an array)
@@ -108,13 +114,11 @@ export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
 
 ## Plan format
 
-Example (its tools are made up; use only the tools below):
+Example (its tools are made up; use only the tools above):
 ${JSON.stringify(PLAN_EXAMPLE)}
 
 A PARTIAL plan (the goal also asked to email the orders, and no tool sends email):
-${JSON.stringify(PARTIAL_EXAMPLE)}
-
-${catalogSection(catalog)}`;
+${JSON.stringify(PARTIAL_EXAMPLE)}`;
 }
 
 export interface PlannerPromptInput {
@@ -173,23 +177,21 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
 // ---- requirements analysis ----
 
 export function analyzerSystemPrompt(catalog: readonly ToolSpec[]): string {
-  return `You analyse goals for an orchestrator of AI agents before they are planned. You do not plan or run anything: you say what a goal requires, or ask what it means.
+  return `${toolsPreamble(catalog)}You analyse goals for an orchestrator of AI agents before they are planned. You do not plan or run anything: you say what a goal requires, or ask what it means.
 
 ## Rules
 
 1. Reply with one JSON object in the format below and nothing else.
 2. "is_clear" is false when the goal is vague or ambiguous: when reasonable readings lead to different work (which data, which records, which period, which action). Then "clarification" holds one "question", 2 to 5 concrete "options" (each a complete reading the user can pick as is) and "default_option", the 0-based index of the most likely option. When the goal is clear, "is_clear" is true and "clarification" is null.
 3. "steps" are the abstract requirement steps in order, in words: name the service or data and the operation, never concrete values and never templates (no \${...}). Write "Fetch shipments with contaminants in the requested period", not "Call shipments with date_from 2026-11-16".
-4. "required_capabilities" names what the goal needs, with the tool names below where one fits; name a missing capability plainly.
+4. "required_capabilities" names what the goal needs, with the tool names above where one fits; name a missing capability plainly.
 5. "intent.type" is query (fetch data), question (answer something), command (change something), clarification (the user answers an earlier question) or confirmation (the user confirms); "intent.confidence" is from 0 to 1.
 6. Do not write dates: the system resolves the goal's periods itself.
 
 ## Requirements format
 
 Example (an unclear goal; its tools are made up):
-${json(REQUIREMENTS_EXAMPLE)}
-
-${catalogSection(catalog)}`;
+${JSON.stringify(REQUIREMENTS_EXAMPLE)}`;
 }
 
 export function analyzerUserPrompt(request: PlanningRequest, temporal_references: readonly TemporalReference[]): string {
@@ -204,8 +206,16 @@ export function analyzerUserPrompt(request: PlanningRequest, temporal_references
 
 // ---- pre-mortem critic ----
 
+/** The critique the critic's prompt shows (a made-up plan); a reply that copies it is dropped (../planners/critique/grounding). */
+export const PREMORTEM_EXAMPLE = {
+  severity: 'error',
+  step_id: '1.1',
+  message: 'status "closed" returns closed orders, but the goal asks for open ones.',
+  suggestion: 'Set status to "open".',
+} as const;
+
 export function premortemSystemPrompt(catalog: readonly ToolSpec[]): string {
-  return `You are a pre-mortem critic for plans of an orchestrator of AI agents. Imagine the plan you are given was run and FAILED. Work out the most likely reasons it failed and report each one as a critique.
+  return `${toolsPreamble(catalog)}You are a pre-mortem critic for plans of an orchestrator of AI agents. Imagine the plan you are given was run and FAILED. Work out the most likely reasons it failed and report each one as a critique.
 
 ## Rules
 
@@ -213,16 +223,14 @@ export function premortemSystemPrompt(catalog: readonly ToolSpec[]): string {
 2. Look for: params that do not match the tool's schema or the goal, wrong or missing date ranges, a step using data an earlier step does not return, a template whose step is missing from depends_on, steps that break on an empty result, parts of the goal no step covers, irreversible actions (delete, send, pay) without a human check, assumptions that may be false.
 3. Each critique: "severity" is "error" when the failure is likely and defeats the goal, "warning" when it is plausible or partial, "info" for a minor improvement; "step_id" is the id of the step concerned (such as "1.2"), left out when the critique is about the whole plan; "message" says what fails and why; "suggestion" is the concrete change that prevents it.
 4. Report at most 5 critiques, the most likely failure first. Report none ({"critiques": []}) when no failure is plausible; do not invent problems. Most sound plans get none.
-5. Use "error" only for a failure you can point to in THIS plan: quote its step id and the exact param, value or template that fails. Never repeat the example below: it is about a different plan.
+5. Use "error" only for a failure you can point to in THIS plan: give its step id and quote the exact value or template of that step that fails. An error that quotes no value of its step counts as a warning. Never repeat the example below: it is about a different plan.
 
 ## Critique format
 
-Example (for a made-up plan whose step 1.1 searches orders from 2026-11-16 to 2026-11-21 for "last week"):
-${JSON.stringify({ critiques: [{ severity: 'warning', step_id: '1.1', message: 'date_to 2026-11-21 leaves out Sunday 2026-11-22 of last week.', suggestion: 'Set date_to to 2026-11-22.' }] })}
+Example (for a made-up plan for "open orders of last week" whose step 1.1 passes "status": "closed"):
+${JSON.stringify({ critiques: [PREMORTEM_EXAMPLE] })}
 
-For a sound plan: {"critiques": []}
-
-${catalogSection(catalog)}`;
+For a sound plan: {"critiques": []}`;
 }
 
 export function premortemUserPrompt(request: PlanningRequest, plan: Plan): string {

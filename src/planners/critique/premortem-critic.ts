@@ -1,7 +1,8 @@
 /**
  * PremortemCritic: "imagine this plan was run and failed; why?" An LLM answers with critiques (critic id
  * 'llm-premortem') that the gatekeeper weighs with the other critics'. A critique naming a step the plan does not
- * have is sent back like any other unusable reply.
+ * have is sent back like any other unusable reply; an error that quotes nothing the plan passes is kept as a
+ * warning (./grounding).
  */
 import { z } from 'zod';
 import { CritiqueSchema, type Critique } from '../../domain/critique';
@@ -11,7 +12,8 @@ import type { Critic, CriticResult, CritiqueContext } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
 import { critiquesReplySchema } from '../../llm/reply-schemas';
-import { premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
+import { PREMORTEM_EXAMPLE, premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
+import { groundCritiques } from './grounding';
 
 export const PREMORTEM_CRITIC_ID = 'llm-premortem';
 export const PREMORTEM_TEMPERATURE = 0.2;
@@ -47,6 +49,6 @@ export class PremortemCritic implements Critic {
         return reply.critiques.map(({ step_id, ...c }) => ({ critic: PREMORTEM_CRITIC_ID, ...c, ...(step_id == null ? {} : { step_id }) }));
       },
     });
-    return { critiques, llm_calls, transcript };
+    return { critiques: groundCritiques(critiques, plan, PREMORTEM_EXAMPLE.message), llm_calls, transcript };
   }
 }

@@ -82,6 +82,15 @@ describe('validatePlan', () => {
     ]);
   });
 
+  it('rejects a list template (.*) in a param that takes one value, and accepts it where the param takes a list', () => {
+    const list = '${step[0].data.*.facility_id}';
+    const issues = validatePlan(withStep(1, (s) => (s.params = { facility_id: list })), ctx);
+    expect(issues).toEqual([expect.objectContaining({ code: 'INVALID_PARAM', step_index: 1 })]);
+    expect(issues[0]!.message).toContain(`param facility_id: expected string, but ${list} gives a list`);
+    expect(validatePlan(withStep(1, (s) => (s.params = { facility_id: '${step[0].data[0].facility_id}' })), ctx)).toEqual([]);
+    expect(validatePlan(withStep(1, (s) => (s.params = { shipment_ids: '${step[0].data.*.id}' })), ctx)).toEqual([]);
+  });
+
   it('rejects a missing required param', () => {
     const [issue] = validatePlan(withStep(2, (s) => (s.params = { path: 'reports/x.md' })), ctx);
     expect(issue).toMatchObject({ code: 'MISSING_PARAM', step_index: 2 });

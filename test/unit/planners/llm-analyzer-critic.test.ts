@@ -1,6 +1,8 @@
 /** LlmAnalyzer and PremortemCritic against a real chat-completions HTTP server. */
 import { PlanningExhaustedError, type PlannerError } from '../../../src/domain/errors';
+import { decide } from '../../../src/domain/critique';
 import { parsePlanJson, type Plan } from '../../../src/domain/plan';
+import { PREMORTEM_EXAMPLE } from '../../../src/llm/prompts';
 import { LlmAnalyzer } from '../../../src/planners/analyze/llm-analyzer';
 import { PREMORTEM_CRITIC_ID, PREMORTEM_TEMPERATURE, PremortemCritic } from '../../../src/planners/critique/premortem-critic';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
@@ -134,6 +136,29 @@ describe('PremortemCritic', () => {
     expect(result.critiques).toEqual([]);
     expect(result.llm_calls).toHaveLength(2);
     expect(harness.messages(1)[3]!.content).toContain('[PLAN-002] critiques[0].step_id: the plan has no step "9.9" (its steps: 1.1, 1.2)');
+  });
+
+  it('keeps an error only when it quotes a value its step passes; an invented one becomes a warning, a copy of the example goes', async () => {
+    const critiques = [
+      // grounded: step 1.2 really passes this template
+      { severity: 'error', step_id: '1.2', message: 'shipment_ids ${step[0].data.*.id} is empty when no shipment matched', suggestion: 'Skip on empty' },
+      // invented: step 1.1 passes no such date (the model took the date from nowhere)
+      { severity: 'error', step_id: '1.1', message: 'The date range ends on 2026-11-23, today: nothing is returned', suggestion: 'Use a later date' },
+      // plan-wide: nothing to quote
+      { severity: 'error', step_id: null, message: 'The plan may fail', suggestion: '' },
+      { ...PREMORTEM_EXAMPLE },
+    ];
+    await harness.start({ script: [JSON.stringify({ critiques })] });
+    const result = await review();
+
+    expect(result.critiques.map((c) => [c.step_id, c.severity])).toEqual([
+      ['1.2', 'error'],
+      ['1.1', 'warning'],
+      [undefined, 'warning'],
+    ]);
+    expect(result.critiques[1]!.message).toContain('not grounded in a value the step passes');
+    expect(decide(result.critiques, { strict: false, max_refinements: 2, refinements_done: 0 }).blocking).toHaveLength(1);
+    expect(harness.server.requests[0]!.body.messages[0]!.content).toContain(JSON.stringify(PREMORTEM_EXAMPLE.message)); // the example the copy came from
   });
 
   it('gives up with PLAN-009 after 3 unusable replies', async () => {
