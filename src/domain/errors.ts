@@ -109,7 +109,8 @@ export type ValidationIssueCode =
   | 'SECRET_IN_PARAMS'
   | 'PATH_OUTSIDE_WORKSPACE'
   | 'PARAMS_TOO_LARGE'
-  | 'BUDGET_INSUFFICIENT';
+  | 'BUDGET_INSUFFICIENT'
+  | 'MISSING_BUT_AVAILABLE';
 
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
 export class PlanValidationError extends PlannerError {

@@ -87,6 +87,17 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
     });
   }
 
+  const usable = constraints.allowed_tools ?? [...tools.keys()];
+  for (const missing of parsed.data.missing_capabilities) {
+    const tool = usable.find((name) => name.toLowerCase() === missing.trim().toLowerCase());
+    if (!tool) continue;
+    issues.push({
+      code: 'MISSING_BUT_AVAILABLE',
+      message: `missing_capabilities names "${missing}", but "${tool}" is a tool of the catalog`,
+      hint: `Call "${tool}" in a step; name as missing only what no tool does.`,
+    });
+  }
+
   const cycle = findCycle(steps);
   if (cycle) {
     issues.push({

@@ -171,6 +171,18 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
   });
 }
 
+/** Clauses that ask for data or an answer rather than for an action in the world. */
+const ASKS_FOR_DATA = /^(get|list|show|find|fetch|give|display|count|search|analy[sz]e|from|look|check|review|see|tell|return|report|summari[sz]e|compare|what|which|who|how|why|when|where)\b/i;
+
+/**
+ * The actions the goal asks for that no tool of the catalog matches ("Email the list to the compliance team"): a
+ * plan without them is at most PARTIAL. Clauses that ask for data are left to the planner's judgement.
+ */
+export function unmatchedActions(input: RequirementsAnalysisInput): string[] {
+  const tools = new Set(input.catalog.map((t) => t.name));
+  return analyzeGoalByRules(input).required_capabilities.filter((c) => !tools.has(c) && !ASKS_FOR_DATA.test(c));
+}
+
 export class RuleBasedAnalyzer implements RequirementsAnalyzer {
   readonly kind = 'rules' as const;
 

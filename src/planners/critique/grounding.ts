@@ -4,10 +4,14 @@
  * and rejects the plan once the rounds are spent (PLAN-011), so one invented error can sink a sound plan. An
  * "error" therefore stands only when it points at this plan: a step the plan has, and a value or template that the
  * step really passes, quoted in the message or the suggestion. Any other error stays as a warning: audited, never
- * blocking. A copy of the prompt's example says nothing about the plan and is dropped.
+ * blocking. A value the user gave (words of the goal) or the system resolved (the goal's periods) is right by
+ * definition and grounds nothing; the plan was validated against the tools' schemas before any critic saw it. A
+ * copy of the prompt's example says nothing about the plan and is dropped.
  */
 import type { Critique } from '../../domain/critique';
+import { resolveTemporalReferences } from '../../domain/dates';
 import { flattenSteps, type Plan } from '../../domain/plan';
+import { effectiveGoal, type PlanningRequest } from '../../domain/request';
 import { forEachString } from '../../domain/walk';
 
 /** Shorter strings ("a", "id", "10") turn up in any sentence, so quoting one proves nothing. */
@@ -26,21 +30,33 @@ function normalized(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
-/** Whether the critique quotes a value its step really passes (does not change the critique). */
-export function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan): boolean {
+/** Values that are right by definition: words of the goal, and the bounds of the periods resolved from it. */
+function vouchedFor(request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>): (value: string) => boolean {
+  const goal = effectiveGoal(request);
+  const dates = new Set(resolveTemporalReferences(goal, request.now).flatMap((r) => [r.start, r.end]));
+  const words = normalized(goal);
+  return (value) => dates.has(value) || words.includes(value);
+}
+
+/**
+ * Whether the critique quotes a value its step really passes, other than one the user gave or the system resolved
+ * (does not change the critique).
+ */
+export function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan, request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>): boolean {
   const step = critique.step_id === undefined ? undefined : flattenSteps(plan).find((s) => s.id === critique.step_id);
   if (!step) return false;
   const text = normalized(`${critique.message} ${critique.suggestion}`);
-  return quotableValues(step.params).some((value) => text.includes(value));
+  const vouched = vouchedFor(request);
+  return quotableValues(step.params).some((value) => !vouched(value) && text.includes(value));
 }
 
 /** The critiques the gatekeeper may weigh: copies of `exampleMessage` dropped, ungrounded errors made warnings. */
-export function groundCritiques(critiques: readonly Critique[], plan: Plan, exampleMessage: string): Critique[] {
+export function groundCritiques(critiques: readonly Critique[], plan: Plan, request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>, exampleMessage: string): Critique[] {
   const example = normalized(exampleMessage);
   return critiques
     .filter((c) => normalized(c.message) !== example)
     .map((c) =>
-      c.severity !== 'error' || isGrounded(c, plan)
+      c.severity !== 'error' || isGrounded(c, plan, request)
         ? c
         : { ...c, severity: 'warning' as const, message: `${c.message} (not grounded in a value the step passes: kept as a warning)` },
     );

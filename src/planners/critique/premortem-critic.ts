@@ -49,6 +49,6 @@ export class PremortemCritic implements Critic {
         return reply.critiques.map(({ step_id, ...c }) => ({ critic: PREMORTEM_CRITIC_ID, ...c, ...(step_id == null ? {} : { step_id }) }));
       },
     });
-    return { critiques: groundCritiques(critiques, plan, PREMORTEM_EXAMPLE.message), llm_calls, transcript };
+    return { critiques: groundCritiques(critiques, plan, request, PREMORTEM_EXAMPLE.message), llm_calls, transcript };
   }
 }

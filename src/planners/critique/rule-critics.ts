@@ -9,6 +9,7 @@ import { flattenSteps, type Plan, type Step } from '../../domain/plan';
 import { referencedSteps } from '../../domain/templates';
 import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
+import { unmatchedActions } from '../analyze/rules-analyzer';
 import { contentTokens, identifierStems, stem, tokenize } from '../../domain/words';
 
 /** A critic that needs no I/O: a pure function of the plan. */
@@ -107,4 +108,17 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
   });
 });
 
-export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCritic, budgetCritic, toolFitnessCritic];
+/**
+ * A FEASIBLE plan covers every action the goal asks for: one that no catalog tool matches (the rules analysis finds
+ * it) makes the plan PARTIAL. Plans with llm or human steps are left alone: such a step may be how the plan does it.
+ */
+export const coverageCritic = ruleCritic('coverage', (steps, plan, { request, catalog }): Finding[] => {
+  if (plan.status !== 'FEASIBLE' || steps.some((s) => s.action !== 'tool_call')) return [];
+  return unmatchedActions({ request, catalog }).map((action) => ({
+    severity: 'error',
+    message: `the goal asks to "${action}", which no tool of the catalog does, yet the plan is FEASIBLE`,
+    suggestion: `Make the plan PARTIAL with "${action}" in missing_capabilities, and keep only the steps that do the rest.`,
+  }));
+});
+
+export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCritic, budgetCritic, toolFitnessCritic, coverageCritic];

@@ -91,6 +91,13 @@ describe('validatePlan', () => {
     expect(validatePlan(withStep(1, (s) => (s.params = { shipment_ids: '${step[0].data.*.id}' })), ctx)).toEqual([]);
   });
 
+  it('rejects a plan that names a catalog tool as missing', () => {
+    const plan = { ...validPlanInput(), status: 'PARTIAL', missing_capabilities: ['Facilities ', 'sending email'] };
+    const issues = validatePlan(plan, ctx);
+    expect(issues).toEqual([expect.objectContaining({ code: 'MISSING_BUT_AVAILABLE', message: 'missing_capabilities names "Facilities ", but "facilities" is a tool of the catalog' })]);
+    expect(validatePlan({ ...plan, missing_capabilities: ['sending email'] }, ctx)).toEqual([]);
+  });
+
   it('rejects a missing required param', () => {
     const [issue] = validatePlan(withStep(2, (s) => (s.params = { path: 'reports/x.md' })), ctx);
     expect(issue).toMatchObject({ code: 'MISSING_PARAM', step_index: 2 });

@@ -138,12 +138,14 @@ describe('PremortemCritic', () => {
     expect(harness.messages(1)[3]!.content).toContain('[PLAN-002] critiques[0].step_id: the plan has no step "9.9" (its steps: 1.1, 1.2)');
   });
 
-  it('keeps an error only when it quotes a value its step passes; an invented one becomes a warning, a copy of the example goes', async () => {
+  it('keeps an error only when it quotes a value its step passes that neither the user gave nor the system resolved; any other becomes a warning, a copy of the example goes', async () => {
     const critiques = [
       // grounded: step 1.2 really passes this template
       { severity: 'error', step_id: '1.2', message: 'shipment_ids ${step[0].data.*.id} is empty when no shipment matched', suggestion: 'Skip on empty' },
       // invented: step 1.1 passes no such date (the model took the date from nowhere)
       { severity: 'error', step_id: '1.1', message: 'The date range ends on 2026-11-23, today: nothing is returned', suggestion: 'Use a later date' },
+      // vouched for: step 1.1 passes this date, but it is the end of "last week" as the system resolved it
+      { severity: 'error', step_id: '1.1', message: 'date_to 2026-11-22 leaves out shipments of today', suggestion: '' },
       // plan-wide: nothing to quote
       { severity: 'error', step_id: null, message: 'The plan may fail', suggestion: '' },
       { ...PREMORTEM_EXAMPLE },
@@ -153,6 +155,7 @@ describe('PremortemCritic', () => {
 
     expect(result.critiques.map((c) => [c.step_id, c.severity])).toEqual([
       ['1.2', 'error'],
+      ['1.1', 'warning'],
       ['1.1', 'warning'],
       [undefined, 'warning'],
     ]);

@@ -1,7 +1,7 @@
 import { charge, createBudget } from '../../../src/domain/budget';
 import { decide } from '../../../src/domain/critique';
 import { PlanSchema, type Plan } from '../../../src/domain/plan';
-import { atomicityCritic, budgetCritic, dependencyCritic, RULE_CRITICS, toolFitnessCritic } from '../../../src/planners/critique/rule-critics';
+import { atomicityCritic, budgetCritic, coverageCritic, dependencyCritic, RULE_CRITICS, toolFitnessCritic } from '../../../src/planners/critique/rule-critics';
 import { runCritics } from '../../../src/planners/critique/run-critics';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { rankingPlan, request } from '../../support/planning';
@@ -20,6 +20,17 @@ describe('critics', () => {
     const { critiques } = await runCritics(RULE_CRITICS, rankingPlan(goal), context);
     expect(critiques.filter((c) => c.severity !== 'info')).toEqual([]);
     expect(decide(critiques, { strict: false, max_refinements: 2, refinements_done: 0 }).decision).toBe('approve');
+  });
+
+  test('coverage: a FEASIBLE plan that leaves out an action no tool does is an error; PARTIAL, or a data-only goal, is not', async () => {
+    const emailing = 'Get contaminated shipments from last week and email the list to the compliance team';
+    const feasible = { ...rankingPlan(emailing), status: 'FEASIBLE' as const, missing_capabilities: [] };
+    const { critiques } = await coverageCritic.review(feasible, { ...context, request: request(emailing) });
+    expect(critiques).toEqual([expect.objectContaining({ critic: 'coverage', severity: 'error', message: 'the goal asks to "Email the list to the compliance team", which no tool of the catalog does, yet the plan is FEASIBLE' })]);
+
+    expect(rankingPlan(emailing).status).toBe('PARTIAL'); // as the ranking planner makes it
+    expect((await coverageCritic.review(rankingPlan(emailing), { ...context, request: request(emailing) })).critiques).toEqual([]);
+    expect((await coverageCritic.review(rankingPlan(goal), context)).critiques).toEqual([]);
   });
 
   test('atomicity: "solve and substitute" and "first … then" steps are compound', async () => {
