@@ -99,7 +99,7 @@ export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
 
 ## Rules
 
-1. Reply with one JSON object in the format below and nothing else.
+1. Reply with one JSON object in the format below and nothing else, written on one line as in the example (no line breaks, no indentation).
 2. Every step calls one tool listed above under "Tools" ("tool" is its exact name; never invent one) with "params" that match the tool's JSON Schema: all required params, no unknown params, the right types.
 3. Steps are numbered from 0 in the order you write them. "depends_on" lists the numbers of earlier steps that must finish before a step starts.
 4. To use the result of an earlier step N, put a template in a param value AND list N in depends_on:
@@ -181,7 +181,7 @@ export function analyzerSystemPrompt(catalog: readonly ToolSpec[]): string {
 
 ## Rules
 
-1. Reply with one JSON object in the format below and nothing else.
+1. Reply with one JSON object in the format below and nothing else, written on one line as in the example (no line breaks, no indentation).
 2. "is_clear" is false when the goal is vague or ambiguous: when reasonable readings lead to different work (which data, which records, which period, which action). Then "clarification" holds one "question", 2 to 5 concrete "options" (each a complete reading the user can pick as is) and "default_option", the 0-based index of the most likely option. When the goal is clear, "is_clear" is true and "clarification" is null.
 3. "steps" are the abstract requirement steps in order, in words: name the service or data and the operation, never concrete values and never templates (no \${...}). Write "Fetch shipments with contaminants in the requested period", not "Call shipments with date_from 2026-11-16".
 4. "required_capabilities" names what the goal needs, with the tool names above where one fits; name a missing capability plainly.
@@ -219,7 +219,7 @@ export function premortemSystemPrompt(catalog: readonly ToolSpec[]): string {
 
 ## Rules
 
-1. Reply with one JSON object {"critiques": [...]} and nothing else.
+1. Reply with one JSON object {"critiques": [...]} and nothing else, written on one line (no line breaks, no indentation).
 2. Look for: params that do not match the tool's schema or the goal, wrong or missing date ranges, a step using data an earlier step does not return, a template whose step is missing from depends_on, steps that break on an empty result, parts of the goal no step covers, irreversible actions (delete, send, pay) without a human check, assumptions that may be false.
 3. Each critique: "severity" is "error" when the failure is likely and defeats the goal, "warning" when it is plausible or partial, "info" for a minor improvement; "step_id" is the id of the step concerned (such as "1.2"), left out when the critique is about the whole plan; "message" says what fails and why; "suggestion" is the concrete change that prevents it.
 4. Report at most 5 critiques, the most likely failure first. Report none ({"critiques": []}) when no failure is plausible; do not invent problems. Most sound plans get none.
