@@ -19,7 +19,7 @@ export async function critique(run: PlanningRun): Promise<Transition> {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
     const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && patched(AUTO_FALLBACK_PATCH)) {
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.consolidated || patched(AUTO_FALLBACK_PATCH))) {
       run.planWithRanking(`critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`);
       return await critique(run); // the rule critics now: no LLM call, no second fallback
     }
