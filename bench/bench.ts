@@ -1,6 +1,7 @@
 /**
  * What the planner costs on top of Temporal itself.
  *   npm run bench [-- --plans 200 --concurrency 20 --warmup 20 --replan-plans 20 --db file --out bench/results.json]
+ *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
  * processes (bench/bench-worker.ts) that load the same workflow bundle (bench/workflows.ts):
@@ -46,6 +47,8 @@ interface Flags {
   db: 'file' | 'memory';
   /** A JSON file of worker memory figures measured before a change, copied under `memory_before`. */
   before?: string;
+  /** A folder for the worker processes' CPU profiles (node --cpu-prof), one per process. */
+  profile?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -64,12 +67,13 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--replan-plans') flags.replanPlans = int();
     else if (name === '--out') flags.out = path.resolve(value());
     else if (name === '--before') flags.before = path.resolve(value());
+    else if (name === '--profile') flags.profile = path.resolve(value());
     else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -87,8 +91,9 @@ interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'bench-worker.ts')], {
+async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>, profileDir?: string): Promise<WorkerProcess> {
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child = spawn(process.execPath, [...profile, '--require', 'tsx/cjs', path.join(__dirname, 'bench-worker.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -200,6 +205,8 @@ interface HistoryFacts {
   events: number;
   bytes: number;
   eventTypes: Record<string, number>;
+  /** Encoded bytes per event type: where the history's size is. */
+  eventTypeBytes: Record<string, number>;
   /** Activities per type: how many, and their mean schedule-to-close time. */
   activities: Record<string, { count: number; total_ms: number }>;
   workflowTasks: number;
@@ -212,6 +219,7 @@ function historyFacts(history: temporal.api.history.v1.IHistory): HistoryFacts {
     events: events.length,
     bytes: temporal.api.history.v1.History.encode(history).finish().length,
     eventTypes: {},
+    eventTypeBytes: {},
     activities: {},
     workflowTasks: 0,
     workflowTaskMs: 0,
@@ -221,6 +229,7 @@ function historyFacts(history: temporal.api.history.v1.IHistory): HistoryFacts {
   for (const e of events) {
     const type = String(EventType[e.eventType ?? 0] ?? e.eventType).replace(/^EVENT_TYPE_/, '');
     facts.eventTypes[type] = (facts.eventTypes[type] ?? 0) + 1;
+    facts.eventTypeBytes[type] = (facts.eventTypeBytes[type] ?? 0) + temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
     const id = String(e.eventId);
     if (e.activityTaskScheduledEventAttributes) {
       scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at: ms(e.eventTime) });
@@ -287,6 +296,9 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
   const eventTypes: Record<string, number> = {};
   for (const f of facts) for (const [t, n] of Object.entries(f.eventTypes)) eventTypes[t] = (eventTypes[t] ?? 0) + n;
   for (const t of Object.keys(eventTypes)) eventTypes[t] = round(eventTypes[t]! / facts.length, 2);
+  const eventTypeBytes: Record<string, number> = {};
+  for (const f of facts) for (const [t, n] of Object.entries(f.eventTypeBytes)) eventTypeBytes[t] = (eventTypeBytes[t] ?? 0) + n;
+  for (const t of Object.keys(eventTypeBytes)) eventTypeBytes[t] = Math.round(eventTypeBytes[t]! / facts.length);
   return {
     name,
     plans: runs.length,
@@ -303,6 +315,7 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
     workflow_tasks_per_plan: round(mean(facts.map((f) => f.workflowTasks)), 2),
     workflow_task_ms_per_plan: round(mean(facts.map((f) => f.workflowTaskMs)), 1),
     event_types_per_plan: eventTypes,
+    event_type_bytes_per_plan: eventTypeBytes,
     cpu_ms_per_plan: { worker: round(m.cpu_ms.worker / runs.length, 1), server: round(m.cpu_ms.server / runs.length, 1) },
     worker_rss_mb: rss,
     worker_memory: m.memory,
@@ -358,7 +371,7 @@ async function main() {
       count: number,
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
-      const w = await spawnWorker(workerEnv(worker.mode, worker.taskQueue, worker.tools), children);
+      const w = await spawnWorker(workerEnv(worker.mode, worker.taskQueue, worker.tools), children, flags.profile);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();

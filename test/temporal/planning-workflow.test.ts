@@ -54,6 +54,8 @@ describe('planningWorkflow', () => {
       // One patch marker for a new run, and the stage published only where the run waited (the analysis, an activity
       // under planner auto; its steps) and at the end, not for the stages it passed through inside a workflow task.
       expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(1);
+      // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
+      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
       const stages = history.events!.flatMap((e) => {
         const stage = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.PlanStage?.data;
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];

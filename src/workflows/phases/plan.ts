@@ -35,6 +35,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
       ...(state.options.plan_cache === 'off' ? { plan_cache: 'off' as const } : {}),
+      ...(run.consolidated ? { with_routes: true } : {}), // the routes come with the plan: one local activity fewer
       ...llmSettingsOf(run),
     });
   } catch (err) {
@@ -66,7 +67,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   }
   if (generatedPlan.status === 'PARTIAL') run.warn(`plan v${version} is PARTIAL: missing ${generatedPlan.missing_capabilities.join('; ')}`);
   const tools = [...new Set(flattenSteps(generatedPlan).flatMap((s) => (s.tool ? [s.tool] : [])))];
-  const routes = await planningActivities('look up tool pools', run.lean).lookupTools({ tool_catalog: state.request.tool_catalog, tools });
+  const routes = generated.routes ?? (await planningActivities('look up tool pools', run.lean).lookupTools({ tool_catalog: state.request.tool_catalog, tools }));
   run.addRoutes(routes);
   return move('CRITIQUING', `plan v${version} ready for review`);
 }
