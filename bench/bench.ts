@@ -538,7 +538,7 @@ function explain(b: ReturnType<typeof summarize>, p: ReturnType<typeof summarize
     notes: [
       planning.length === 0
         ? `the planner schedules ${p.activities_per_plan} activities per plan (its ${steps.per_plan} steps) like the baseline's ${b.activities_per_plan}; ` +
-          'its planning work (analysis, plan, critique, gatekeeper, tool lookup) runs as local activities inside workflow tasks'
+          'its planning work (analysis, plan, critique) runs as local activities inside workflow tasks; the gatekeeper decides in the workflow and the routes come with the plan'
         : `the planner runs ${p.activities_per_plan} activities per plan against the baseline's ${b.activities_per_plan}: ` +
           `${planning.map(([t, a]) => `${t} ×${a.per_plan}`).join(', ')} before the ${steps.per_plan} steps, one after another`,
       `planning activities take ${planningMs.toFixed(0)} ms per plan scheduled-to-closed in sum; a step takes ${steps.mean_ms} ms vs ${baseSteps.mean_ms} ms for a baseline activity`,
