@@ -1,6 +1,7 @@
 /**
  * What the planner costs on top of Temporal itself.
  *   npm run bench [-- --plans 200 --concurrency 20 --warmup 20 --replan-plans 20 --db file --out bench/results.json]
+ *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
  * processes (bench/bench-worker.ts) that load the same workflow bundle (bench/workflows.ts):
@@ -46,6 +47,8 @@ interface Flags {
   db: 'file' | 'memory';
   /** A JSON file of worker memory figures measured before a change, copied under `memory_before`. */
   before?: string;
+  /** A folder for the worker processes' CPU profiles (node --cpu-prof), one per process. */
+  profile?: string;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -64,12 +67,13 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--replan-plans') flags.replanPlans = int();
     else if (name === '--out') flags.out = path.resolve(value());
     else if (name === '--before') flags.before = path.resolve(value());
+    else if (name === '--profile') flags.profile = path.resolve(value());
     else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -87,8 +91,9 @@ interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'bench-worker.ts')], {
+async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>, profileDir?: string): Promise<WorkerProcess> {
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child = spawn(process.execPath, [...profile, '--require', 'tsx/cjs', path.join(__dirname, 'bench-worker.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -200,6 +205,8 @@ interface HistoryFacts {
   events: number;
   bytes: number;
   eventTypes: Record<string, number>;
+  /** Encoded bytes per event type: where the history's size is. */
+  eventTypeBytes: Record<string, number>;
   /** Activities per type: how many, and their mean schedule-to-close time. */
   activities: Record<string, { count: number; total_ms: number }>;
   workflowTasks: number;
@@ -212,6 +219,7 @@ function historyFacts(history: temporal.api.history.v1.IHistory): HistoryFacts {
     events: events.length,
     bytes: temporal.api.history.v1.History.encode(history).finish().length,
     eventTypes: {},
+    eventTypeBytes: {},
     activities: {},
     workflowTasks: 0,
     workflowTaskMs: 0,
@@ -221,6 +229,7 @@ function historyFacts(history: temporal.api.history.v1.IHistory): HistoryFacts {
   for (const e of events) {
     const type = String(EventType[e.eventType ?? 0] ?? e.eventType).replace(/^EVENT_TYPE_/, '');
     facts.eventTypes[type] = (facts.eventTypes[type] ?? 0) + 1;
+    facts.eventTypeBytes[type] = (facts.eventTypeBytes[type] ?? 0) + temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
     const id = String(e.eventId);
     if (e.activityTaskScheduledEventAttributes) {
       scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at: ms(e.eventTime) });
@@ -255,6 +264,18 @@ interface Measured<R> {
   memory: Record<string, number>;
   /** The machine's 1-minute load average before and after the measured runs (the machine is shared). */
   load: { before: number; after: number };
+  /** CPU time the worker process and the dev server spent during the measured runs: unlike wall time, other load hardly moves it. */
+  cpu_ms: { worker: number; server: number };
+}
+
+/** A process's CPU time so far (user + system), from /proc; NaN where there is none. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
 }
 
 function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
@@ -275,6 +296,9 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
   const eventTypes: Record<string, number> = {};
   for (const f of facts) for (const [t, n] of Object.entries(f.eventTypes)) eventTypes[t] = (eventTypes[t] ?? 0) + n;
   for (const t of Object.keys(eventTypes)) eventTypes[t] = round(eventTypes[t]! / facts.length, 2);
+  const eventTypeBytes: Record<string, number> = {};
+  for (const f of facts) for (const [t, n] of Object.entries(f.eventTypeBytes)) eventTypeBytes[t] = (eventTypeBytes[t] ?? 0) + n;
+  for (const t of Object.keys(eventTypeBytes)) eventTypeBytes[t] = Math.round(eventTypeBytes[t]! / facts.length);
   return {
     name,
     plans: runs.length,
@@ -291,6 +315,8 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
     workflow_tasks_per_plan: round(mean(facts.map((f) => f.workflowTasks)), 2),
     workflow_task_ms_per_plan: round(mean(facts.map((f) => f.workflowTaskMs)), 1),
     event_types_per_plan: eventTypes,
+    event_type_bytes_per_plan: eventTypeBytes,
+    cpu_ms_per_plan: { worker: round(m.cpu_ms.worker / runs.length, 1), server: round(m.cpu_ms.server / runs.length, 1) },
     worker_rss_mb: rss,
     worker_memory: m.memory,
     load_average: m.load,
@@ -345,12 +371,14 @@ async function main() {
       count: number,
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
-      const w = await spawnWorker(workerEnv(worker.mode, worker.taskQueue, worker.tools), children);
+      const w = await spawnWorker(workerEnv(worker.mode, worker.taskQueue, worker.tools), children, flags.profile);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
+      const cpuBefore = { worker: cpuMsOf(w.child.pid), server: cpuMsOf(server!.pid) };
       const { runs, seconds } = await runMany<R>(count, flags.concurrency, start('run'));
-      const measured: Measured<R> = { runs, seconds, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() } };
+      const cpu_ms = { worker: cpuMsOf(w.child.pid) - cpuBefore.worker, server: cpuMsOf(server!.pid) - cpuBefore.server };
+      const measured: Measured<R> = { runs, seconds, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() }, cpu_ms };
       const extra = after ? await after(w) : undefined;
       await w.stop();
       log(`${worker.mode} (tools: ${worker.tools}): ${count} runs in ${seconds.toFixed(1)} s, worker RSS peak ${measured.rss.peak_mb} MB, load ${before} → ${measured.load.after}`);
@@ -386,8 +414,10 @@ async function main() {
       flags.plans,
       async (w) => {
         const before = load1();
+        const cpuBefore = { worker: cpuMsOf(w.child.pid), server: cpuMsOf(server!.pid) };
         const r = await runMany<PlanningOutcome>(flags.replanPlans, flags.concurrency, startPlanner('planner', BENCH_REPLAN_GOAL)('replan'));
-        return { ...r, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() } };
+        const cpu_ms = { worker: cpuMsOf(w.child.pid) - cpuBefore.worker, server: cpuMsOf(server!.pid) - cpuBefore.server };
+        return { ...r, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() }, cpu_ms };
       },
     );
     check('planner', planner.runs, 1);
@@ -412,6 +442,7 @@ async function main() {
       history_events: round(s.history.events_per_plan / base.history.events_per_plan),
       history_bytes: round(s.history.bytes_per_plan / base.history.bytes_per_plan),
       worker_rss_peak: round(s.worker_rss_mb.peak_mb / base.worker_rss_mb.peak_mb),
+      cpu_per_plan: round((s.cpu_ms_per_plan.worker + s.cpu_ms_per_plan.server) / (base.cpu_ms_per_plan.worker + base.cpu_ms_per_plan.server)),
       activities: round(s.activities_per_plan / base.activities_per_plan),
     });
     /** The default deployment (tools on the planner's queue) against a raw workflow with activities on its own queue. */
@@ -471,8 +502,8 @@ async function main() {
     for (const s of [b, p, rp, bs, ps]) log(line(s));
     const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
     log(`default deployment / raw: latency p50 ${ratio.latency_p50}x (<= 1.2: ${verdict(targets.latency_p50.met)}), ` +
-      `throughput ${ratio.throughput}x (>= 0.85: ${verdict(targets.throughput.met)}), worker RSS peak ${ratio.worker_rss_peak}x (<= 1.2: ${verdict(targets.worker_rss_peak.met)}), history ${ratio.history_bytes}x bytes`);
-    log(`split pools / raw split: latency p50 ${ratio_split.latency_p50}x, throughput ${ratio_split.throughput}x, worker RSS peak ${ratio_split.worker_rss_peak}x`);
+      `throughput ${ratio.throughput}x (>= 0.85: ${verdict(targets.throughput.met)}), worker RSS peak ${ratio.worker_rss_peak}x (<= 1.2: ${verdict(targets.worker_rss_peak.met)}), history ${ratio.history_bytes}x bytes, CPU per plan ${ratio.cpu_per_plan}x`);
+    log(`split pools / raw split: latency p50 ${ratio_split.latency_p50}x, throughput ${ratio_split.throughput}x, worker RSS peak ${ratio_split.worker_rss_peak}x, CPU per plan ${ratio_split.cpu_per_plan}x`);
     log(`re-plan history max ${(rp.history.max_bytes / 1024).toFixed(1)} KB (< 200 KB: ${verdict(targets.replan_history_bytes.met)})`);
     for (const note of results.where_the_time_goes.notes) log(`  - ${note}`);
     log(`wrote ${path.relative(process.cwd(), flags.out)} and ${path.relative(process.cwd(), svg)}`);
@@ -507,12 +538,13 @@ function explain(b: ReturnType<typeof summarize>, p: ReturnType<typeof summarize
     notes: [
       planning.length === 0
         ? `the planner schedules ${p.activities_per_plan} activities per plan (its ${steps.per_plan} steps) like the baseline's ${b.activities_per_plan}; ` +
-          'its planning work (analysis, plan, critique, gatekeeper, tool lookup) runs as local activities inside workflow tasks'
+          'its planning work (analysis, plan, critique) runs as local activities inside workflow tasks; the gatekeeper decides in the workflow and the routes come with the plan'
         : `the planner runs ${p.activities_per_plan} activities per plan against the baseline's ${b.activities_per_plan}: ` +
           `${planning.map(([t, a]) => `${t} ×${a.per_plan}`).join(', ')} before the ${steps.per_plan} steps, one after another`,
       `planning activities take ${planningMs.toFixed(0)} ms per plan scheduled-to-closed in sum; a step takes ${steps.mean_ms} ms vs ${baseSteps.mean_ms} ms for a baseline activity`,
+      `CPU per plan: worker ${p.cpu_ms_per_plan.worker} ms + dev server ${p.cpu_ms_per_plan.server} ms vs ${b.cpu_ms_per_plan.worker} + ${b.cpu_ms_per_plan.server} ms for the baseline (load-independent, unlike wall time)`,
       `${p.workflow_tasks_per_plan} workflow tasks per plan (${p.workflow_task_ms_per_plan} ms summed) vs ${b.workflow_tasks_per_plan} (${b.workflow_task_ms_per_plan} ms) for the baseline`,
-      `${p.event_types_per_plan.MARKER_RECORDED ?? 0} markers per plan (local activities for the deterministic planning work, and the patch marker)`,
+      `${p.event_types_per_plan.MARKER_RECORDED ?? 0} markers per plan (local activities for the deterministic planning work, and one patch marker)`,
       `${p.event_types_per_plan.UPSERT_WORKFLOW_SEARCH_ATTRIBUTES ?? 0} search-attribute upserts and ${p.event_types_per_plan.WORKFLOW_PROPERTIES_MODIFIED ?? 0} memo updates per plan (stage, version, budget visibility)`,
     ],
   };

@@ -9,7 +9,7 @@ import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budge
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
 import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
-import { PlanSchema, type Plan } from '../domain/plan';
+import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
@@ -46,6 +46,9 @@ export interface PlanningDependencies {
 /** A result as it enters workflow history: the LLM conversation replaced by its content address. */
 export type WithTranscriptRef<R> = Omit<R, 'transcript'> & { transcript_ref?: string };
 
+/** generatePlan's result: the plan, the planner that made it, and (when asked, `with_routes`) its tools' routes. */
+export type GeneratedPlan = WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string; routes?: Record<string, ToolRoute> };
+
 const GenerateInputSchema = z.object({
   request: PlanningRequestSchema,
   requirements: RequirementsSchema,
@@ -57,6 +60,8 @@ const GenerateInputSchema = z.object({
   /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache). */
   plan_cache: z.enum(['use', 'off']).default('use'),
   llm: LlmSettingsSchema.optional(),
+  /** The routes of the plan's tools come back with it (`routes`), so the run needs no lookupTools activity after it. */
+  with_routes: z.boolean().default(false),
 });
 export type GeneratePlanInput = z.input<typeof GenerateInputSchema>;
 
@@ -246,8 +251,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     }),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
-    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string }> => {
-      const { requirements, stamp, refinement, budget, trim_to_budget, llm, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
+    generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<GeneratedPlan> => {
+      const { requirements, stamp, refinement, budget, trim_to_budget, llm, with_routes, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
       const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
@@ -271,7 +276,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       if (cache && cacheKey && !generated.from_cache) {
         await cache.put(namespace, cacheKey, generated.plan).catch((err: Error) => log.warn(`plan not cached: ${err.message}`));
       }
-      return { ...(await keepOutOfHistory(result)), planner: planner.kind };
+      const routes = with_routes ? { routes: deps.catalogs.routes(request.tool_catalog, [...new Set(flattenSteps(result.plan).flatMap((s) => (s.tool ? [s.tool] : [])))]) } : {};
+      return { ...(await keepOutOfHistory(result)), planner: planner.kind, ...routes };
     }),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {

@@ -81,6 +81,15 @@ export function checkRejection(state: PlanningState, payload: unknown): RejectIn
   return rejection;
 }
 
+/** What an `approve` or `reject` update decides (checked): the approval to record, its audit note and the reply. */
+export function approvalDecided(state: PlanningState, payload: unknown, status: 'approved' | 'rejected') {
+  const reason = status === 'approved' ? checkApproval(state, payload).comment : checkRejection(state, payload).reason;
+  const version = state.plan?.version;
+  return status === 'approved'
+    ? { approval: { status, reason }, note: `approved${reason ? `: ${reason}` : ''}`, reply: `plan v${version} approved` }
+    : { approval: { status, reason }, note: `rejected: ${reason}`, reply: `plan v${version} rejected; refining` };
+}
+
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
   if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
   const raise = parse(MESSAGE_NAMES.raiseBudget, payload);

@@ -34,6 +34,13 @@ const LEAN_PLANNING_PATCH = 'local-planning-activities-and-per-stage-visibility'
 /** Runs started after this patch keep their state bounded: old plan versions archived, audit trimmed, rejections capped. */
 const BOUNDED_STATE_PATCH = 'bounded-state-archived-versions';
 
+/**
+ * Runs started after this patch record its one marker instead of one per earlier patch: it implies them all (the three
+ * above, plan-id, step-kind, outcome-unknown and auto-fallback), so they are not asked (a history without this marker
+ * replays asking them, as recorded). And they publish search attributes only when the run parks (./visibility.ts).
+ */
+const CONSOLIDATED_PATCH = 'one-marker-for-earlier-patches-and-search-attributes-when-parked';
+
 /** The stage graph in one place: the phase that runs each non-terminal stage. */
 const PHASES: Record<Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCELLED'>, (run: PlanningRun) => Promise<Transition>> = {
   ANALYZING: analyze,
@@ -54,13 +61,14 @@ function historyIsLong(run: PlanningRun): boolean {
 }
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
-  const lean = patched(LEAN_PLANNING_PATCH);
-  const run = PlanningRun.of(input, lean, patched(BOUNDED_STATE_PATCH), patched(PLAN_ID_PATCH));
+  const consolidated = patched(CONSOLIDATED_PATCH);
+  const lean = consolidated || patched(LEAN_PLANNING_PATCH);
+  const run = PlanningRun.of(input, lean, consolidated || patched(BOUNDED_STATE_PATCH), consolidated || patched(PLAN_ID_PATCH), consolidated);
   setHandler(messages.getStateQuery, () => run.state);
   setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), { validator: (a) => void checkAnswer(run.state, a) });
   setHandler(messages.answerClarificationSignal, (a) => run.answerBySignal(a));
-  setHandler(messages.approveUpdate, (p) => run.approve(p), { validator: (p) => void checkApproval(run.state, p) });
-  setHandler(messages.rejectUpdate, (p) => run.reject(p), { validator: (p) => void checkRejection(run.state, p) });
+  setHandler(messages.approveUpdate, (p) => run.decideApproval(p, 'approved'), { validator: (p) => void checkApproval(run.state, p) });
+  setHandler(messages.rejectUpdate, (p) => run.decideApproval(p, 'rejected'), { validator: (p) => void checkRejection(run.state, p) });
   setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
   setHandler(messages.completeStepUpdate, (p) => run.replyToStep(p, 'answer'), { validator: (p) => void checkCompletion(run.state, p) });
   setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), { validator: (p) => void checkResolution(run.state, p) });

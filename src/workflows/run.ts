@@ -13,13 +13,12 @@ import type { StepResult } from '../domain/step-execution';
 import { redactSecrets } from '../domain/secrets';
 import { initialState, nowIso } from './initial-state';
 import { newPlanId } from './plan-id';
-import { budgetGate } from './phases/budget';
 import { answerTaken } from './phases/clarify';
-import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
+import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolution } from './message-checks';
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
-import { publishGoal, publishProgress } from './visibility';
+import { ParkedSearchAttributes, publishGoal, publishProgress, waitsIn } from './visibility';
 
 export class PlanningRun {
   private constructor(
@@ -29,12 +28,15 @@ export class PlanningRun {
     /** On the BOUNDED_STATE_PATCH path: old versions archived, audit trimmed, rejections capped. */
     readonly bounded = false,
     readonly planIdFromRunId = false,
+    /** On the CONSOLIDATED_PATCH path: every earlier patch applies, and search attributes go out when the run parks. */
+    readonly consolidated = false,
     readonly progress = new ProgressLog(state),
+    private readonly parked = new ParkedSearchAttributes(),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
-  static of(input: PlanningWorkflowInput, lean: boolean, bounded = false, planIdFromRunId = false): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), lean, bounded, planIdFromRunId);
+  static of(input: PlanningWorkflowInput, lean: boolean, bounded = false, planIdFromRunId = false, consolidated = false): PlanningRun {
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), lean, bounded, planIdFromRunId, consolidated);
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
@@ -44,7 +46,7 @@ export class PlanningRun {
 
   /** Memo, goal keywords and the first stage: once, when a new run starts. */
   begin(): void {
-    publishGoal(this.state);
+    publishGoal(this.state, this.consolidated ? this.parked : undefined);
     if (!this.lean) publishProgress(this.state); // on the lean path entering ANALYZING publishes
     this.apply({ to: 'ANALYZING', why: 'run started' });
   }
@@ -59,6 +61,7 @@ export class PlanningRun {
     this.audit('stage', `${state.stage} → ${next}: ${t.to === 'FAILED' ? t.failure.message : t.why}`);
     state.stage = next;
     this.changed();
+    if (waitsIn(next, this.mayCallLlm)) this.park();
   }
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
@@ -67,18 +70,13 @@ export class PlanningRun {
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
     this.changed();
+    this.park();
   }
 
   noteContinuedAsNew(): void {
     this.state.continued_as_new += 1;
     this.audit('stage', `continued as new after ${workflowInfo().historyLength} history events`);
-  }
-
-  /** The budget gate: under `block` work that does not fit pauses the run (the transition returned); under `warn` it is noted. */
-  pauseForBudget(estimate: Usage, what: string): Transition | null {
-    const gate = budgetGate(this.state.budget, estimate, what);
-    if (gate.warning) this.warn(gate.warning);
-    return gate.pause;
+    this.park();
   }
 
   charge(usage: Usage, what: string): void {
@@ -107,18 +105,12 @@ export class PlanningRun {
     }
   }
 
-  approve(payload: unknown): string {
-    const { comment } = checkApproval(this.state, payload);
-    this.state.approval = { status: 'approved', reason: comment };
-    this.audit('approval', `approved${comment ? `: ${comment}` : ''}`);
-    return `plan v${this.state.plan?.version} approved`;
-  }
-
-  reject(payload: unknown): string {
-    const { reason } = checkRejection(this.state, payload);
-    this.state.approval = { status: 'rejected', reason };
-    this.audit('approval', `rejected: ${reason}`);
-    return `plan v${this.state.plan?.version} rejected; refining`;
+  /** `approve` and `reject`: the decision the plan waits for. */
+  decideApproval(payload: unknown, status: 'approved' | 'rejected'): string {
+    const { approval, note, reply } = approvalDecided(this.state, payload, status);
+    this.state.approval = approval;
+    this.audit('approval', note);
+    return reply;
   }
 
   raiseBudget(payload: unknown): ToolBudget {
@@ -241,7 +233,12 @@ export class PlanningRun {
   /** Progress events, the Web UI's current details, and (where committed histories have them) search attributes. */
   private changed(searchAttributes = true): void {
     this.state.progress_seq = this.progress.observe(this.state);
-    publishProgress(this.state, searchAttributes);
+    publishProgress(this.state, searchAttributes && !this.consolidated);
+  }
+
+  /** The run is about to wait: on the consolidated path, the search attributes that changed since it last waited. */
+  park(): void {
+    if (this.consolidated) this.parked.publish(this.state);
   }
 
   warn(message: string): void {

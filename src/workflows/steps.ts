@@ -88,7 +88,7 @@ async function runToolStep(run: PlanningRun, step: Step, index: number): Promise
       if (isCancellation(err)) throw err;
       const failure = readFailure(err);
       const policy = state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
-      if (failure.code !== 'PLAN-014' || policy !== 'ask' || !patched(OUTCOME_UNKNOWN_PATCH)) return fail(run, step, index, failure);
+      if (failure.code !== 'PLAN-014' || policy !== 'ask' || !(run.consolidated || patched(OUTCOME_UNKNOWN_PATCH))) return fail(run, step, index, failure);
       const question = `Step ${step.id} (${step.tool}) may or may not have acted: ${failure.message}. Check its effect, then retry it, mark it done, or fail it.`;
       const reply = await waitForPerson(run, step, index, 'decision', question);
       if (!reply || !('decision' in reply)) return;

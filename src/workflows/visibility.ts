@@ -3,14 +3,20 @@
  * spend as search attributes, and the markdown plan view as the run's current details. Reads the state; never
  * changes it.
  */
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { goalKeywords, PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, PlanTokensSpentKey, PlanVersionKey } from '../api/search-attributes';
 import type { PlanningState } from '../api/state';
+import { isTerminal, type Stage } from '../domain/stages';
 import { planDetails } from './details';
 
-export function publishGoal(state: PlanningState): void {
+/** The memo, and the goal's keywords: at once, or (`parked`) with the first search attributes the run publishes. */
+export function publishGoal(state: PlanningState, parked?: ParkedSearchAttributes): void {
   upsertMemo({ goal: state.request.goal });
-  if (state.options.search_attributes) upsertSearchAttributes([{ key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) }]);
+  if (!state.options.search_attributes) return;
+  const keywords: SearchAttributeUpdatePair = { key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) };
+  if (parked) parked.add(keywords);
+  else upsertSearchAttributes([keywords]);
 }
 
 /**
@@ -20,11 +26,49 @@ export function publishGoal(state: PlanningState): void {
  */
 export function publishProgress(state: PlanningState, searchAttributes = true): void {
   setCurrentDetails(planDetails(state));
-  if (!searchAttributes || !state.options.search_attributes) return;
-  upsertSearchAttributes([
+  if (searchAttributes && state.options.search_attributes) upsertSearchAttributes(searchAttributesOf(state));
+}
+
+function searchAttributesOf(state: PlanningState): SearchAttributeUpdatePair[] {
+  return [
     { key: PlanStageKey, value: state.stage },
     { key: PlanVersionKey, value: state.plan?.version ?? 0 },
     { key: PlanCostSpentKey, value: state.budget.spent.cost_usd },
     { key: PlanTokensSpentKey, value: state.budget.spent.tokens },
-  ]);
+  ];
+}
+
+/**
+ * Search attributes published only when the run parks (waits for an activity, a message or a timer, or ends), and
+ * only the keys whose values changed since the last upsert. The server applies a workflow task's commands when the
+ * task completes, so the stages a run passes through inside one task (local activities keep it open) were never
+ * seen by anyone: one upsert where the run waits shows all anyone could have seen, at a fraction of the events.
+ */
+export class ParkedSearchAttributes {
+  private readonly published = new Map<string, unknown>();
+  private pending: SearchAttributeUpdatePair[] = [];
+
+  /** A value to publish with the next upsert, whatever else changed. */
+  add(pair: SearchAttributeUpdatePair): void {
+    this.pending.push(pair);
+  }
+
+  publish(state: PlanningState): void {
+    if (!state.options.search_attributes) return;
+    const changed = [...this.pending, ...searchAttributesOf(state).filter(({ key, value }) => this.published.get(key.name) !== value)];
+    this.pending = [];
+    if (changed.length === 0) return;
+    for (const { key, value } of changed) this.published.set(key.name, value);
+    upsertSearchAttributes(changed);
+  }
+}
+
+/**
+ * Whether a run that enters `stage` waits there for something outside its workflow task: a message or a timer, its
+ * steps, an LLM call (a regular activity; deterministic planning work runs as local activities), or its end.
+ * APPROVED and ROUTED pass at once; EXECUTING parks before each wait for its steps (phases/execute.ts).
+ */
+export function waitsIn(stage: Stage, mayCallLlm: boolean): boolean {
+  if (stage === 'AWAITING_CLARIFICATION' || stage === 'AWAITING_APPROVAL' || stage === 'BUDGET_EXHAUSTED' || isTerminal(stage)) return true;
+  return mayCallLlm && (stage === 'ANALYZING' || stage === 'PLANNING' || stage === 'CRITIQUING');
 }

@@ -51,7 +51,17 @@ describe('planningWorkflow', () => {
       const history = await handle.fetchHistory();
       const bytes = Buffer.byteLength(JSON.stringify(history));
       expect(bytes).toBeLessThan(200_000);
-      await recordHistory(handle, 'scenario-completed');
+      // One patch marker for a new run, and the stage published only where the run waited (the analysis, an activity
+      // under planner auto; its steps) and at the end, not for the stages it passed through inside a workflow task.
+      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(1);
+      // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
+      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
+      const stages = history.events!.flatMap((e) => {
+        const stage = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.PlanStage?.data;
+        return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
+      });
+      expect(stages).toEqual(['ANALYZING', 'EXECUTING', 'COMPLETED']);
+      await recordHistory(handle, 'consolidated-scenario-completed');
     });
   });
 
@@ -109,7 +119,7 @@ describe('planningWorkflow', () => {
       expect(outcome.steps.map((s) => s.tool)).toEqual(['shipments']);
       const state = await handle.query(getStateQuery);
       expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' }]);
-      await recordHistory(handle, 'clarification-answered');
+      await recordHistory(handle, 'consolidated-clarification-answered');
     });
   });
 
@@ -153,7 +163,7 @@ describe('planningWorkflow', () => {
       expect(ran).toEqual(['shipments', 'contaminants-detected']);
       expect(outcome.budget.limit.tokens).toBe(11_200);
       expect(outcome.budget.spent).toMatchObject({ calls: 2, tokens: 10_300 });
-      await recordHistory(handle, 'budget-raised');
+      await recordHistory(handle, 'consolidated-budget-raised');
     }, wrap);
   });
 
@@ -182,7 +192,7 @@ describe('planningWorkflow', () => {
       expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
-      await recordHistory(handle, 'replan-after-failure');
+      await recordHistory(handle, 'consolidated-replan-after-failure');
     }, wrap);
   });
 

@@ -26,11 +26,14 @@ const BOUNDED = ['rejections-capped'];
 const STEP_KINDS = ['step-kinds-llm', 'step-kinds-human', 'step-kinds-outcome-unknown-retried'];
 /** Watched while it ran (test/temporal/operator.test.ts): waitForProgress updates and the timers of their waits. */
 const WATCHED = ['progress-watched'];
+/** Recorded after CONSOLIDATED_PATCH (test/temporal/planning-workflow.test.ts): one patch marker, search attributes when parked. */
+const CONSOLIDATED = RECORDED.map((n) => `consolidated-${n}`);
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
-  // The others were recorded before BOUNDED_STATE_PATCH and must keep replaying without archiving.
-  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED].map((n) => `${n}.binpb`)));
+  // The others were recorded before BOUNDED_STATE_PATCH and must keep replaying without archiving; consolidated-*
+  // on today's path, past CONSOLIDATED_PATCH.
+  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED].map((n) => `${n}.binpb`)));
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {

@@ -9,12 +9,13 @@ import { nowIso } from '../initial-state';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
+import { pauseForBudget } from './budget';
 
 /** What one LLM call is expected to use before it is made (tokens; cost is charged as reported). */
 export const LLM_CALL_ESTIMATE: Usage = { calls: 1, tokens: 2_000, cost_usd: 0 };
 
 export async function analyze(run: PlanningRun): Promise<Transition> {
-  const pause = run.mayCallLlm ? run.pauseForBudget(LLM_CALL_ESTIMATE, 'requirements analysis') : null;
+  const pause = run.mayCallLlm ? pauseForBudget(run, LLM_CALL_ESTIMATE, 'requirements analysis') : null;
   if (pause) return pause;
   const { state } = run;
   let analysis;

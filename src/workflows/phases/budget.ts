@@ -20,6 +20,13 @@ export function budgetCoversNeed(state: PlanningState): boolean {
   return state.budget_needed === null || canAfford(state.budget, state.budget_needed);
 }
 
+/** The budget gate on the run: under `block` work that does not fit pauses it (the transition returned); under `warn` it is noted. */
+export function pauseForBudget(run: PlanningRun, estimate: Usage, what: string): Transition | null {
+  const gate = budgetGate(run.state.budget, estimate, what);
+  if (gate.warning) run.warn(gate.warning);
+  return gate.pause;
+}
+
 /** The budget gate: work that fits passes; under `warn` work that does not is noted, under `block` it pauses the run. */
 export function budgetGate(budget: ToolBudget, estimate: Usage, what: string): { pause: Transition | null; warning?: string } {
   if (canAfford(budget, estimate)) return { pause: null };

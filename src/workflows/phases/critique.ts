@@ -1,6 +1,7 @@
 /** CRITIQUING: critics review the plan; the gatekeeper refines, rejects, or passes it on (to a person if asked). */
 import { isCancellation, patched } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import { decide } from '../../domain/critique';
 import { PlanRejectedError } from '../../domain/errors';
 import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
@@ -19,7 +20,7 @@ export async function critique(run: PlanningRun): Promise<Transition> {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
     const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && patched(AUTO_FALLBACK_PATCH)) {
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.consolidated || patched(AUTO_FALLBACK_PATCH))) {
       run.planWithRanking(`critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`);
       return await critique(run); // the rule critics now: no LLM call, no second fallback
     }
@@ -29,12 +30,9 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   const fellBack = providerFallbackNote(critiqued.llm_calls);
   if (fellBack) run.audit('critique', fellBack);
   run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
-  const decision = await planningActivities(`gatekeeper for plan v${plan.version}`, run.lean).gatekeeper({
-    critiques: critiqued.critiques,
-    strict: state.options.strict_critique,
-    max_refinements: state.options.max_refinements,
-    refinements_done: state.refinements,
-  });
+  const policy = { strict: state.options.strict_critique, max_refinements: state.options.max_refinements, refinements_done: state.refinements };
+  // The gatekeeper's rule is pure domain code: consolidated runs apply it here, without a local activity's round trip.
+  const decision = run.consolidated ? decide(critiqued.critiques, policy) : await planningActivities(`gatekeeper for plan v${plan.version}`, run.lean).gatekeeper({ critiques: critiqued.critiques, ...policy });
   run.recordDecision(decision);
   if (decision.decision === 'refine') {
     const feedback = decision.blocking.map((c) => `${c.critic}${c.step_id ? ` (step ${c.step_id})` : ''}: ${c.message}. ${c.suggestion}`);

@@ -12,19 +12,20 @@ import type { PlanningRun } from '../run';
 import { runStep, STEP_KINDS_PATCH } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
+import { pauseForBudget } from './budget';
 
 export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   const steps = flattenSteps(plan);
-  const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && patched(STEP_KINDS_PATCH);
+  const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && (run.consolidated || patched(STEP_KINDS_PATCH));
   const estimate = (step: Step): Usage => {
     if (everyKindRuns && step.action !== 'tool_call') return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
     const r = step.tool ? state.routes[step.tool] : undefined;
     return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
   };
   const pending = state.steps.filter((s) => s.status !== 'COMPLETED');
-  const pause = run.pauseForBudget(pending.reduce((sum, s) => addUsage(sum, estimate(steps[s.index]!)), ZERO_USAGE), `plan v${plan.version}'s remaining ${pending.length} step(s)`);
+  const pause = pauseForBudget(run, pending.reduce((sum, s) => addUsage(sum, estimate(steps[s.index]!)), ZERO_USAGE), `plan v${plan.version}'s remaining ${pending.length} step(s)`);
   if (pause) return pause;
 
   const running = new Map<number, Promise<void>>();
@@ -37,6 +38,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
       stop = next.stop;
     }
     if (running.size === 0) break;
+    run.park(); // the steps run, or wait for a person: what visibility shows must be current
     await Promise.race(running.values());
   }
 
@@ -56,7 +58,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   }
   if (stop === 'budget') {
     const next = state.steps.find((s) => s.status === 'PENDING')!;
-    return run.pauseForBudget(estimate(steps[next.index]!), `step ${next.id}`)!;
+    return pauseForBudget(run, estimate(steps[next.index]!), `step ${next.id}`)!;
   }
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }

@@ -12,12 +12,13 @@ import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { archiveOldVersions } from './archive';
+import { pauseForBudget } from './budget';
 
 /** Runs started before this patch fail when every LLM provider fails after the analysis; newer `auto` runs plan by ranking. */
 export const AUTO_FALLBACK_PATCH = 'auto-planner-falls-back-to-ranking';
 
 export async function plan(run: PlanningRun): Promise<Transition> {
-  const pause = run.mayCallLlm ? run.pauseForBudget(LLM_CALL_ESTIMATE, 'plan generation') : null;
+  const pause = run.mayCallLlm ? pauseForBudget(run, LLM_CALL_ESTIMATE, 'plan generation') : null;
   if (pause) return pause;
   const { state } = run;
   const { reason, feedback } = state.next_version_reason;
@@ -34,13 +35,14 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
       ...(state.options.plan_cache === 'off' ? { plan_cache: 'off' as const } : {}),
+      ...(run.consolidated ? { with_routes: true } : {}), // the routes come with the plan: one local activity fewer
       ...llmSettingsOf(run),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed plan generation');
     const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && patched(AUTO_FALLBACK_PATCH)) {
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.consolidated || patched(AUTO_FALLBACK_PATCH))) {
       run.planWithRanking(`plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`);
       return await plan(run); // the ranking planner now: no LLM call, no second fallback
     }
@@ -65,7 +67,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   }
   if (generatedPlan.status === 'PARTIAL') run.warn(`plan v${version} is PARTIAL: missing ${generatedPlan.missing_capabilities.join('; ')}`);
   const tools = [...new Set(flattenSteps(generatedPlan).flatMap((s) => (s.tool ? [s.tool] : [])))];
-  const routes = await planningActivities('look up tool pools', run.lean).lookupTools({ tool_catalog: state.request.tool_catalog, tools });
+  const routes = generated.routes ?? (await planningActivities('look up tool pools', run.lean).lookupTools({ tool_catalog: state.request.tool_catalog, tools }));
   run.addRoutes(routes);
   return move('CRITIQUING', `plan v${version} ready for review`);
 }

@@ -39,6 +39,15 @@ describe('planning activities', () => {
     expect(decision.decision).toBe('approve');
   });
 
+  test('generatePlan with_routes returns the routes lookupTools would give for the plan\'s tools, and none unasked', async () => {
+    const input = { request: request(goal), requirements: analyze(goal), stamp: STAMP };
+    const withRoutes = await env.run(activities.generatePlan, { ...input, with_routes: true });
+    const tools = withRoutes.plan.tasks.flatMap((t) => t.steps.flatMap((s) => (s.tool ? [s.tool] : [])));
+    expect(Object.keys(withRoutes.routes!).sort()).toEqual([...new Set(tools)].sort());
+    expect(withRoutes.routes).toEqual(await env.run(activities.lookupTools, { tool_catalog: input.request.tool_catalog, tools }));
+    expect((await env.run(activities.generatePlan, input)).routes).toBeUndefined();
+  });
+
   test('generatePlan plans within the run\'s current budget (a raise), not the request\'s original limits', async () => {
     // Trimming to the budget (opt-in) makes the limits the planner sees visible in the plan it returns.
     const req = request(goal, { budget: { cost_usd: 1, tokens: 200_000, calls: 1, policy: 'block' } });
