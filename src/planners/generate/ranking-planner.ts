@@ -187,7 +187,8 @@ export class RankingPlanner implements Planner {
 
     const chosen = new Set(steps.map((s) => s.tool));
     const missing = [...new Set([
-      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap)),
+      // A tool left out for the limits is named once, with why (a bare tool name as missing would contradict the catalog).
+      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap)),
       ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
     ])];
     const status: PlanStatus = steps.length === 0 ? 'IMPOSSIBLE' : missing.length > 0 ? 'PARTIAL' : 'FEASIBLE';
