@@ -110,7 +110,10 @@ export type ValidationIssueCode =
   | 'PATH_OUTSIDE_WORKSPACE'
   | 'PARAMS_TOO_LARGE'
   | 'BUDGET_INSUFFICIENT'
-  | 'MISSING_BUT_AVAILABLE';
+  | 'MISSING_BUT_AVAILABLE'
+  | 'STATUS_CONTRADICTS_STEPS'
+  | 'UNCOVERED_ACTION'
+  | 'TEMPLATE_PATH_INVALID';
 
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
 export class PlanValidationError extends PlannerError {

@@ -11,6 +11,7 @@ import { isInsideWorkspace, pathParamValues } from './paths';
 import { ACTION_TYPES, PLAN_LIMITS, PlanSchema, flattenSteps, type ActionType, type Plan, type Step } from './plan';
 import type { Constraints } from './request';
 import { findSecret } from './secrets';
+import { templatePathProblem } from './template-paths';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
@@ -67,7 +68,7 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
       });
     }
   });
-  steps.forEach((step, i) => issues.push(...checkStep(step, i, steps.length, tools, constraints)));
+  steps.forEach((step, i) => issues.push(...checkStep(step, i, steps, tools, constraints)));
   const kinds = context.step_kinds ?? ACTION_TYPES;
   steps.forEach((step, i) => {
     if (kinds.includes(step.action)) return;
@@ -87,6 +88,14 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
     });
   }
 
+  // (A FEASIBLE or PARTIAL plan without steps fails the plan schema already.)
+  if (parsed.data.status === 'IMPOSSIBLE' && steps.length > 0) {
+    issues.push({
+      code: 'STATUS_CONTRADICTS_STEPS',
+      message: `the plan is IMPOSSIBLE with ${steps.length} step(s)`,
+      hint: 'An IMPOSSIBLE plan has no steps. If the steps do part of the goal, the status is PARTIAL (name what is missing); else remove them.',
+    });
+  }
   const usable = constraints.allowed_tools ?? [...tools.keys()];
   for (const missing of parsed.data.missing_capabilities) {
     const tool = usable.find((name) => name.toLowerCase() === missing.trim().toLowerCase());
@@ -114,10 +123,11 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
 function checkStep(
   step: Step,
   i: number,
-  stepCount: number,
+  steps: readonly Step[],
   tools: ReadonlyMap<string, ToolSpec>,
   constraints: Partial<Constraints>,
 ): ValidationIssue[] {
+  const stepCount = steps.length;
   const issues: ValidationIssue[] = [];
   const name = `step ${i} ("${step.id}")`;
   const add = (code: ValidationIssue['code'], message: string, hint: string) => issues.push({ code, message: `${name}: ${message}`, step_index: i, hint });
@@ -166,6 +176,14 @@ function checkStep(
     } else if (!step.depends_on.includes(ref.step)) {
       add('TEMPLATE_NOT_DEPENDENCY', `param ${ref.location} uses ${ref.raw} but step ${ref.step} is not in depends_on`, `Add ${ref.step} to depends_on.`);
     }
+  }
+  for (const ref of scan.refs) {
+    const source = steps[ref.step];
+    const result = source?.tool ? tools.get(source.tool)?.result : undefined;
+    const [first, ...rest] = ref.path;
+    if (!result || first?.kind !== 'key' || first.key !== 'data') continue;
+    const problem = templatePathProblem(rest, result);
+    if (problem) add('TEMPLATE_PATH_INVALID', `param ${ref.location} uses ${ref.raw}, but in step ${ref.step}'s result (${source!.tool}) ${problem}`, 'Read only fields the tool\'s result has (see "Result data" under the tool).');
   }
 
   forEachString(step.params, (text, path) => {

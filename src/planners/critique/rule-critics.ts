@@ -9,7 +9,7 @@ import { flattenSteps, type Plan, type Step } from '../../domain/plan';
 import { referencedSteps } from '../../domain/templates';
 import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
-import { unmatchedActions } from '../analyze/rules-analyzer';
+import { uncoveredActions } from '../coverage';
 import { contentTokens, identifierStems, stem, tokenize } from '../../domain/words';
 
 /** A critic that needs no I/O: a pure function of the plan. */
@@ -108,17 +108,13 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
   });
 });
 
-/**
- * A FEASIBLE plan covers every action the goal asks for: one that no catalog tool matches (the rules analysis finds
- * it) makes the plan PARTIAL. Plans with llm or human steps are left alone: such a step may be how the plan does it.
- */
-export const coverageCritic = ruleCritic('coverage', (steps, plan, { request, catalog }): Finding[] => {
-  if (plan.status !== 'FEASIBLE' || steps.some((s) => s.action !== 'tool_call')) return [];
-  return unmatchedActions({ request, catalog }).map((action) => ({
+/** A plan names every action of its goal that no catalog tool does (../coverage): a FEASIBLE one thus becomes PARTIAL. */
+export const coverageCritic = ruleCritic('coverage', (_steps, plan, { request, catalog }): Finding[] =>
+  uncoveredActions(plan, request, catalog).map((action) => ({
     severity: 'error',
-    message: `the goal asks to "${action}", which no tool of the catalog does, yet the plan is FEASIBLE`,
-    suggestion: `Make the plan PARTIAL with "${action}" in missing_capabilities, and keep only the steps that do the rest.`,
-  }));
-});
+    message: `the goal asks to "${action}", which no tool of the catalog does, yet the plan is ${plan.status} and does not name it as missing`,
+    suggestion: `Name "${action}" in missing_capabilities (status PARTIAL), and keep only the steps that do the rest.`,
+  })),
+);
 
 export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCritic, budgetCritic, toolFitnessCritic, coverageCritic];

@@ -7,7 +7,8 @@
  * (with `tasks`) is accepted too, from providers that ignore the schema and models that know the old format.
  */
 import { z } from 'zod';
-import { PlanSchemaError, PlanValidationError, formatZodIssues } from '../../domain/errors';
+import { PlanSchemaError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
+import { uncoveredActions } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
@@ -33,6 +34,15 @@ export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonl
   const plan = PlanSchema.safeParse(planFromDraft(draft.data, stamp, catalog));
   if (!plan.success) throw new PlanSchemaError('plan', formatZodIssues(plan.error));
   return plan.data;
+}
+
+/** Said in the same conversation, so the model names what no tool does before any critic has to (../coverage). */
+function uncoveredIssue(action: string): ValidationIssue {
+  return {
+    code: 'UNCOVERED_ACTION',
+    message: `the goal asks to "${action}", which no tool of the catalog does, and missing_capabilities does not name it`,
+    hint: 'Name it in missing_capabilities, with status PARTIAL when the steps do the rest of the goal, or IMPOSSIBLE (no steps) when no tool helps.',
+  };
 }
 
 export class LlmPlanner implements Planner {
@@ -64,7 +74,7 @@ export class LlmPlanner implements Planner {
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
         const parsed = parsePlanReply(text, planStamp, catalog);
-        const issues = validatePlan(parsed, context);
+        const issues = [...validatePlan(parsed, context), ...uncoveredActions(parsed, request, catalog).map(uncoveredIssue)];
         if (issues.length > 0) throw new PlanValidationError(issues);
         return parsed;
       },

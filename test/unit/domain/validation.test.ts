@@ -98,6 +98,13 @@ describe('validatePlan', () => {
     expect(validatePlan({ ...plan, missing_capabilities: ['sending email'] }, ctx)).toEqual([]);
   });
 
+  it('rejects an IMPOSSIBLE plan with steps, and accepts one without', () => {
+    const impossible = validatePlan({ ...validPlanInput(), status: 'IMPOSSIBLE', missing_capabilities: ['sending email'] }, ctx);
+    expect(impossible).toEqual([expect.objectContaining({ code: 'STATUS_CONTRADICTS_STEPS', message: 'the plan is IMPOSSIBLE with 3 step(s)' })]);
+    expect(impossible[0]!.hint).toContain('the status is PARTIAL');
+    expect(validatePlan({ ...validPlanInput(), status: 'IMPOSSIBLE', missing_capabilities: ['sending email'], tasks: [] }, ctx)).toEqual([]);
+  });
+
   it('rejects a missing required param', () => {
     const [issue] = validatePlan(withStep(2, (s) => (s.params = { path: 'reports/x.md' })), ctx);
     expect(issue).toMatchObject({ code: 'MISSING_PARAM', step_index: 2 });

@@ -137,6 +137,16 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.messages(1)[3]!.content).toContain('[TOOL_NOT_ALLOWED] step 1 ("1.2"): tool "contaminants-detected" is not allowed');
   });
 
+  it('sends back a plan that does not name an action of the goal that no tool does, and takes the PARTIAL one that does', async () => {
+    const goal = 'Get contaminated shipments from last week and email the list to the compliance team';
+    const partial = JSON.stringify({ ...JSON.parse(planReply(validSteps().slice(0, 1))), status: 'PARTIAL', missing_capabilities: ['sending email'] });
+    await harness.start({ script: [planReply(validSteps().slice(0, 1)), partial] });
+    const { plan } = await generate({ request: request(goal) });
+
+    expect(plan.status).toBe('PARTIAL');
+    expect(harness.messages(1)[3]!.content).toContain('[UNCOVERED_ACTION] the goal asks to "Email the list to the compliance team", which no tool of the catalog does, and missing_capabilities does not name it');
+  });
+
   it('gives up after exactly 3 unusable replies with a non-retryable PLAN-009 carrying every attempt', async () => {
     const cyclic = validSteps();
     cyclic[0]!.depends_on = [1];
