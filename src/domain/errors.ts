@@ -113,7 +113,8 @@ export type ValidationIssueCode =
   | 'MISSING_BUT_AVAILABLE'
   | 'STATUS_CONTRADICTS_STEPS'
   | 'UNCOVERED_ACTION'
-  | 'TEMPLATE_PATH_INVALID';
+  | 'TEMPLATE_PATH_INVALID'
+  | 'PLACEHOLDER_VALUE';
 
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
 export class PlanValidationError extends PlannerError {

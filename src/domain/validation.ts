@@ -120,6 +120,9 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
   return issues;
 }
 
+/** Values a model writes when it has none: "your_facility_id", "<carrier>", "{{id}}", "TBD". */
+const PLACEHOLDER = /^(<[^<>]+>|\{\{[^{}]*\}\}|(your|my|some|example|sample)[_-]\w+|placeholder|todo|tbd|x{3,}|\.\.\.)$/i;
+
 function checkStep(
   step: Step,
   i: number,
@@ -187,6 +190,9 @@ function checkStep(
   }
 
   forEachString(step.params, (text, path) => {
+    if (PLACEHOLDER.test(text.trim())) {
+      add('PLACEHOLDER_VALUE', `param ${formatPath(path)} is a placeholder, "${text.slice(0, 80)}"`, 'Pass a value the goal gives, a ${step[N]…} template, or leave the param out.');
+    }
     const secret = findSecret(lastKey(path), text);
     if (secret) {
       add('SECRET_IN_PARAMS', `param ${formatPath(path)} holds ${secret}`, 'Never put credentials in a plan; the tool worker reads them from its environment.');

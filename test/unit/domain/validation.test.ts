@@ -105,6 +105,16 @@ describe('validatePlan', () => {
     expect(validatePlan({ ...validPlanInput(), status: 'IMPOSSIBLE', missing_capabilities: ['sending email'], tasks: [] }, ctx)).toEqual([]);
   });
 
+  it('rejects placeholder values a model writes when it has none, and keeps ordinary ones', () => {
+    const issues = validatePlan(withStep(0, (s) => (s.params = { status: 'your_status', date_from: '<start date>' })), ctx);
+    expect(codes(issues)).toContain('PLACEHOLDER_VALUE');
+    expect(issues.filter((i) => i.code === 'PLACEHOLDER_VALUE').map((i) => i.message)).toEqual([
+      'step 0 ("1.1"): param status is a placeholder, "your_status"',
+      'step 0 ("1.1"): param date_from is a placeholder, "<start date>"',
+    ]);
+    expect(codes(validatePlan(withStep(1, (s) => (s.params = { facility_id: 'FAC-001' })), ctx))).not.toContain('PLACEHOLDER_VALUE');
+  });
+
   it('rejects a missing required param', () => {
     const [issue] = validatePlan(withStep(2, (s) => (s.params = { path: 'reports/x.md' })), ctx);
     expect(issue).toMatchObject({ code: 'MISSING_PARAM', step_index: 2 });
