@@ -1,20 +1,29 @@
 /**
  * Whether a plan accounts for every action its goal asks for. The rules analysis finds the goal's clauses that no
- * catalog tool matches ("Email the list to the compliance team", "Order 50 new recycling bins"); a plan must name
- * each of them in missing_capabilities (sharing a word with it), whatever its status. Plans with llm or human steps
- * are left alone: such a step may be how the plan does it.
+ * catalog tool matches by its words ("Email the list to the compliance team", "Order 50 new recycling bins"); a plan
+ * must do each of them with a step whose tool shares a word with it (the model may see a match the words missed:
+ * "gather the files" with a tool that gathers workspace files), or name it in missing_capabilities, whatever its
+ * status. Words that only ask to see data ("list", "get") count for neither. Plans with llm or human steps are left
+ * alone: such a step may be how the plan does it.
  */
 import { flattenSteps, type Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, tokenize } from '../domain/words';
-import { unmatchedActions } from './analyze/rules-analyzer';
+import { contentTokens, identifierStems, stem, tokenize } from '../domain/words';
+import { PRESENTATION_VERBS, unmatchedActions } from './analyze/rules-analyzer';
 
-const stems = (text: string) => contentTokens(tokenize(text)).map((t) => t.stem);
+const stems = (text: string) => contentTokens(tokenize(text)).filter((t) => !PRESENTATION_VERBS.has(t.lower)).map((t) => t.stem);
 
-/** The goal's actions that no tool does and the plan does not name as missing. */
+/** The stems a tool is known by: its name, tags and the content words of its description. */
+export function toolVocabulary(tool: ToolSpec): Set<string> {
+  return new Set([...identifierStems(tool.name), ...tool.tags.map(stem), ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]);
+}
+
+/** The goal's actions that no step's tool shares a word with and the plan does not name as missing. */
 export function uncoveredActions(plan: Pick<Plan, 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
-  if (flattenSteps(plan).some((s) => s.action !== 'tool_call')) return [];
-  const named = new Set(plan.missing_capabilities.flatMap(stems));
-  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !stems(action).some((s) => named.has(s)));
+  const steps = flattenSteps(plan);
+  if (steps.some((s) => s.action !== 'tool_call')) return [];
+  const used = catalog.filter((t) => steps.some((s) => s.tool === t.name));
+  const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...used.flatMap((t) => [...toolVocabulary(t)])]);
+  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !stems(action).some((s) => accounted.has(s)));
 }

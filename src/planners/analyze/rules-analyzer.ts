@@ -35,7 +35,8 @@ const GENERIC_LEXICON: ClarificationLexicon = {
   },
 };
 
-const PRESENTATION_VERBS = new Set(['show', 'give', 'list', 'get', 'fetch', 'find', 'display', 'tell', 'return', 'see', 'analyze', 'analyse', 'report']);
+/** Words that ask to see data, whatever the data: they say nothing about which tool does a clause. */
+export const PRESENTATION_VERBS = new Set(['show', 'give', 'list', 'get', 'fetch', 'find', 'display', 'tell', 'return', 'see', 'analyze', 'analyse', 'report']);
 const QUESTION_START = /^(what|which|who|how|why|when|where|did|does|do|is|are|can|could|was|were|has|have)\b/i;
 const QUERY_START = /^(get|list|show|find|fetch|give|display|count|search|analy[sz]e|from)\b/i;
 const CONFIRMATION = /^(yes|no|ok|okay|sure|confirm(ed)?|approve[d]?|go ahead)\b[.!]*$/i;

@@ -4,6 +4,7 @@ import { PlanSchema, type Plan } from '../../../src/domain/plan';
 import { atomicityCritic, budgetCritic, coverageCritic, dependencyCritic, RULE_CRITICS, toolFitnessCritic } from '../../../src/planners/critique/rule-critics';
 import { runCritics } from '../../../src/planners/critique/run-critics';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { WORKSPACE_CATALOG, WORKSPACE_CONTEXT_TOOL } from '../../../src/tools/workspace';
 import { rankingPlan, request } from '../../support/planning';
 
 const goal = 'Get contaminated shipments from last week and show me the contaminant details';
@@ -31,6 +32,18 @@ describe('critics', () => {
     expect(rankingPlan(emailing).status).toBe('PARTIAL'); // as the ranking planner makes it
     expect((await coverageCritic.review(rankingPlan(emailing), { ...context, request: request(emailing) })).critiques).toEqual([]);
     expect((await coverageCritic.review(rankingPlan(goal), context)).critiques).toEqual([]);
+  });
+
+  test('coverage: a step whose tool shares a word with the action covers it, though the rules matched no tool', async () => {
+    const gather = 'Gather the files about passwords';
+    const plan = PlanSchema.parse({
+      ...rankingPlan(goal),
+      tasks: [{ id: '1', title: 't', steps: [{ id: '1.1', title: 'Context', tool: WORKSPACE_CONTEXT_TOOL, params: { goal: 'passwords' }, depends_on: [] }] }],
+    });
+    const review = (p: Plan) => coverageCritic.review(p, { request: request(gather), catalog: WORKSPACE_CATALOG });
+    expect((await review(plan)).critiques).toEqual([]);
+    const unrelated = PlanSchema.parse({ ...plan, tasks: [{ ...plan.tasks[0]!, steps: [{ ...plan.tasks[0]!.steps[0]!, tool: 'shipments' }] }] });
+    expect((await coverageCritic.review(unrelated, { request: request(gather), catalog: [...WORKSPACE_CATALOG, ...WASTE_CATALOG] })).critiques).toHaveLength(1);
   });
 
   test('atomicity: "solve and substitute" and "first … then" steps are compound', async () => {
