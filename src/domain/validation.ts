@@ -121,7 +121,7 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
 }
 
 /** Values a model writes when it has none: "your_facility_id", "<carrier>", "{{id}}", "TBD". */
-const PLACEHOLDER = /^(<[^<>]+>|\{\{[^{}]*\}\}|(your|my|some|example|sample)[_-]\w+|placeholder|todo|tbd|x{3,}|\.\.\.)$/i;
+const PLACEHOLDER = /^(<[^<>]+>|\{\{[^{}]*\}\}|(your|my|some|example|sample)[_-]\w+|placeholder|todo|tbd|x{3,6}|\.\.\.)$/i;
 
 function checkStep(
   step: Step,
@@ -190,7 +190,7 @@ function checkStep(
   }
 
   forEachString(step.params, (text, path) => {
-    if (PLACEHOLDER.test(text.trim())) {
+    if (text.length <= 40 && PLACEHOLDER.test(text.trim())) {
       add('PLACEHOLDER_VALUE', `param ${formatPath(path)} is a placeholder, "${text.slice(0, 80)}"`, 'Pass a value the goal gives, a ${step[N]…} template, or leave the param out.');
     }
     const secret = findSecret(lastKey(path), text);

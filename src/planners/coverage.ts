@@ -2,9 +2,9 @@
  * Whether a plan accounts for every action its goal asks for. The rules analysis finds the goal's clauses that no
  * catalog tool matches by its words ("Email the list to the compliance team", "Order 50 new recycling bins"); a plan
  * must do each of them with a step whose tool shares a word with it (the model may see a match the words missed:
- * "gather the files" with a tool that gathers workspace files), or name it in missing_capabilities, whatever its
- * status. Words that only ask to see data ("list", "get") count for neither. Plans with llm or human steps are left
- * alone: such a step may be how the plan does it.
+ * "gather the files" with a tool that gathers workspace files), or name it in missing_capabilities. Words that
+ * only ask to see data ("list", "get") count for neither. IMPOSSIBLE plans, and plans with llm or human steps, are
+ * left alone: the former name what the whole goal needs in their own words, the latter may do it in such a step.
  */
 import { flattenSteps, type Plan } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
@@ -20,9 +20,10 @@ export function toolVocabulary(tool: ToolSpec): Set<string> {
 }
 
 /** The goal's actions that no step's tool shares a word with and the plan does not name as missing. */
-export function uncoveredActions(plan: Pick<Plan, 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
+export function uncoveredActions(plan: Pick<Plan, 'status' | 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
   const steps = flattenSteps(plan);
-  if (steps.some((s) => s.action !== 'tool_call')) return [];
+  // An IMPOSSIBLE plan names what the whole goal would need, in its own words ("a tool that edits source files").
+  if (plan.status === 'IMPOSSIBLE' || steps.some((s) => s.action !== 'tool_call')) return [];
   const used = catalog.filter((t) => steps.some((s) => s.tool === t.name));
   const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...used.flatMap((t) => [...toolVocabulary(t)])]);
   return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !stems(action).some((s) => accounted.has(s)));
