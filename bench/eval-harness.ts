@@ -63,6 +63,10 @@ export interface ActivityRecord {
   tokens: number;
   completion_tokens: number;
   ok: boolean;
+  /** Where a completed activity's LLM conversation is stored (read for `rejections`). */
+  transcript_ref?: string;
+  /** A failed activity's error lines, one list per rejected reply. */
+  attempt_errors?: string[][];
 }
 
 export interface GoalResult {
@@ -87,6 +91,8 @@ export interface GoalResult {
   critiques: string[];
   /** The final plan's steps as "id tool params", shortened. */
   plan_steps: string[];
+  /** Why plan replies were sent back: the error lines of every correction turn of every generatePlan, shortened. */
+  rejections: string[];
   llm_calls: number;
   tokens: number;
   seconds: number;
@@ -147,8 +153,19 @@ export function planningActivitiesOf(history: temporal.api.history.v1.IHistory):
     const start = scheduled.get(String(closed.scheduledEventId));
     if (!start || !PLANNING_ACTIVITIES.has(start.name)) continue;
     let calls: LlmCallUsage[] = [];
-    if (done) calls = llmCallsIn(payloadValue(done.result));
-    if (failed) calls = llmCallsIn((payloadValue(failed.failure?.applicationFailureInfo?.details) as { details?: unknown } | undefined)?.details);
+    let stored: { transcript_ref?: string; attempt_errors?: string[][] } = {};
+    if (done) {
+      const value = payloadValue(done.result);
+      calls = llmCallsIn(value);
+      const ref = (value as { transcript_ref?: unknown } | undefined)?.transcript_ref;
+      if (typeof ref === 'string') stored = { transcript_ref: ref };
+    }
+    if (failed) {
+      const details = (payloadValue(failed.failure?.applicationFailureInfo?.details) as { details?: unknown } | undefined)?.details;
+      calls = llmCallsIn(details);
+      const errors = z.array(z.array(z.string())).safeParse((details as { attempt_errors?: unknown } | undefined)?.attempt_errors);
+      if (errors.success) stored = { attempt_errors: errors.data };
+    }
     records.push({
       activity: start.name,
       seconds: (at - start.at) / 1000,
@@ -156,6 +173,7 @@ export function planningActivitiesOf(history: temporal.api.history.v1.IHistory):
       tokens: calls.reduce((sum, c) => sum + c.prompt_tokens + c.completion_tokens, 0),
       completion_tokens: calls.reduce((sum, c) => sum + c.completion_tokens, 0),
       ok: done !== undefined && done !== null,
+      ...stored,
     });
   }
   return records;
@@ -189,6 +207,20 @@ export interface RunGoalOptions {
   pollMs?: number;
   /** Told the run's handle once it has started (so an interrupted eval can still measure it). */
   onStart?: (handle: WorkflowHandle) => void;
+  /** Reads a value of the planner's content store (LLM transcripts, for `rejections`); without it they stay empty. */
+  readStored?: (ref: string) => Promise<unknown>;
+}
+
+/** The error lines the correction turns of a stored plan conversation named (its user messages after the request). */
+async function correctionLines(activity: ActivityRecord, readStored: RunGoalOptions['readStored']): Promise<string[]> {
+  if (activity.attempt_errors) return activity.attempt_errors.flat();
+  if (!activity.transcript_ref || !readStored) return [];
+  const transcript = z.array(z.object({ role: z.string(), content: z.string() })).safeParse(await readStored(activity.transcript_ref).catch(() => undefined));
+  if (!transcript.success) return [];
+  return transcript.data
+    .slice(2)
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => m.content.split('\n').filter((line) => line.startsWith('[')));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -226,7 +258,7 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
   }
   const failure = timedOut ? null : await result.catch(() => null);
   const verdict = timedOut ? { expected: false, outcome: `timed out after ${options.timeoutMs / 1000} s` } : undefined;
-  return await measureRun(goal, handle, { started, askedQuestion, failure, ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}) });
+  return await measureRun(goal, handle, { started, askedQuestion, failure, readStored: options.readStored, ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}) });
 }
 
 /**
@@ -236,7 +268,14 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
 export async function measureRun(
   goal: GoldenGoal,
   handle: WorkflowHandle,
-  facts: { started: number; askedQuestion: boolean; failure: PlanFailure | null; verdict?: { expected: boolean; outcome: string }; stage?: string },
+  facts: {
+    started: number;
+    askedQuestion: boolean;
+    failure: PlanFailure | null;
+    verdict?: { expected: boolean; outcome: string };
+    stage?: string;
+    readStored?: RunGoalOptions['readStored'];
+  },
 ): Promise<GoalResult> {
   const seconds = (Date.now() - facts.started) / 1000;
   const state = await handle.query(getStateQuery).catch(() => undefined);
@@ -245,6 +284,7 @@ export async function measureRun(
   const tools = plan ? [...new Set(flattenSteps(plan).flatMap((s) => (s.tool ? [s.tool] : [])))] : [];
   const verdict = facts.verdict ?? (state ? judge(goal, state) : { expected: false, outcome: 'no state' });
   const generations = activities.filter((a) => a.activity === 'generatePlan');
+  const rejections = (await Promise.all(generations.map((g) => correctionLines(g, facts.readStored)))).flat();
   const { failure } = facts;
   return {
     id: goal.id,
@@ -263,11 +303,12 @@ export async function measureRun(
     failure: failure ? `${failure.code} ${failure.message}`.slice(0, 300) : null,
     critiques: (state?.critiques ?? []).map((c) => `[${c.severity}] ${c.critic}${c.step_id ? ` ${c.step_id}` : ''}: ${c.message}`.slice(0, 300)),
     plan_steps: plan ? flattenSteps(plan).map((s) => `${s.id} ${s.tool ?? s.action} ${JSON.stringify(s.params ?? {})}`.slice(0, 200)) : [],
+    rejections: rejections.slice(0, 12).map((line) => line.slice(0, 240)),
     llm_calls: activities.reduce((sum, a) => sum + a.llm_calls, 0),
     tokens: activities.reduce((sum, a) => sum + a.tokens, 0),
     seconds,
     plan_generations: generations.map(({ seconds: s, llm_calls, completion_tokens, ok }) => ({ seconds: s, llm_calls, completion_tokens, ok })),
-    activities,
+    activities: activities.map(({ transcript_ref: _ref, attempt_errors: _errors, ...record }) => record),
     workflow_id: handle.workflowId,
   };
 }
@@ -349,8 +390,8 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
 }
 
 /** A goal still running when the eval stops: its figures so far, no verdict. */
-export async function measureInterrupted(goal: GoldenGoal, handle: WorkflowHandle, started: number): Promise<GoalResult> {
-  return await measureRun(goal, handle, { started, askedQuestion: false, failure: null, verdict: { expected: false, outcome: 'interrupted (no verdict)' }, stage: 'INTERRUPTED' });
+export async function measureInterrupted(goal: GoldenGoal, handle: WorkflowHandle, started: number, readStored?: RunGoalOptions['readStored']): Promise<GoalResult> {
+  return await measureRun(goal, handle, { started, askedQuestion: false, failure: null, verdict: { expected: false, outcome: 'interrupted (no verdict)' }, stage: 'INTERRUPTED', readStored });
 }
 
 /** The JSON an eval writes: what was run against what, under which conditions, the totals and every result. */

@@ -19,6 +19,7 @@ import { loadConfig } from '../src/config';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { projectRoot } from '../src/project-root';
 import { loadTemporalTarget } from '../src/temporal-connection';
+import { openStorage } from '../src/store/storage';
 import { quietSdkLogs, startWorkers, type RunningWorkers } from '../src/cli/local-stack';
 import { evalReport, loadGoldenSet, measureInterrupted, renderTable, runGoal, type GoalResult, type GoldenGoal } from './eval-harness';
 
@@ -44,6 +45,9 @@ async function main(): Promise<void> {
   console.log(`eval: ${goals.length} goal(s) from ${path.relative(ROOT, goalsFile)}; LLM: ${llm}`);
 
   quietSdkLogs();
+  // A reader of the workers' content store: the harness reads each plan conversation's correction turns from it.
+  const storage = openStorage(config);
+  const readStored = (ref: string) => storage.store.get(ref);
   let server: DevServer | undefined;
   let running: RunningWorkers | undefined;
   let client: Client | undefined;
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      if (current && client) results.push(await measureInterrupted(current.goal, current.handle, current.started).catch(() => undefined as never));
+      if (current && client) results.push(await measureInterrupted(current.goal, current.handle, current.started, readStored).catch(() => undefined as never));
       await cleanup();
       process.exit(130);
     })());
@@ -76,7 +80,7 @@ async function main(): Promise<void> {
     client = new Client({ connection: await Connection.connect(target.connectionOptions), namespace: target.namespace });
     for (const goal of goals) {
       const goalStarted = Date.now();
-      const result = await runGoal(goal, { client, taskQueue, timeoutMs, onStart: (handle) => (current = { goal, handle, started: goalStarted }) });
+      const result = await runGoal(goal, { client, taskQueue, timeoutMs, readStored, onStart: (handle) => (current = { goal, handle, started: goalStarted }) });
       current = undefined;
       results.push(result);
       write();
@@ -95,6 +99,7 @@ async function main(): Promise<void> {
     await running?.close();
     await client?.connection.close();
     await server?.stop();
+    await storage.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

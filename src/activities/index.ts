@@ -24,13 +24,13 @@ export function createPlanningDependencies(
   options: { config?: PlannerConfig; catalogs?: ToolCatalogs; store?: ContentStore; ledger?: IdempotencyLedger } = {},
 ): PlanningDependencies {
   const config = options.config ?? loadConfig();
+  const catalogs = options.catalogs ?? builtInCatalogs();
   let llm: PlanningDependencies['llm'];
   if (config.llmProviders.length > 0) {
     const client = ProviderChain.fromConfig(config.llmProviders);
-    llm = { analyzer: new LlmAnalyzer(client), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)], client };
+    llm = { analyzer: new LlmAnalyzer(client, (name) => catalogs.clarifications(name)), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)], client };
     for (const { model } of config.llmProviders) if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
   }
-  const catalogs = options.catalogs ?? builtInCatalogs();
   // Without a store given, the configured one (PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR); its pool lives
   // as long as the process.
   const storage = options.store ? undefined : openStorage(config);

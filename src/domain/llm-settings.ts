@@ -2,7 +2,7 @@
  * How the LLM is called: temperature, a cap on the reply's tokens, attempts per answer (the first and the
  * corrections) and the timeout of one call. The configuration sets them for a worker (src/config.ts), a run's
  * options override them (PlanningOptions.llm); unset, each conversation keeps its own default (the planner's
- * temperature 0.1, 3 attempts, the provider's token cap).
+ * temperature 0.1, 3 attempts, a token cap a little above its longest sound reply).
  */
 import { z } from 'zod';
 

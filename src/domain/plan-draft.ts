@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
 import type { JsonSchema } from './json-schema';
 import { FIBONACCI, PLAN_STATUSES, PlanSchema, flattenSteps, type Complexity, type Plan, type PlanMetadata } from './plan';
+import { referencedSteps } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { isRecord } from './walk';
 
@@ -69,7 +70,8 @@ export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: read
     action: s.action ?? ('tool_call' as const),
     tool: s.tool ?? null,
     params: s.params,
-    depends_on: s.depends_on,
+    // A template names the step it reads; an earlier one it forgot in depends_on is added (validation reports the rest).
+    depends_on: [...new Set([...s.depends_on, ...referencedSteps(s.params).filter((ref) => ref < i)])],
     // Read-only (idempotent) tools may run side by side; anything else runs alone.
     parallel: s.tool === undefined ? false : (tools.get(s.tool)?.idempotent ?? false),
   }));
@@ -132,15 +134,16 @@ function paramsSchema(tool: ToolSpec): JsonSchema {
   return { ...schema, type: 'object', properties };
 }
 
-function stepVariant(tool: ToolSpec): JsonSchema {
+/** One variant of a step: a tool call (`tool` is the tool's name) or a step of another kind (`action` is the kind). */
+function stepVariant(key: 'tool' | 'action', name: string, params: JsonSchema): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
-    required: ['title', 'tool', 'params', 'depends_on'],
+    required: ['title', key, 'params', 'depends_on'],
     properties: {
       title: { type: 'string', minLength: 1, maxLength: TITLE_MAX },
-      tool: { type: 'string', const: tool.name },
-      params: paramsSchema(tool),
+      [key]: { type: 'string', const: name },
+      params,
       depends_on: { type: 'array', items: { type: 'integer', minimum: 0 } },
     },
   };
@@ -153,27 +156,13 @@ const KIND_PARAMS: Record<(typeof DRAFT_STEP_KINDS)[number], JsonSchema> = {
   noop: { type: 'object', additionalProperties: false, properties: {} },
 };
 
-function kindVariant(kind: (typeof DRAFT_STEP_KINDS)[number]): JsonSchema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['title', 'action', 'params', 'depends_on'],
-    properties: {
-      title: { type: 'string', minLength: 1, maxLength: TITLE_MAX },
-      action: { type: 'string', const: kind },
-      params: KIND_PARAMS[kind],
-      depends_on: { type: 'array', items: { type: 'integer', minimum: 0 } },
-    },
-  };
-}
-
 /**
  * The draft format as JSON Schema for `tools` (the catalog, narrowed to allowed_tools by the caller) and the step
  * kinds without a tool the run can execute (`kinds`; none by default).
  */
 export function planDraftJsonSchema(tools: readonly ToolSpec[], maxSteps: number, kinds: readonly (typeof DRAFT_STEP_KINDS)[number][] = []): JsonSchema {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const variants = [...sorted.map(stepVariant), ...kinds.map(kindVariant)];
+  const variants = [...sorted.map((t) => stepVariant('tool', t.name, paramsSchema(t))), ...kinds.map((k) => stepVariant('action', k, KIND_PARAMS[k]))];
   const steps: JsonSchema =
     variants.length === 0 ? { type: 'array', maxItems: 0 } : { type: 'array', maxItems: maxSteps, items: { anyOf: variants } };
   return {

@@ -15,7 +15,7 @@ import { templatePathProblem } from './template-paths';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
-import { closestNames } from './words';
+import { closestNames, identifierStems } from './words';
 
 export interface ValidationContext {
   catalog: readonly ToolSpec[];
@@ -31,6 +31,13 @@ export interface ValidationContext {
 /** The step kinds a run can execute: an `llm` step needs the run to work with an LLM (planner `llm`). */
 export function runnableStepKinds(planner: 'llm' | 'ranking'): readonly ActionType[] {
   return planner === 'llm' ? ACTION_TYPES : ACTION_TYPES.filter((k) => k !== 'llm');
+}
+
+/** "shipment" or "contaminants" names the tool shipments or contaminants-detected: every word of it is one of the tool's name. */
+function namesTool(capability: string, tool: string): boolean {
+  const words = identifierStems(capability);
+  const toolWords = new Set(identifierStems(tool));
+  return capability.trim().toLowerCase() === tool.toLowerCase() || (words.length > 0 && words.every((w) => toolWords.has(w)));
 }
 
 /** All issues of `plan` (any JSON value) against `context`; an empty list means the plan may run. Never throws. */
@@ -98,7 +105,7 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
   }
   const usable = constraints.allowed_tools ?? [...tools.keys()];
   for (const missing of parsed.data.missing_capabilities) {
-    const tool = usable.find((name) => name.toLowerCase() === missing.trim().toLowerCase());
+    const tool = usable.find((name) => namesTool(missing, name));
     if (!tool) continue;
     issues.push({
       code: 'MISSING_BUT_AVAILABLE',

@@ -35,6 +35,8 @@ export interface JsonConversation<T> {
   messages: readonly ChatMessage[];
   /** This conversation's own temperature; the worker's or the run's settings override it. */
   temperature: number;
+  /** This conversation's own cap on a reply's tokens (a small model can run on for minutes); the settings override it. */
+  maxTokens: number;
   /** Reply text → value; throws an OutputError when the reply is unusable. */
   parse: (text: string) => T;
   /** The reply's JSON Schema, sent as a structured output (json_object for providers that refuse schemas). */
@@ -72,7 +74,7 @@ export async function askForJson<T>(client: ChatModel, conversation: JsonConvers
       temperature,
       json: true,
       ...(conversation.schema ? { schema: conversation.schema } : {}),
-      ...(settings.max_tokens ? { maxTokens: settings.max_tokens } : {}),
+      maxTokens: settings.max_tokens ?? conversation.maxTokens,
       ...(settings.timeout_ms ? { timeoutMs: settings.timeout_ms } : {}),
     };
     const reply = await client.complete(messages, options).catch((error: unknown) => {

@@ -7,9 +7,10 @@
  * left alone: the former name what the whole goal needs in their own words, the latter may do it in such a step.
  */
 import { flattenSteps, type Plan } from '../domain/plan';
-import type { PlanningRequest } from '../domain/request';
+import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
 import { contentTokens, identifierStems, stem, tokenize } from '../domain/words';
+import { matchTools } from './catalog-match';
 import { PRESENTATION_VERBS, unmatchedActions } from './analyze/rules-analyzer';
 
 const stems = (text: string) => contentTokens(tokenize(text)).filter((t) => !PRESENTATION_VERBS.has(t.lower)).map((t) => t.stem);
@@ -27,4 +28,13 @@ export function uncoveredActions(plan: Pick<Plan, 'status' | 'tasks' | 'missing_
   const used = catalog.filter((t) => steps.some((s) => s.tool === t.name));
   const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...used.flatMap((t) => [...toolVocabulary(t)])]);
   return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !stems(action).some((s) => accounted.has(s)));
+}
+
+/**
+ * The catalog tools an IMPOSSIBLE plan passes over although the goal names them ("List this week's rejected
+ * inspections and open a Jira ticket for each": inspections). Such a goal is at least PARTIAL.
+ */
+export function namedToolsLeftOut(plan: Pick<Plan, 'status'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
+  if (plan.status !== 'IMPOSSIBLE') return [];
+  return matchTools(tokenize(effectiveGoal(request)), catalog).map((m) => m.tool.name);
 }

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { judge, loadGoldenSet, runGoal, summarize, type GoalResult, type GoldenGoal } from '../../bench/eval-harness';
 import { projectRoot } from '../../src/project-root';
+import { LocalContentStore } from '../../src/store/content-store';
 import { startTestPlanner, useWastePackAndClient } from '../support/planner-workers';
 import { promptKind, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
 
@@ -76,6 +77,24 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     expect(totals.mean_tokens_per_run).toBeGreaterThan(0);
     expect(totals.p50_planning_latency_s).not.toBeNull();
     expect(results.reduce((sum, r) => sum + r.llm_calls, 0)).toBe(llm.calls);
+  });
+
+  it("records why plan replies were sent back: each correction turn's errors, read from the stored conversation", async () => {
+    const goal = SMOKE.find((g) => g.id.startsWith('f01'))!;
+    let planCalls = 0;
+    const invented = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [step('Facilities', 'facility-finder', { city: 'Hannover' })] });
+    const corrected = await startScriptedLlmServer({ reply: (body) => (promptKind(body) === 'plan' && planCalls++ === 0 ? invented : reply(body)) });
+    const planner = await startTestPlanner(fixtures.pack(), { prefix: 'eval-rej', env: { OPENAI_BASE_URL: corrected.baseURL, OPENAI_API_KEY: 'test-key' } });
+    const store = new LocalContentStore(planner.storeDir);
+    try {
+      const result = await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200, readStored: (ref) => store.get(ref) });
+      expect(result).toMatchObject({ expected: true, plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })] });
+      expect(result.rejections).toEqual([expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/)]);
+      expect(result.activities[0]).not.toHaveProperty('transcript_ref');
+    } finally {
+      await planner.stop();
+      await corrected.close();
+    }
   });
 
   it('judges a wrong status, an unnamed missing capability and an unfinished run as misses', () => {

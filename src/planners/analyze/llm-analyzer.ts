@@ -2,9 +2,14 @@
  * LlmAnalyzer: requirements analysis of a goal by an LLM, before planning. Vague goals come back with
  * is_clear=false and a clarifying question with concrete options and a default. Date ranges are the domain
  * resolver's (see temporalReferencesFor), not the model's.
+ *
+ * The rules have the last word on vagueness both ways, because small models misjudge it: a goal that names no tool,
+ * place or date and only asks to see data ("Check the reports") is asked about even when the model calls it clear,
+ * and a goal the user has already answered about is not asked about again once the rules find it plannable.
  */
 import { effectiveGoal } from '../../domain/request';
-import { parseRequirementsJson, type Requirements } from '../../domain/requirements';
+import { parseRequirementsJson, type Clarification, type ClarificationLexicon, type Requirements } from '../../domain/requirements';
+import { clarificationNeeded } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
@@ -13,29 +18,50 @@ import { analyzerSystemPrompt, analyzerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 
 export const ANALYSIS_TEMPERATURE = 0;
+/** Requirements take a few hundred tokens at most; more is a model repeating itself. */
+export const ANALYSIS_REPLY_MAX_TOKENS = 512;
+
+/**
+ * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague, clear when they
+ * find a goal the user has answered about plannable.
+ */
+function clarityOf(answer: Requirements, rulesQuestion: Clarification | null, answered: boolean): Pick<Requirements, 'is_clear' | 'clarification'> {
+  if (answer.is_clear && rulesQuestion) return { is_clear: false, clarification: rulesQuestion };
+  if (!answer.is_clear && answered && !rulesQuestion) return { is_clear: true, clarification: null };
+  return { is_clear: answer.is_clear, clarification: answer.clarification };
+}
 
 export class LlmAnalyzer implements RequirementsAnalyzer {
   readonly kind = 'llm';
 
-  constructor(private readonly client: ChatModel) {}
+  /** `lexiconOf`: the clarification lexicon registered with a catalog (by the request's tool_catalog name). */
+  constructor(
+    private readonly client: ChatModel,
+    private readonly lexiconOf: (catalog: string) => ClarificationLexicon = () => ({}),
+  ) {}
 
   async analyze({ request, catalog, llm }: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
     // The user's answers in the conversation count too: "last week" may come as the answer to a clarification.
     const goal = effectiveGoal(request);
     const resolved = temporalReferencesFor(goal, request.now);
+    const rulesQuestion = clarificationNeeded({ request, catalog }, this.lexiconOf(request.tool_catalog));
+    const answered = request.context.some((m) => m.role === 'user');
     const { value: requirements, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: analyzerSystemPrompt(catalog) },
         { role: 'user', content: analyzerUserPrompt(request, resolved) },
       ],
       temperature: ANALYSIS_TEMPERATURE,
+      maxTokens: ANALYSIS_REPLY_MAX_TOKENS,
       schema: requirementsReplySchema(),
       ...(llm ? { settings: llm } : {}),
       parse: (text): Requirements => {
         const answer = parseRequirementsJson(text);
         const temporal_references = temporalReferencesFor(goal, request.now, answer.temporal_references);
         const has_temporal_filter = answer.complexity_indicators.has_temporal_filter || temporal_references.length > 0;
-        return { ...answer, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
+        // A small model may write the same requirement step many times; the planner would copy each one.
+        const steps = [...new Set(answer.steps)];
+        return { ...answer, ...clarityOf(answer, rulesQuestion, answered), steps, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
       },
     });
     return { requirements, llm_calls, transcript };

@@ -99,16 +99,28 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
   return { step, capability: step };
 }
 
-/** Too little to plan: empty, or at most two meaningful words naming no tool, place or date ("Add validation"). */
+/** Openings that ask to see data, whatever the data ("Check the reports", "Look into the problem loads"). */
+const ASKS_TO_SEE = /^(get|list|show|find|fetch|give|display|check|look|review|see|tell)\b/i;
+
+/**
+ * Too little to plan: empty, or naming no tool, place, name or date while saying nothing more than two meaningful
+ * words ("Add validation") or than a wish to see some data ("Get me the data on the bad stuff"). Readings of such
+ * a goal lead to different work, so it is asked about, whoever analyses it.
+ */
 function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
   const tokens = tokenize(text);
-  return (
-    text.trim().length === 0 ||
-    (contentTokens(tokens).length <= 2 &&
-      matchTools(tokens, catalog).length === 0 &&
-      findLocations(tokens).length === 0 &&
-      resolveTemporalReferences(text, nowIso).length === 0)
-  );
+  if (text.trim().length === 0) return true;
+  // A proper noun after the first word ("for Hamburg", "by EcoTrans") names something, as a place does.
+  const namesSomething = tokens.slice(1).some((t) => t.text.length > 1 && /^\p{Lu}/u.test(t.text));
+  const pinned =
+    namesSomething || matchTools(tokens, catalog).length > 0 || findLocations(tokens).length > 0 || resolveTemporalReferences(text, nowIso).length > 0;
+  return !pinned && (contentTokens(tokens).length <= 2 || ASKS_TO_SEE.test(text.trim()));
+}
+
+/** The question to ask before planning, when the goal (with the answers given so far) is too vague to plan; else null. */
+export function clarificationNeeded(input: RequirementsAnalysisInput, lexicon: ClarificationLexicon = {}): Clarification | null {
+  const goal = effectiveGoal(input.request);
+  return isVague(goal, input.catalog, input.request.now) ? clarification(goal, input.catalog, lexicon) : null;
 }
 
 /** A filter keeping the first item of each key: linear, unlike findIndex over the whole list. */
@@ -125,7 +137,8 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
   const tools = matchTools(tokens, catalog);
   const locations = findLocations(tokens);
   const temporal = goal ? resolveTemporalReferences(goal, request.now) : [];
-  const vague = isVague(goal, catalog, request.now);
+  const question = clarificationNeeded(input, lexicon);
+  const vague = question !== null;
   // Once a vague goal has been answered, the answers say what to do; the vague words are no requirement of their own.
   const answers = effectiveGoal({ goal: '', context: request.context });
   const requirementText = answers && isVague(request.goal, catalog, request.now) ? answers : goal;
@@ -156,7 +169,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
 
   return RequirementsSchema.parse({
     is_clear: !vague,
-    clarification: vague ? clarification(goal, catalog, lexicon) : null,
+    clarification: question,
     steps,
     required_capabilities: [...new Set(capabilities)],
     complexity_indicators: {

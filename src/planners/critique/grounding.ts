@@ -38,25 +38,32 @@ function vouchedFor(request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>):
   return (value) => dates.has(value) || words.includes(value);
 }
 
-/**
- * Whether the critique quotes a value its step really passes, other than one the user gave or the system resolved
- * (does not change the critique).
- */
-export function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan, request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>): boolean {
+/** `value` stands in `text` on its own, not inside a longer word or stamp ("2026-11-23" in "2026-11-23T16:09Z" does not). */
+function quotes(text: string, value: string): boolean {
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = text[at - 1];
+    const after = text[at + value.length];
+    if (!(before && /[a-z0-9]/.test(before)) && !(after && /[a-z0-9]/.test(after))) return true;
+  }
+  return false;
+}
+
+/** Whether the critique quotes a value its step really passes, other than one `vouched` for. */
+function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan, vouched: (value: string) => boolean): boolean {
   const step = critique.step_id === undefined ? undefined : flattenSteps(plan).find((s) => s.id === critique.step_id);
   if (!step) return false;
   const text = normalized(`${critique.message} ${critique.suggestion}`);
-  const vouched = vouchedFor(request);
-  return quotableValues(step.params).some((value) => !vouched(value) && text.includes(value));
+  return quotableValues(step.params).some((value) => !vouched(value) && quotes(text, value));
 }
 
 /** The critiques the gatekeeper may weigh: copies of `exampleMessage` dropped, ungrounded errors made warnings. */
 export function groundCritiques(critiques: readonly Critique[], plan: Plan, request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>, exampleMessage: string): Critique[] {
   const example = normalized(exampleMessage);
+  const vouched = vouchedFor(request);
   return critiques
     .filter((c) => normalized(c.message) !== example)
     .map((c) =>
-      c.severity !== 'error' || isGrounded(c, plan, request)
+      c.severity !== 'error' || isGrounded(c, plan, vouched)
         ? c
         : { ...c, severity: 'warning' as const, message: `${c.message} (not grounded in a value the step passes: kept as a warning)` },
     );

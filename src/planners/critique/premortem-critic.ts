@@ -17,6 +17,8 @@ import { groundCritiques } from './grounding';
 
 export const PREMORTEM_CRITIC_ID = 'llm-premortem';
 export const PREMORTEM_TEMPERATURE = 0.2;
+/** Five critiques take a few hundred tokens; more is a model repeating itself. */
+export const PREMORTEM_REPLY_MAX_TOKENS = 512;
 
 /** Models often write "step_id": null for a plan-wide critique; it means the same as leaving it out. */
 const ReplySchema = z.object({
@@ -36,6 +38,7 @@ export class PremortemCritic implements Critic {
         { role: 'user', content: premortemUserPrompt(request, plan) },
       ],
       temperature: PREMORTEM_TEMPERATURE,
+      maxTokens: PREMORTEM_REPLY_MAX_TOKENS,
       schema: critiquesReplySchema(stepIds),
       ...(llm ? { settings: llm } : {}),
       parse: (text): Critique[] => {

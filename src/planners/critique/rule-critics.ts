@@ -92,12 +92,16 @@ export const budgetCritic = ruleCritic('budget', (_steps, plan, { request, budge
   return tight.length ? [{ severity: 'warning', message: `estimate uses over 80% of the remaining ${tight.join(', ')}`, suggestion: 'A re-plan may not fit; consider a larger budget.' }] : [];
 });
 
-/** Each tool step's tool exists and fits what the step says it does. */
+/**
+ * Each tool step's tool exists and fits what the step says it does. One step that does not fit is a warning (its
+ * title may just be worded oddly); a plan none of whose tool steps fits is an error: the model has forced the goal
+ * onto tools that do something else ("the weather forecast" from contaminants-detected).
+ */
 export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { catalog }) => {
   const tools = indexCatalog(catalog);
-  return steps.flatMap((step): Finding[] => {
-    if (step.action !== 'tool_call' || step.tool === null) return [];
-    const tool = tools.get(step.tool);
+  const toolSteps = steps.filter((step) => step.action === 'tool_call' && step.tool !== null);
+  const findings = toolSteps.flatMap((step): Finding[] => {
+    const tool = tools.get(step.tool!);
     if (!tool) {
       return [{ severity: 'error', step_id: step.id, message: `step ${step.id} uses unknown tool "${step.tool}"`, suggestion: `Use one of: ${[...tools.keys()].join(', ')}.` }];
     }
@@ -106,6 +110,16 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
     if (words.length === 0 || words.some((w) => vocabulary.has(w.stem))) return [];
     return [{ severity: 'warning', step_id: step.id, message: `tool "${tool.name}" does not obviously fit step ${step.id} "${step.title}"`, suggestion: 'Check the tool choice against the step, or describe the step in the tool\'s terms.' }];
   });
+  const unfit = findings.filter((f) => f.severity === 'warning').length;
+  if (unfit === 0 || unfit < toolSteps.length) return findings;
+  return [
+    ...findings,
+    {
+      severity: 'error',
+      message: `no tool of the plan fits what its step does (${unfit} of ${toolSteps.length} step(s)): the catalog may have no tool for this goal`,
+      suggestion: 'Call the tool whose description matches each step. If no tool of the catalog does what the goal asks, answer IMPOSSIBLE with no steps and name the missing capability.',
+    },
+  ];
 });
 
 /** A plan names every action of its goal that no catalog tool does (../coverage): a FEASIBLE one thus becomes PARTIAL. */

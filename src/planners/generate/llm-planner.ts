@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { PlanSchemaError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
-import { uncoveredActions } from '../coverage';
+import { namedToolsLeftOut, uncoveredActions } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
@@ -24,6 +24,8 @@ import { temporalReferencesFor } from '../../domain/date-ranges';
 /** Low but not zero for a fresh plan; a refinement must change only what the feedback asks, so 0. */
 export const PLAN_TEMPERATURE = 0.1;
 export const REFINE_TEMPERATURE = 0;
+/** A plan of a dozen steps fits in far fewer; a reply running past this is a model repeating itself. */
+export const PLAN_REPLY_MAX_TOKENS = 1024;
 
 /** Reply text → Plan: a full plan (it has `tasks`) as it is, a draft completed by the system. */
 export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonly ToolSpec[]): Plan {
@@ -42,6 +44,16 @@ function uncoveredIssue(action: string): ValidationIssue {
     code: 'UNCOVERED_ACTION',
     message: `the goal asks to "${action}", which no tool of the catalog does, and missing_capabilities does not name it`,
     hint: 'Name it in missing_capabilities, with status PARTIAL when the steps do the rest of the goal, or IMPOSSIBLE (no steps) when no tool helps.',
+  };
+}
+
+/** An IMPOSSIBLE answer to a goal that names catalog tools: the model gave up on a part it can do. */
+function toolsLeftOutIssue(tools: readonly string[]): ValidationIssue {
+  const names = tools.map((t) => `"${t}"`).join(', ');
+  return {
+    code: 'IMPOSSIBLE_BUT_TOOLS_FIT',
+    message: `the plan is IMPOSSIBLE, but the goal names what ${names} of the catalog ${tools.length > 1 ? 'do' : 'does'}`,
+    hint: `Call ${names} in steps. The status is FEASIBLE when the steps do the whole goal, PARTIAL when they do part of it (missing_capabilities then names only what no tool does).`,
   };
 }
 
@@ -70,11 +82,17 @@ export class LlmPlanner implements Planner {
         { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace }) },
       ],
       temperature,
+      maxTokens: PLAN_REPLY_MAX_TOKENS,
       schema: planReplySchema(tools, request.constraints.max_steps),
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
         const parsed = parsePlanReply(text, planStamp, catalog);
-        const issues = [...validatePlan(parsed, context), ...uncoveredActions(parsed, request, catalog).map(uncoveredIssue)];
+        const leftOut = namedToolsLeftOut(parsed, request, tools);
+        const issues = [
+          ...validatePlan(parsed, context),
+          ...uncoveredActions(parsed, request, catalog).map(uncoveredIssue),
+          ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : []),
+        ];
         if (issues.length > 0) throw new PlanValidationError(issues);
         return parsed;
       },

@@ -29,6 +29,12 @@ describe('planFromDraft', () => {
     expect(plan.estimate).toEqual({ cost_usd: 0.0002, tokens: 600, calls: 2, duration_ms: 1000 });
   });
 
+  it('adds an earlier step a template reads to depends_on when the draft forgot it, and leaves any other reference to validation', () => {
+    const forgot = { ...draft, steps: [draft.steps[0]!, { ...draft.steps[1]!, depends_on: [] }, { ...draft.steps[0]!, params: { facility_id: '${step[2].data[0].id}' } }] };
+    const plan = PlanSchema.parse(planFromDraft(forgot, stamp, catalog));
+    expect(plan.tasks[0]!.steps.map((s) => s.depends_on)).toEqual([[], [0], []]);
+  });
+
   it('makes an IMPOSSIBLE draft without steps a plan without tasks', () => {
     const plan = PlanSchema.parse(planFromDraft({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering'], steps: [] }, stamp, catalog));
     expect(plan).toMatchObject({ tasks: [], complexity: 1, estimate: { calls: 0, duration_ms: 0 }, missing_capabilities: ['ordering'] });

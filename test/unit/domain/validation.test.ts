@@ -91,11 +91,14 @@ describe('validatePlan', () => {
     expect(validatePlan(withStep(1, (s) => (s.params = { shipment_ids: '${step[0].data.*.id}' })), ctx)).toEqual([]);
   });
 
-  it('rejects a plan that names a catalog tool as missing', () => {
-    const plan = { ...validPlanInput(), status: 'PARTIAL', missing_capabilities: ['Facilities ', 'sending email'] };
+  it('rejects a plan that names a catalog tool as missing, in its words or in the singular', () => {
+    const plan = { ...validPlanInput(), status: 'PARTIAL', missing_capabilities: ['Facilities ', 'sending email', 'contaminants'] };
     const issues = validatePlan(plan, ctx);
-    expect(issues).toEqual([expect.objectContaining({ code: 'MISSING_BUT_AVAILABLE', message: 'missing_capabilities names "Facilities ", but "facilities" is a tool of the catalog' })]);
-    expect(validatePlan({ ...plan, missing_capabilities: ['sending email'] }, ctx)).toEqual([]);
+    expect(issues.map((i) => [i.code, i.message])).toEqual([
+      ['MISSING_BUT_AVAILABLE', 'missing_capabilities names "Facilities ", but "facilities" is a tool of the catalog'],
+      ['MISSING_BUT_AVAILABLE', 'missing_capabilities names "contaminants", but "contaminants-detected" is a tool of the catalog'],
+    ]);
+    expect(validatePlan({ ...plan, missing_capabilities: ['sending email', 'contaminant cleanup crew'] }, ctx)).toEqual([]);
   });
 
   it('rejects an IMPOSSIBLE plan with steps, and accepts one without', () => {

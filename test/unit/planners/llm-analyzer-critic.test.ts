@@ -67,6 +67,37 @@ describe('LlmAnalyzer', () => {
     expect(JSON.stringify(harness.messages(2).slice(0, 4))).toBe(JSON.stringify(harness.messages(1)));
   });
 
+  it("asks about a goal the rules find vague even when the model calls it clear, with the pack's options", async () => {
+    await harness.start({ script: [analysisReply()] });
+    const lexicon = { report: { question: 'Which report do you need?', options: ['Shipments from last week', 'Inspections rejected this week'] } };
+    const analyzer = new LlmAnalyzer(harness.client, (name) => (name === 'waste' ? lexicon : {}));
+    const { requirements } = await analyzer.analyze({ request: request('Check the reports', { tool_catalog: 'waste' }), catalog });
+
+    expect(requirements.is_clear).toBe(false);
+    expect(requirements.clarification).toEqual({ question: 'Which report do you need?', options: [...lexicon.report.options, 'Something else (describe it)'], default_option: 0 });
+  });
+
+  it('does not ask again once the user has answered and the rules find the goal plannable', async () => {
+    const clarification = { question: 'Which shipments?', options: ['Contaminated ones', 'Rejected ones'], default_option: 0 };
+    await harness.start({ script: [analysisReply({ is_clear: false, clarification }), analysisReply({ is_clear: false, clarification })] });
+    const answered = await new LlmAnalyzer(harness.client).analyze({
+      request: request('Check the reports', { context: [{ role: 'user', content: 'Contaminated shipments from last week' }] }),
+      catalog,
+    });
+    expect(answered.requirements).toMatchObject({ is_clear: true, clarification: null });
+
+    // Without an answer the model's question stands.
+    const unanswered = await new LlmAnalyzer(harness.client).analyze({ request: request('Get contaminated shipments'), catalog });
+    expect(unanswered.requirements).toMatchObject({ is_clear: false, clarification });
+  });
+
+  it('keeps each requirement step once, however often the model repeats it', async () => {
+    const repeated = 'Fetch contaminated shipments of the period';
+    await harness.start({ script: [analysisReply({ steps: [repeated, repeated, 'Fetch their contaminants', repeated] })] });
+    const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request(LLM_GOAL), catalog });
+    expect(requirements.steps).toEqual([repeated, 'Fetch their contaminants']);
+  });
+
   it('takes date ranges from the domain resolver, not from the model', async () => {
     const fromModel = [
       { phrase: 'last week', start: '2026-11-09', end: '2026-11-23' }, // wrong: the resolver's range wins

@@ -2,7 +2,7 @@
 import { parsePlanJson } from '../../../src/domain/plan';
 import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../../src/domain/errors';
 import { parseRequirementsJson } from '../../../src/domain/requirements';
-import { LlmPlanner, PLAN_TEMPERATURE, REFINE_TEMPERATURE, parsePlanReply } from '../../../src/planners/generate/llm-planner';
+import { LlmPlanner, PLAN_REPLY_MAX_TOKENS, PLAN_TEMPERATURE, REFINE_TEMPERATURE, parsePlanReply } from '../../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
@@ -25,7 +25,7 @@ async function caught(promise: Promise<unknown>): Promise<PlannerError> {
 }
 
 describe('LlmPlanner: a valid first reply', () => {
-  it('returns the stamped, validated plan from one structured-output call at temperature 0.1', async () => {
+  it('returns the stamped, validated plan from one structured-output call at temperature 0.1, the reply capped', async () => {
     await harness.start({ script: [planReply()] });
     const { plan, llm_calls } = await generate();
 
@@ -40,6 +40,7 @@ describe('LlmPlanner: a valid first reply', () => {
     const body = harness.server.requests[0]!.body;
     expect(body.model).toBe(MODEL);
     expect(body.temperature).toBe(0.1);
+    expect(body.max_tokens).toBe(PLAN_REPLY_MAX_TOKENS);
     expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'plan', strict: true } });
     expect(harness.server.requests[0]!.authorization).toBe('Bearer test-key');
   });
@@ -145,6 +146,21 @@ describe('LlmPlanner: retry inside the same conversation', () => {
 
     expect(plan.status).toBe('PARTIAL');
     expect(harness.messages(1)[3]!.content).toContain('[UNCOVERED_ACTION] the goal asks to "Email the list to the compliance team", which no tool of the catalog does, and missing_capabilities does not name it');
+  });
+
+  it('sends back an IMPOSSIBLE answer to a goal that names catalog tools, and takes the PARTIAL plan that uses them', async () => {
+    const goal = "List this week's rejected inspections and open a Jira ticket for each of them";
+    const impossible = JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['jira tickets'], steps: [] });
+    const partial = JSON.stringify({
+      status: 'PARTIAL',
+      missing_capabilities: ['opening Jira tickets'],
+      steps: [{ title: 'Rejected inspections', tool: 'inspections', params: { status: 'rejected' }, depends_on: [] }],
+    });
+    await harness.start({ script: [impossible, partial] });
+    const { plan } = await generate({ request: request(goal) });
+
+    expect(plan.status).toBe('PARTIAL');
+    expect(harness.messages(1)[3]!.content).toContain('[IMPOSSIBLE_BUT_TOOLS_FIT] the plan is IMPOSSIBLE, but the goal names what "inspections" of the catalog does');
   });
 
   it('gives up after exactly 3 unusable replies with a non-retryable PLAN-009 carrying every attempt', async () => {

@@ -98,6 +98,23 @@ describe('critics', () => {
     ]);
   });
 
+  test('tool fitness: a plan none of whose tools fits its step is an error, sent back for refinement', async () => {
+    const weather = withSteps(rankingPlan(goal), (steps) => {
+      steps[0]!.title = 'Fetch the weather forecast for Hamburg';
+      steps[0]!.description = '';
+      steps[1]!.title = 'Extract the weather of tomorrow';
+      steps[1]!.description = '';
+    });
+    const { critiques } = await toolFitnessCritic.review(weather, context);
+    expect(critiques.map((c) => [c.step_id ?? 'plan', c.severity])).toEqual([
+      ['1.1', 'warning'],
+      ['1.2', 'warning'],
+      ['plan', 'error'],
+    ]);
+    expect(critiques[2]!.suggestion).toContain('answer IMPOSSIBLE');
+    expect(decide(critiques, { strict: false, max_refinements: 2, refinements_done: 0 }).decision).toBe('refine');
+  });
+
   test('gatekeeper: errors → refine while rounds remain, then reject; strict makes warnings block', () => {
     const error = { critic: 'atomicity', severity: 'error' as const, message: 'compound', suggestion: '' };
     const warning = { critic: 'budget', severity: 'warning' as const, message: 'tight', suggestion: '' };

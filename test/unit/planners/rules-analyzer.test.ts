@@ -19,6 +19,15 @@ describe('requirements analysis by rules', () => {
     expect(requirements.clarification?.question).toBe('"Check the reports" is too vague to plan. What exactly should it cover?');
   });
 
+  test('a goal that only asks to see data, naming no tool, place or date, is unclear however many words it has', () => {
+    expect(analyze('Look into the problem loads').is_clear).toBe(false);
+    expect(analyze('Get me the data on the bad stuff').clarification?.question).toBe('"Get me the data on the bad stuff" is too vague to plan. What exactly should it cover?');
+    // Each of these pins something down (a name; a tool; an action no tool does): planned, not asked.
+    expect(analyze('Tell me the weather forecast for Hamburg tomorrow').is_clear).toBe(true);
+    expect(analyze('Show the rejected inspections').is_clear).toBe(true);
+    expect(analyze('Translate the safety manual into Polish').is_clear).toBe(true);
+  });
+
   test('an empty goal asks what to plan, offering the catalog', () => {
     const r = analyze('   ');
     expect(r.is_clear).toBe(false);
