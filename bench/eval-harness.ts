@@ -91,7 +91,7 @@ export interface GoalResult {
   critiques: string[];
   /** The final plan's steps as "id tool params", shortened. */
   plan_steps: string[];
-  /** Why plan replies were sent back: the error lines of every correction turn of every generatePlan, shortened. */
+  /** Why plan replies were sent back: each refused reply ("reply: …", "last reply: …") and the error lines it got, shortened. */
   rejections: string[];
   llm_calls: number;
   tokens: number;
@@ -163,8 +163,10 @@ export function planningActivitiesOf(history: temporal.api.history.v1.IHistory):
     if (failed) {
       const details = (payloadValue(failed.failure?.applicationFailureInfo?.details) as { details?: unknown } | undefined)?.details;
       calls = llmCallsIn(details);
-      const errors = z.array(z.array(z.string())).safeParse((details as { attempt_errors?: unknown } | undefined)?.attempt_errors);
-      if (errors.success) stored = { attempt_errors: errors.data };
+      const failedWith = details as { attempt_errors?: unknown; last_reply?: unknown } | undefined;
+      const errors = z.array(z.array(z.string())).safeParse(failedWith?.attempt_errors);
+      const lastReply = typeof failedWith?.last_reply === 'string' ? [[`last reply: ${failedWith.last_reply}`]] : [];
+      if (errors.success) stored = { attempt_errors: [...errors.data, ...lastReply] };
     }
     records.push({
       activity: start.name,
@@ -211,16 +213,16 @@ export interface RunGoalOptions {
   readStored?: (ref: string) => Promise<unknown>;
 }
 
-/** The error lines the correction turns of a stored plan conversation named (its user messages after the request). */
-async function correctionLines(activity: ActivityRecord, readStored: RunGoalOptions['readStored']): Promise<string[]> {
+/** A plan generation's refused replies and the error lines each got: from its stored conversation, or its failure's details. */
+async function refusals(activity: ActivityRecord, readStored: RunGoalOptions['readStored']): Promise<string[]> {
   if (activity.attempt_errors) return activity.attempt_errors.flat();
   if (!activity.transcript_ref || !readStored) return [];
   const transcript = z.array(z.object({ role: z.string(), content: z.string() })).safeParse(await readStored(activity.transcript_ref).catch(() => undefined));
   if (!transcript.success) return [];
+  // After the request: each refused reply (assistant), then the turn naming its errors (user).
   return transcript.data
-    .slice(2)
-    .filter((m) => m.role === 'user')
-    .flatMap((m) => m.content.split('\n').filter((line) => line.startsWith('[')));
+    .slice(2, -1)
+    .flatMap((m) => (m.role === 'user' ? m.content.split('\n').filter((line) => line.startsWith('[')) : [`reply: ${m.content}`]));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -284,7 +286,7 @@ export async function measureRun(
   const tools = plan ? [...new Set(flattenSteps(plan).flatMap((s) => (s.tool ? [s.tool] : [])))] : [];
   const verdict = facts.verdict ?? (state ? judge(goal, state) : { expected: false, outcome: 'no state' });
   const generations = activities.filter((a) => a.activity === 'generatePlan');
-  const rejections = (await Promise.all(generations.map((g) => correctionLines(g, facts.readStored)))).flat();
+  const rejections = (await Promise.all(generations.map((g) => refusals(g, facts.readStored)))).flat();
   const { failure } = facts;
   return {
     id: goal.id,
@@ -303,7 +305,7 @@ export async function measureRun(
     failure: failure ? `${failure.code} ${failure.message}`.slice(0, 300) : null,
     critiques: (state?.critiques ?? []).map((c) => `[${c.severity}] ${c.critic}${c.step_id ? ` ${c.step_id}` : ''}: ${c.message}`.slice(0, 300)),
     plan_steps: plan ? flattenSteps(plan).map((s) => `${s.id} ${s.tool ?? s.action} ${JSON.stringify(s.params ?? {})}`.slice(0, 200)) : [],
-    rejections: rejections.slice(0, 12).map((line) => line.slice(0, 240)),
+    rejections: rejections.slice(0, 16).map((line) => line.slice(0, 300)),
     llm_calls: activities.reduce((sum, a) => sum + a.llm_calls, 0),
     tokens: activities.reduce((sum, a) => sum + a.tokens, 0),
     seconds,

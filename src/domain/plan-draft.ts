@@ -5,8 +5,8 @@
  * and on cost for hosted ones.
  *
  * `planDraftJsonSchema` is the same format as JSON Schema for structured outputs: the tool name is constrained to
- * the catalog's names and each step's params to that tool's schema (one variant per tool), where a param that is
- * not a string may also be one whole `${step[N].data...}` template.
+ * the catalog's names and each step's params to that tool's schema (one variant per tool), where a param that takes
+ * a list may also be one whole `${step[N].data...}` template.
  */
 import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
@@ -50,6 +50,40 @@ export function complexityOf(steps: number): Complexity {
   return FIBONACCI.find((f) => f >= steps) ?? 21;
 }
 
+/**
+ * The status the draft's steps and missing capabilities say: steps and something missing is PARTIAL, steps and
+ * nothing missing FEASIBLE, no steps IMPOSSIBLE. Small models often write a status that contradicts them, and asking
+ * again costs a call; whether the plan really does the whole goal is for the coverage check. An IMPOSSIBLE plan with
+ * steps, and a plan with neither steps nor missing capabilities, say too little to mend: the schema and validation
+ * refuse them.
+ */
+function statusOf(draft: PlanDraft): PlanDraft['status'] {
+  const steps = draft.steps.length > 0;
+  if (draft.status === 'IMPOSSIBLE' || (!steps && draft.missing_capabilities.length === 0)) return draft.status;
+  return !steps ? 'IMPOSSIBLE' : draft.missing_capabilities.length > 0 ? 'PARTIAL' : 'FEASIBLE';
+}
+
+/** `${step[N].data.*.field}` with its one `.*`: a list of that field of every item. */
+const LIST_TEMPLATE = /^\$\{step\[(\d+)\]\.data\.\*\.([^*}]+)\}$/;
+
+/**
+ * A list template in a param that takes one value (`"facility_id": "${step[0].data.*.id}"`) means the one item the
+ * model expects ("the sorting center in Leipzig"): the step reads the first item instead, and the plan's
+ * assumptions say so. Small models write `.*` by habit and, corrected, tend to give the whole plan up.
+ */
+function firstItemForOneValue(params: Record<string, unknown>, tool: ToolSpec | undefined, stepId: string): { params: Record<string, unknown>; assumptions: string[] } {
+  const assumptions: string[] = [];
+  const out = { ...params };
+  for (const [name, value] of Object.entries(params)) {
+    const schema = tool?.parameters.properties?.[name];
+    const match = typeof value === 'string' ? LIST_TEMPLATE.exec(value) : null;
+    if (!match || !isRecord(schema) || schema.type === undefined || schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array'))) continue;
+    out[name] = `\${step[${match[1]}].data[0].${match[2]}}`;
+    assumptions.push(`step ${stepId} reads ${String(out[name])}, the first item of step 1.${Number(match[1]) + 1}'s result: ${name} takes one value`);
+  }
+  return { params: out, assumptions };
+}
+
 /** Stamps the system owns: id, version, goal and metadata. */
 export interface DraftStamp {
   id: string;
@@ -64,12 +98,13 @@ export interface DraftStamp {
  */
 export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: readonly ToolSpec[]): z.input<typeof PlanSchema> {
   const tools = indexCatalog(catalog);
+  const reads = draft.steps.map((s, i) => firstItemForOneValue(s.params, s.tool === undefined ? undefined : tools.get(s.tool), `1.${i + 1}`));
   const steps = draft.steps.map((s, i) => ({
     id: `1.${i + 1}`,
     title: s.title,
     action: s.action ?? ('tool_call' as const),
     tool: s.tool ?? null,
-    params: s.params,
+    params: reads[i]!.params,
     // A template names the step it reads; an earlier one it forgot in depends_on is added (validation reports the rest).
     depends_on: [...new Set([...s.depends_on, ...referencedSteps(s.params).filter((ref) => ref < i)])],
     // Read-only (idempotent) tools may run side by side; anything else runs alone.
@@ -83,10 +118,10 @@ export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: read
   const usage = estimateStepsUsage(steps, tools);
   return {
     ...stamp,
-    status: draft.status,
+    status: statusOf(draft),
     missing_capabilities: draft.missing_capabilities,
     tasks: steps.length > 0 ? [{ id: '1', title: stamp.goal.slice(0, 200), steps }] : [],
-    assumptions: [],
+    assumptions: reads.flatMap((r) => r.assumptions),
     complexity: complexityOf(steps.length),
     estimate: { ...usage, duration_ms: Math.max(0, ...steps.map((_, i) => depthOf(i))) * STEP_DURATION_MS },
   };
@@ -122,14 +157,15 @@ export function withoutFormatPatterns<T>(schema: T): T {
   return out as T;
 }
 
-/** A tool's params schema where every param that is not a plain string may also be one whole template. */
+/**
+ * A tool's params schema where a param that takes a list may also be one whole template: that is where one step's
+ * rows flow into the next (`shipment_ids`). A number, a flag, an enum or a date is the model's own value; offering a
+ * template there invited `"limit": "${step[0].data.length}"`. A plain string takes any text, a template included.
+ */
 function paramsSchema(tool: ToolSpec): JsonSchema {
   const schema = withoutFormatPatterns(tool.parameters);
   const properties = Object.fromEntries(
-    Object.entries(schema.properties ?? {}).map(([name, prop]) => {
-      const plainString = isRecord(prop) && prop.type === 'string' && prop.enum === undefined && prop.format === undefined;
-      return [name, plainString || typeof prop === 'boolean' ? prop : { anyOf: [prop, TEMPLATE_STRING] }];
-    }),
+    Object.entries(schema.properties ?? {}).map(([name, prop]) => [name, isRecord(prop) && prop.type === 'array' ? { anyOf: [prop, TEMPLATE_STRING] } : prop]),
   );
   return { ...schema, type: 'object', properties };
 }

@@ -24,6 +24,8 @@ import type { ReplySchema } from './structured-output';
 
 /** Attempts per answer unless the worker's configuration or the run's options say otherwise. */
 export const MAX_JSON_ATTEMPTS = 3;
+/** How much of the last refused reply a PLAN-009 failure keeps in its details. */
+const LAST_REPLY_CHARS = 600;
 /** How much warmer the attempt after a repeated reply is (a model at temperature 0 repeats itself exactly). */
 const REPEAT_TEMPERATURE_STEP = 0.4;
 
@@ -55,7 +57,7 @@ export interface JsonAnswer<T> {
 
 /**
  * Runs the conversation until `parse` accepts a reply. Throws PlanningExhaustedError (PLAN-009, not retryable)
- * after `attempts` unusable replies (MAX_JSON_ATTEMPTS unless configured), or at a second repeated reply, with `details.attempt_errors` (the error lines of every attempt) and
+ * after `attempts` unusable replies (MAX_JSON_ATTEMPTS unless configured), or at a second repeated reply, with `details.attempt_errors` (the error lines of every attempt), `details.last_reply` (its first 600 characters) and
  * `details.llm_calls`. An LlmCallError from the provider propagates with the calls made before it in
  * `details.llm_calls`, so a retried activity can still charge them.
  */
@@ -93,7 +95,13 @@ export async function askForJson<T>(client: ChatModel, conversation: JsonConvers
       rejected.add(key);
       if (repeated) repeats += 1;
       if (attempt >= maxAttempts || repeats >= 2) {
-        throw withDetails(new PlanningExhaustedError(attempt, error), { attempt_errors, llm_calls, ...(repeats > 0 ? { repeated_replies: repeats } : {}) });
+        throw withDetails(new PlanningExhaustedError(attempt, error), {
+          attempt_errors,
+          llm_calls,
+          // What the model last said, shortened: an operator (or the eval) sees what it was refused for.
+          last_reply: reply.content.slice(0, LAST_REPLY_CHARS),
+          ...(repeats > 0 ? { repeated_replies: repeats } : {}),
+        });
       }
       temperature = repeated ? Math.min(2, Math.max(temperature, baseTemperature) + REPEAT_TEMPERATURE_STEP) : baseTemperature;
       messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: repeated ? repeatedReplyPrompt(lines) : correctionPrompt(lines) });

@@ -106,6 +106,7 @@ export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
    - \${step[N].data.*.field} is that field of every item of an array result (an array)
    - \${step[N].data[0].field} is a field of the first item
    - \${step[N].data.field} is a field of an object result
+   A param that takes one value (an id such as facility_id) reads one item, [0]; only a param that takes a list (such as shipment_ids) reads .*.
 5. Dates are ISO dates (YYYY-MM-DD). For relative periods ("last week") use exactly the resolved dates given with the goal, both ends inclusive.
 6. "status": FEASIBLE when the tools achieve the whole goal ("missing_capabilities" is empty); PARTIAL when they achieve only part of it: plan that part and name each missing capability in "missing_capabilities"; IMPOSSIBLE when no tool helps: "steps" is empty and "missing_capabilities" names what would be needed.
 7. Never put credentials (API keys, tokens, passwords) in params.
@@ -183,7 +184,7 @@ export function analyzerSystemPrompt(catalog: readonly ToolSpec[]): string {
 
 1. Reply with one JSON object in the format below and nothing else, written on one line as in the example (no line breaks, no indentation).
 2. "is_clear" is false when the goal is vague or ambiguous: when reasonable readings lead to different work (which data, which records, which period, which action). Then "clarification" holds one "question", 2 to 5 concrete "options" (each a complete reading the user can pick as is) and "default_option", the 0-based index of the most likely option. When the goal is clear, "is_clear" is true and "clarification" is null.
-3. "steps" are the abstract requirement steps in order, in words: name the service or data and the operation, never concrete values and never templates (no \${...}). One step per distinct operation, each written once. Write "Fetch open orders of the requested period", not "Call orders with date_from 2026-11-16" (a made-up tool).
+3. "steps" are the abstract requirement steps in order, in words: name the service or data and the operation, never concrete values and never templates (no \${...}). Each step names an operation and the data of THIS goal, with its filters in words (the period, not its dates); one step per distinct operation, each written once.
 4. "required_capabilities" names what the goal needs, with the tool names above where one fits; name a missing capability plainly.
 5. "intent.type" is query (fetch data), question (answer something), command (change something), clarification (the user answers an earlier question) or confirmation (the user confirms); "intent.confidence" is from 0 to 1.
 6. Do not write dates: the system resolves the goal's periods itself.

@@ -38,3 +38,15 @@ export function namedToolsLeftOut(plan: Pick<Plan, 'status'>, request: PlanningR
   if (plan.status !== 'IMPOSSIBLE') return [];
   return matchTools(tokenize(effectiveGoal(request)), catalog).map((m) => m.tool.name);
 }
+
+/**
+ * Whether one of `tools` (the tools a plan's steps call) provides `capability`: they share a word, as "incineration
+ * plant" does with facilities. A small model names what its own steps do as missing; that is no missing capability.
+ */
+export function providedBy(capability: string, tools: readonly ToolSpec[]): boolean {
+  const words = stems(capability);
+  return tools.some((tool) => {
+    const vocabulary = toolVocabulary(tool);
+    return words.some((w) => vocabulary.has(w));
+  });
+}

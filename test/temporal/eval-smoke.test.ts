@@ -79,7 +79,7 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     expect(results.reduce((sum, r) => sum + r.llm_calls, 0)).toBe(llm.calls);
   });
 
-  it("records why plan replies were sent back: each correction turn's errors, read from the stored conversation", async () => {
+  it("records why plan replies were sent back: each refused reply and its errors, read from the stored conversation", async () => {
     const goal = SMOKE.find((g) => g.id.startsWith('f01'))!;
     let planCalls = 0;
     const invented = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [step('Facilities', 'facility-finder', { city: 'Hannover' })] });
@@ -89,7 +89,7 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     try {
       const result = await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200, readStored: (ref) => store.get(ref) });
       expect(result).toMatchObject({ expected: true, plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })] });
-      expect(result.rejections).toEqual([expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/)]);
+      expect(result.rejections).toEqual([`reply: ${invented}`, expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/)]);
       expect(result.activities[0]).not.toHaveProperty('transcript_ref');
     } finally {
       await planner.stop();

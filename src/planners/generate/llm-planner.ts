@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { PlanSchemaError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
-import { namedToolsLeftOut, uncoveredActions } from '../coverage';
+import { namedToolsLeftOut, providedBy, uncoveredActions } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
@@ -27,13 +27,18 @@ export const REFINE_TEMPERATURE = 0;
 /** A plan of a dozen steps fits in far fewer; a reply running past this is a model repeating itself. */
 export const PLAN_REPLY_MAX_TOKENS = 1024;
 
-/** Reply text → Plan: a full plan (it has `tasks`) as it is, a draft completed by the system. */
+/**
+ * Reply text → Plan: a full plan (it has `tasks`) as it is, a draft completed by the system, without the missing
+ * capabilities its own steps' tools provide (../coverage `providedBy`; the status follows, see planFromDraft).
+ */
 export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonly ToolSpec[]): Plan {
   const json = parseJsonWith(z.record(z.string(), z.unknown()), text, 'plan');
   if ('tasks' in json) return parsePlanJson(text, stamp as PlanStamp);
   const draft = PlanDraftSchema.safeParse(json);
   if (!draft.success) throw new PlanSchemaError('plan', formatZodIssues(draft.error));
-  const plan = PlanSchema.safeParse(planFromDraft(draft.data, stamp, catalog));
+  const used = catalog.filter((tool) => draft.data.steps.some((step) => step.tool === tool.name));
+  const missing = draft.data.missing_capabilities.filter((capability) => !providedBy(capability, used));
+  const plan = PlanSchema.safeParse(planFromDraft({ ...draft.data, missing_capabilities: missing }, stamp, catalog));
   if (!plan.success) throw new PlanSchemaError('plan', formatZodIssues(plan.error));
   return plan.data;
 }

@@ -1,5 +1,5 @@
 /** The lean plan draft an LLM writes, its completion by the system, and its JSON Schema for structured outputs. */
-import { checkJsonSchema } from '../../../src/domain/json-schema';
+import { checkJsonSchema, type JsonSchema } from '../../../src/domain/json-schema';
 import { PlanSchema } from '../../../src/domain/plan';
 import { DRAFT_STEP_KINDS, PlanDraftSchema, complexityOf, draftOf, planDraftJsonSchema, planFromDraft, type PlanDraft } from '../../../src/domain/plan-draft';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
@@ -33,6 +33,33 @@ describe('planFromDraft', () => {
     const forgot = { ...draft, steps: [draft.steps[0]!, { ...draft.steps[1]!, depends_on: [] }, { ...draft.steps[0]!, params: { facility_id: '${step[2].data[0].id}' } }] };
     const plan = PlanSchema.parse(planFromDraft(forgot, stamp, catalog));
     expect(plan.tasks[0]!.steps.map((s) => s.depends_on)).toEqual([[], [0], []]);
+  });
+
+  it('takes the status the steps and missing capabilities say when the draft contradicts them: FEASIBLE with something missing is PARTIAL, PARTIAL with nothing missing FEASIBLE', () => {
+    const statusOf = (d: Partial<PlanDraft>) => PlanSchema.parse(planFromDraft({ ...draft, ...d }, stamp, catalog)).status;
+    expect(statusOf({ status: 'FEASIBLE', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
+    expect(statusOf({ status: 'FEASIBLE', missing_capabilities: ['sending email'], steps: [] })).toBe('IMPOSSIBLE');
+    expect(statusOf({ status: 'PARTIAL', missing_capabilities: ['sending email'], steps: [] })).toBe('IMPOSSIBLE');
+    expect(statusOf({ status: 'PARTIAL', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
+    expect(statusOf({ status: 'PARTIAL', missing_capabilities: [] })).toBe('FEASIBLE');
+    // Too little to mend: IMPOSSIBLE with steps is left to validation, no steps and nothing missing to the schema.
+    expect(statusOf({ status: 'IMPOSSIBLE', missing_capabilities: ['x'] })).toBe('IMPOSSIBLE');
+    expect(() => PlanSchema.parse(planFromDraft({ ...draft, status: 'IMPOSSIBLE', steps: [] }, stamp, catalog))).toThrow(/missing/);
+  });
+
+  it('reads the first item where a list template meets a param that takes one value, and says so in the assumptions', () => {
+    const chain: PlanDraft = {
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        { title: 'The sorting center in Leipzig', tool: 'facilities', params: { location: 'Leipzig', type: 'sorting' }, depends_on: [] },
+        { title: 'Its shipments', tool: 'shipments', params: { facility_id: '${step[0].data.*.id}' }, depends_on: [0] },
+        { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[1].data.*.id}' }, depends_on: [1] },
+      ],
+    };
+    const plan = PlanSchema.parse(planFromDraft(chain, stamp, catalog));
+    expect(plan.tasks[0]!.steps.map((s) => s.params)).toEqual([chain.steps[0]!.params, { facility_id: '${step[0].data[0].id}' }, { shipment_ids: '${step[1].data.*.id}' }]);
+    expect(plan.assumptions).toEqual(["step 1.2 reads ${step[0].data[0].id}, the first item of step 1.1's result: facility_id takes one value"]);
   });
 
   it('makes an IMPOSSIBLE draft without steps a plan without tasks', () => {
@@ -87,6 +114,13 @@ describe('planDraftJsonSchema', () => {
     expect(checkJsonSchema(invented, schema)).not.toEqual([]);
     const wrongParams = { ...draft, steps: [{ title: 'x', tool: 'facilities', params: { shipment_ids: ['S-1'] }, depends_on: [] }] };
     expect(checkJsonSchema(wrongParams, schema)).not.toEqual([]);
+  });
+
+  it('offers a template only where a param takes a list, not for a number, flag, enum or date', () => {
+    const detections = (schema.properties!.steps as { items: { anyOf: { properties: { tool: { const: string }; params: JsonSchema } }[] } }).items.anyOf.find((v) => v.properties.tool.const === 'contaminants-detected')!;
+    const params = detections.properties.params.properties!;
+    expect(params.shipment_ids).toMatchObject({ anyOf: [{ type: 'array' }, { type: 'string', pattern: expect.any(String) }] });
+    for (const name of ['limit', 'risk_level', 'date_from']) expect(params[name]).not.toHaveProperty('anyOf');
   });
 
   it('leaves no regex pattern beside a format (grammars choke on zod date regexes) and only template patterns', () => {

@@ -148,6 +148,18 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.messages(1)[3]!.content).toContain('[UNCOVERED_ACTION] the goal asks to "Email the list to the compliance team", which no tool of the catalog does, and missing_capabilities does not name it');
   });
 
+  it('takes a plan that names as missing what its own steps do as FEASIBLE, in one call', async () => {
+    const draft = { status: 'PARTIAL', missing_capabilities: ['contaminant details'], steps: [
+      { title: 'Contaminated shipments', tool: 'shipments', params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true }, depends_on: [] },
+      { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+    ] };
+    await harness.start({ script: [JSON.stringify(draft)] });
+    const { plan } = await generate();
+
+    expect(plan).toMatchObject({ status: 'FEASIBLE', missing_capabilities: [] });
+    expect(harness.server.calls).toBe(1);
+  });
+
   it('sends back an IMPOSSIBLE answer to a goal that names catalog tools, and takes the PARTIAL plan that uses them', async () => {
     const goal = "List this week's rejected inspections and open a Jira ticket for each of them";
     const impossible = JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['jira tickets'], steps: [] });
@@ -163,7 +175,7 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.messages(1)[3]!.content).toContain('[IMPOSSIBLE_BUT_TOOLS_FIT] the plan is IMPOSSIBLE, but the goal names what "inspections" of the catalog does');
   });
 
-  it('gives up after exactly 3 unusable replies with a non-retryable PLAN-009 carrying every attempt', async () => {
+  it('gives up after exactly 3 unusable replies with a non-retryable PLAN-009 carrying every attempt and the last reply', async () => {
     const cyclic = validSteps();
     cyclic[0]!.depends_on = [1];
     await harness.start({ script: ['not json', '{"status": "MAYBE"}', planReply(cyclic), planReply()] });
@@ -181,6 +193,7 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(attempts[1]!.some((l) => l.startsWith('[PLAN-002] status:'))).toBe(true);
     expect(attempts[2]!.some((l) => l.startsWith('[CYCLE]'))).toBe(true);
     expect(error.details.llm_calls).toHaveLength(3);
+    expect(error.details.last_reply).toBe(planReply(cyclic).slice(0, 600));
     expect(error.toFailureDetails().details.attempts).toBe(3);
   });
 });
