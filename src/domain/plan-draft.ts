@@ -63,23 +63,38 @@ function statusOf(draft: PlanDraft): PlanDraft['status'] {
   return !steps ? 'IMPOSSIBLE' : draft.missing_capabilities.length > 0 ? 'PARTIAL' : 'FEASIBLE';
 }
 
-/** `${step[N].data.*.field}` with its one `.*`: a list of that field of every item. */
-const LIST_TEMPLATE = /^\$\{step\[(\d+)\]\.data\.\*\.([^*}]+)\}$/;
+/** `${step[N].data.*.field}` (every item's field) or `${step[N].data.field}` (a field of data itself). */
+const ITEM_FIELD_TEMPLATE = /^\$\{step\[(\d+)\]\.data\.(\*\.)?([A-Za-z_]\w*)\}$/;
+
+const takesList = (schema: unknown) => isRecord(schema) && (schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')));
 
 /**
- * A list template in a param that takes one value (`"facility_id": "${step[0].data.*.id}"`) means the one item the
- * model expects ("the sorting center in Leipzig"): the step reads the first item instead, and the plan's
- * assumptions say so. Small models write `.*` by habit and, corrected, tend to give the whole plan up.
+ * Reads of a list's items that say what they mean in the wrong form, mended: `${step[0].data.*.id}` in a param that
+ * takes one value means the one item the model expects ("the sorting center in Leipzig"), so it reads the first
+ * item; `${step[0].data.id}` when step 0's data is a list of items with an `id` reads the first item's (one value) or
+ * every item's (a list param). The plan's assumptions say what was read. Small models write these by habit and,
+ * corrected, tend to give the whole plan up.
  */
-function firstItemForOneValue(params: Record<string, unknown>, tool: ToolSpec | undefined, stepId: string): { params: Record<string, unknown>; assumptions: string[] } {
+function mendedItemReads(
+  params: Record<string, unknown>,
+  tool: ToolSpec | undefined,
+  stepId: string,
+  resultOf: (step: number) => JsonSchema | undefined,
+): { params: Record<string, unknown>; assumptions: string[] } {
   const assumptions: string[] = [];
   const out = { ...params };
   for (const [name, value] of Object.entries(params)) {
-    const schema = tool?.parameters.properties?.[name];
-    const match = typeof value === 'string' ? LIST_TEMPLATE.exec(value) : null;
-    if (!match || !isRecord(schema) || schema.type === undefined || schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array'))) continue;
-    out[name] = `\${step[${match[1]}].data[0].${match[2]}}`;
-    assumptions.push(`step ${stepId} reads ${String(out[name])}, the first item of step 1.${Number(match[1]) + 1}'s result: ${name} takes one value`);
+    const param = tool?.parameters.properties?.[name];
+    const match = typeof value === 'string' ? ITEM_FIELD_TEMPLATE.exec(value) : null;
+    if (!match || !isRecord(param) || param.type === undefined) continue;
+    const [, step, star, field] = match;
+    const result = resultOf(Number(step));
+    const itemsHaveField = result?.type === 'array' && isRecord(result.items) && isRecord(result.items.properties) && field! in result.items.properties;
+    const list = takesList(param);
+    if (star ? list : !itemsHaveField) continue;
+    out[name] = list ? `\${step[${step}].data.*.${field}}` : `\${step[${step}].data[0].${field}}`;
+    const read = list ? `every item's ${field}` : `the first item's ${field}`;
+    assumptions.push(`step ${stepId} reads ${String(out[name])}, ${read} of step 1.${Number(step) + 1}'s result: ${name} takes ${list ? 'a list' : 'one value'}`);
   }
   return { params: out, assumptions };
 }
@@ -98,7 +113,11 @@ export interface DraftStamp {
  */
 export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: readonly ToolSpec[]): z.input<typeof PlanSchema> {
   const tools = indexCatalog(catalog);
-  const reads = draft.steps.map((s, i) => firstItemForOneValue(s.params, s.tool === undefined ? undefined : tools.get(s.tool), `1.${i + 1}`));
+  const toolOf = (i: number) => {
+    const name = draft.steps[i]?.tool;
+    return name === undefined ? undefined : tools.get(name);
+  };
+  const reads = draft.steps.map((s, i) => mendedItemReads(s.params, toolOf(i), `1.${i + 1}`, (step) => (step < i ? toolOf(step)?.result : undefined)));
   const steps = draft.steps.map((s, i) => ({
     id: `1.${i + 1}`,
     title: s.title,

@@ -47,7 +47,7 @@ describe('planFromDraft', () => {
     expect(() => PlanSchema.parse(planFromDraft({ ...draft, status: 'IMPOSSIBLE', steps: [] }, stamp, catalog))).toThrow(/missing/);
   });
 
-  it('reads the first item where a list template meets a param that takes one value, and says so in the assumptions', () => {
+  it('mends reads of a list in the wrong form (.* into one value, a field of the list itself) and says so in the assumptions', () => {
     const chain: PlanDraft = {
       status: 'FEASIBLE',
       missing_capabilities: [],
@@ -55,11 +55,21 @@ describe('planFromDraft', () => {
         { title: 'The sorting center in Leipzig', tool: 'facilities', params: { location: 'Leipzig', type: 'sorting' }, depends_on: [] },
         { title: 'Its shipments', tool: 'shipments', params: { facility_id: '${step[0].data.*.id}' }, depends_on: [0] },
         { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[1].data.*.id}' }, depends_on: [1] },
+        { title: 'Their inspections', tool: 'inspections', params: { shipment_ids: '${step[1].data.id}', facility_id: '${step[0].data.id}' }, depends_on: [0, 1] },
       ],
     };
     const plan = PlanSchema.parse(planFromDraft(chain, stamp, catalog));
-    expect(plan.tasks[0]!.steps.map((s) => s.params)).toEqual([chain.steps[0]!.params, { facility_id: '${step[0].data[0].id}' }, { shipment_ids: '${step[1].data.*.id}' }]);
-    expect(plan.assumptions).toEqual(["step 1.2 reads ${step[0].data[0].id}, the first item of step 1.1's result: facility_id takes one value"]);
+    expect(plan.tasks[0]!.steps.map((s) => s.params)).toEqual([
+      chain.steps[0]!.params,
+      { facility_id: '${step[0].data[0].id}' },
+      { shipment_ids: '${step[1].data.*.id}' },
+      { shipment_ids: '${step[1].data.*.id}', facility_id: '${step[0].data[0].id}' },
+    ]);
+    expect(plan.assumptions).toEqual([
+      "step 1.2 reads ${step[0].data[0].id}, the first item's id of step 1.1's result: facility_id takes one value",
+      "step 1.4 reads ${step[1].data.*.id}, every item's id of step 1.2's result: shipment_ids takes a list",
+      "step 1.4 reads ${step[0].data[0].id}, the first item's id of step 1.1's result: facility_id takes one value",
+    ]);
   });
 
   it('makes an IMPOSSIBLE draft without steps a plan without tasks', () => {
