@@ -20,7 +20,7 @@ import { loadConfig } from '../config';
 import { callUsage, type Usage } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { isInsideWorkspace, pathParamValues } from '../domain/paths';
-import { INLINE_RESULT_BYTES, StepExecutionInputSchema, previewOf, type StepExecutionInput, type StepResult } from '../domain/step-execution';
+import { idempotencyScopeOf, INLINE_RESULT_BYTES, StepExecutionInputSchema, previewOf, type StepExecutionInput, type StepResult } from '../domain/step-execution';
 import { referencedSteps, resolveTemplates } from '../domain/templates';
 import { formatPath } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
@@ -94,7 +94,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     for (const step of referencedSteps(input.params)) {
       const given = input.inputs[String(step)];
       if (!given) continue; // resolveTemplates reports the missing result with its template and param
-      results[step] = { data: given.data !== undefined ? given.data : await deps.store.get(given.ref) };
+      results[step] = { data: given.data !== undefined ? given.data : await deps.store.get(given.ref!) };
     }
     return results;
   }
@@ -141,15 +141,17 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     const params: unknown = checked.data;
     if (root) await checkPaths(tool, params, root);
 
-    const key = idempotencyKey(input.idempotency_scope, tool.spec.name, params);
     const activity = Context.current();
+    const workflowId = input.workflow_id ?? activity.info.workflowExecution?.workflowId;
+    if (!workflowId) throw new InvalidInputError('executeStep: no workflow id', 'Outside a workflow, send workflow_id with the step.', {});
+    const key = idempotencyKey(idempotencyScopeOf(input, workflowId), tool.spec.name, params);
     const ctx: ToolContext = {
       idempotencyKey: key,
       heartbeat: () => activity.heartbeat(),
       signal: activity.cancellationSignal,
       ...(root ? { workspaceRoot: root.real } : {}),
     };
-    const origin = { workflowId: input.workflow_id };
+    const origin = { workflowId };
     const { output, replayed } = await runTool(tool, params, ctx, origin);
 
     let data = output.data;
@@ -172,7 +174,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       replayed,
     };
     log.info(`step ${input.step_index} ${tool.spec.name}: ${result.items ?? 'no'} items, ${bytes} bytes${replayed ? ', replayed' : ''}`, {
-      workflow_id: input.workflow_id,
+      workflow_id: workflowId,
       plan_version: input.plan_version,
       step_id: input.step_id,
       tool: tool.spec.name,

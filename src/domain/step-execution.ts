@@ -58,20 +58,39 @@ export function textResult(text: string | null, ref: string, idempotencyKey = ''
 /** The content address of `null` (sha256 of "null"): a `noop` step's result, always inline, never read from a store. */
 export const NULL_RESULT_REF = 'sha256:74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b';
 
+/** The idempotency scope of a step's first attempt (a person's retry gets a fresh one). */
+export function defaultIdempotencyScope(workflowId: string, stepId: string): string {
+  return `${workflowId}:${stepId}`;
+}
+
+/** The scope a step runs under: the one its input names, else the default (`workflowId`: the activity's). */
+export function idempotencyScopeOf(input: { idempotency_scope?: string; step_id: string }, workflowId: string): string {
+  return input.idempotency_scope ?? defaultIdempotencyScope(workflowId, input.step_id);
+}
+
+/**
+ * Runs since LEAN_STEPS_PATCH (src/workflows/steps.ts) send only what the worker cannot know itself: no workflow id
+ * (the activity's own info has it), plan id or catalog, the default idempotency scope left out, and a dependency's
+ * data when it is inline, else its ref. Earlier runs send all of them; the worker reads both.
+ */
 export const StepExecutionInputSchema = z.object({
-  workflow_id: z.string().min(1),
-  plan_id: z.string().min(1),
+  /** Default: the activity's workflow id. */
+  workflow_id: z.string().min(1).optional(),
+  plan_id: z.string().min(1).optional(),
   plan_version: z.number().int().min(1),
   step_index: z.number().int().nonnegative(),
   step_id: z.string().min(1),
   tool: z.string().min(1),
-  tool_catalog: z.string().min(1),
+  tool_catalog: z.string().min(1).optional(),
   /** Params as planned, templates unresolved. */
   params: z.record(z.string(), z.unknown()),
-  /** Results of the steps this one depends on, by step index. */
-  inputs: z.record(z.string(), StepResultSchema.pick({ ref: true, data: true })),
-  /** workflow id + step id: stable across attempts; the worker adds a digest of the resolved params. */
-  idempotency_scope: z.string().min(1),
+  /** Results of the steps this one depends on, by step index: the data when small, else (or also) the ref to load. */
+  inputs: z.record(
+    z.string(),
+    z.object({ ref: z.string().min(1).optional(), data: z.unknown().optional() }).refine((r) => r.ref !== undefined || r.data !== undefined, { message: 'a dependency needs its data or its ref', path: ['ref'] }),
+  ),
+  /** Default: defaultIdempotencyScope, stable across attempts; the worker adds a digest of the resolved params. */
+  idempotency_scope: z.string().min(1).optional(),
   workspace_root: z.string().optional(),
 });
 export type StepExecutionInput = z.input<typeof StepExecutionInputSchema>;

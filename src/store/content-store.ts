@@ -74,9 +74,14 @@ export class LocalContentStore implements ContentStore {
   async put(value: unknown): Promise<StoredRef> {
     const { ref, bytes, text } = contentAddress(value);
     const file = this.pathOf(ref);
-    if (!(await exists(file))) await writeFileAtomic(file, text);
     const at = this.now();
-    await fs.utimes(file, at, at);
+    try {
+      await fs.utimes(file, at, at); // a value stored before (often: a step's result): one call refreshes it
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await writeFileAtomic(file, text);
+      await fs.utimes(file, at, at);
+    }
     return { ref, bytes };
   }
 
@@ -137,15 +142,6 @@ export async function removeFilesOlderThan(dir: string, cutoff: Date, folder: (n
     }
   }
   return removed;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Writes `text` to `file` so readers see either nothing or all of it (temp file in the same folder, then rename). */

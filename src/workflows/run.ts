@@ -18,7 +18,7 @@ import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolut
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
-import { ParkedSearchAttributes, publishGoal, publishProgress, waitsIn } from './visibility';
+import { RunView, waitsIn } from './visibility';
 
 export class PlanningRun {
   private constructor(
@@ -31,7 +31,7 @@ export class PlanningRun {
     /** On the CONSOLIDATED_PATCH path: every earlier patch applies, and search attributes go out when the run parks. */
     readonly consolidated = false,
     readonly progress = new ProgressLog(state),
-    private readonly parked = new ParkedSearchAttributes(),
+    private readonly view = new RunView(progress, consolidated),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
@@ -46,8 +46,8 @@ export class PlanningRun {
 
   /** Memo, goal keywords and the first stage: once, when a new run starts. */
   begin(): void {
-    publishGoal(this.state, this.consolidated ? this.parked : undefined);
-    if (!this.lean) publishProgress(this.state); // on the lean path entering ANALYZING publishes
+    this.view.publishGoal(this.state);
+    if (!this.lean) this.changed(); // on the lean path entering ANALYZING publishes
     this.apply({ to: 'ANALYZING', why: 'run started' });
   }
 
@@ -79,14 +79,12 @@ export class PlanningRun {
     this.park();
   }
 
-  charge(usage: Usage, what: string): void {
+  charge(usage: Usage, what: string, now = true): void {
     if (usage.calls === 0 && usage.tokens === 0 && usage.cost_usd === 0) return;
     this.state.budget = charge(this.state.budget, usage);
     this.audit('budget', `${what}: ${usage.calls} call(s), ${usage.tokens} tokens, $${usage.cost_usd.toFixed(6)}`);
-    if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') {
-      this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
-    }
-    this.changed(!this.lean);
+    if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
+    this.changed(!this.lean, now || !this.lean);
   }
 
   answer(payload: unknown): string {
@@ -122,7 +120,6 @@ export class PlanningRun {
   }
 
   // ---- records of the phases ------------------------------------------------------------------------------------
-
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
@@ -205,7 +202,7 @@ export class PlanningRun {
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
   setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
     Object.assign(this.state.steps[index]!, change);
-    this.changed(false);
+    this.changed(false, false);
   }
 
   /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
@@ -220,7 +217,7 @@ export class PlanningRun {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
-    this.changed(false);
+    this.changed(false, false);
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
@@ -230,15 +227,21 @@ export class PlanningRun {
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }
 
-  /** Progress events, the Web UI's current details, and (where committed histories have them) search attributes. */
-  private changed(searchAttributes = true): void {
-    this.state.progress_seq = this.progress.observe(this.state);
-    publishProgress(this.state, searchAttributes && !this.consolidated);
+  /** A change: shown `now` or (a step's) when the run parks (RunView); search attributes where committed histories published them. */
+  private changed(searchAttributes = true, now = true): void {
+    this.view.changed(this.state, searchAttributes && !this.consolidated);
+    if (now) this.show();
   }
 
-  /** The run is about to wait: on the consolidated path, the search attributes that changed since it last waited. */
+  /** Progress events and the Web UI's details, if anything changed since they were last shown (no command). */
+  show(): void {
+    if (this.view.show(this.state)) this.state.progress_seq = this.progress.lastSeq;
+  }
+
+  /** The run is about to wait: what changed is shown, and (consolidated path) the search attributes that changed. */
   park(): void {
-    if (this.consolidated) this.parked.publish(this.state);
+    this.show();
+    this.view.park(this.state);
   }
 
   warn(message: string): void {

@@ -13,7 +13,7 @@ import type { StepReply, StepWait } from '../api/state';
 import { PlanningTimeoutError } from '../domain/errors';
 import { usageOfLlmCalls } from '../domain/llm-calls';
 import type { Step } from '../domain/plan';
-import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
+import { defaultIdempotencyScope, NULL_RESULT_REF, textResult, type StepExecutionInput, type StepResult } from '../domain/step-execution';
 import { llmStepActivity, planningActivities, stepActivity } from './activities';
 import { nowIso } from './initial-state';
 import { countStepFailure } from './observability';
@@ -26,26 +26,34 @@ export const STEP_KINDS_PATCH = 'every-step-kind-runs';
 /** Runs started before this re-planned after an unknown outcome (PLAN-014) without asking anyone. */
 export const OUTCOME_UNKNOWN_PATCH = 'ask-person-on-unknown-outcome';
 
-export async function runStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean): Promise<void> {
+/**
+ * Runs started after this send a tool step's activity only what it cannot know itself (StepExecutionInput: no ids or
+ * catalog it does not use, the default idempotency scope left to the worker, a dependency's data or its ref, not
+ * both), and wait for their steps with fewer promises (phases/execute.ts). It implies CONSOLIDATED_PATCH: a new run
+ * records this one marker (planning.ts asks it first), where a run without it asks the older ones.
+ */
+export const LEAN_STEPS_PATCH = 'lean-steps';
+
+export async function runStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean = false): Promise<void> {
   run.setStep(index, { status: 'RUNNING' });
   try {
     if (everyKindRuns && step.action === 'noop') complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
     else if (everyKindRuns && step.action === 'llm') await runLlmStep(run, step, index);
     else if (everyKindRuns && step.action === 'human') await runHumanStep(run, step, index);
-    else await runToolStep(run, step, index);
+    else await runToolStep(run, step, index, lean);
   } catch (err) {
     if (isCancellation(err)) {
       run.setStep(index, { status: 'CANCELLED' });
       throw err;
     }
-    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`); // an llm step's answered calls
+    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`, false); // an llm step's answered calls
     fail(run, step, index, readFailure(err));
   }
 }
 
 function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
   run.stepCompleted(index, stepKey(step), result);
-  run.charge(result.usage, `step ${step.id}`);
+  run.charge(result.usage, `step ${step.id}`, false); // shown with the completion, when the run parks
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) completed: ${what}`, result.ref);
 }
 
@@ -60,9 +68,26 @@ function inputsOf(run: PlanningRun, step: Step): Record<string, { ref: string; d
   return Object.fromEntries(step.depends_on.map((d) => [String(d), { ref: run.state.steps[d]!.result!.ref, data: run.state.steps[d]!.result!.data }]));
 }
 
-async function runToolStep(run: PlanningRun, step: Step, index: number): Promise<void> {
+/** inputsOf, each result by its inline data or else by reference: not both. */
+function leanInputsOf(run: PlanningRun, step: Step): StepExecutionInput['inputs'] {
+  return Object.fromEntries(step.depends_on.map((d) => [String(d), run.state.steps[d]!.result!.data !== undefined ? { data: run.state.steps[d]!.result!.data } : { ref: run.state.steps[d]!.result!.ref }]));
+}
+
+/** What `executeStep` receives; `lean` (LEAN_STEPS_PATCH): only what the worker cannot know itself. */
+function stepInput(run: PlanningRun, step: Step, index: number, scope: string, lean: boolean): StepExecutionInput {
   const { state } = run;
   const plan = state.plan!;
+  const { workflow_id, request } = state;
+  if (!lean) {
+    const base = { workflow_id, plan_id: plan.id, plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '' };
+    return { ...base, tool_catalog: request.tool_catalog, params: step.params, inputs: inputsOf(run, step), idempotency_scope: scope, workspace_root: request.constraints.workspace_root };
+  }
+  const input = { plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '', params: step.params, inputs: leanInputsOf(run, step), workspace_root: request.constraints.workspace_root };
+  return scope === defaultIdempotencyScope(workflow_id, step.id) ? input : { ...input, idempotency_scope: scope };
+}
+
+async function runToolStep(run: PlanningRun, step: Step, index: number, lean: boolean): Promise<void> {
+  const { state } = run;
   const executeStep = stepActivity({
     taskQueue: state.steps[index]!.queue,
     startToCloseMs: state.options.step_start_to_close_ms,
@@ -71,18 +96,10 @@ async function runToolStep(run: PlanningRun, step: Step, index: number): Promise
     maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
     summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
   });
-  const base = { workflow_id: state.workflow_id, plan_id: plan.id, plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '' };
-  let scope = `${state.workflow_id}:${step.id}`;
+  let scope = defaultIdempotencyScope(state.workflow_id, step.id);
   for (;;) {
     try {
-      const result = await executeStep({
-        ...base,
-        tool_catalog: state.request.tool_catalog,
-        params: step.params,
-        inputs: inputsOf(run, step),
-        idempotency_scope: scope,
-        workspace_root: state.request.constraints.workspace_root,
-      });
+      const result = await executeStep(stepInput(run, step, index, scope, lean));
       return complete(run, step, index, result, `${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`);
     } catch (err) {
       if (isCancellation(err)) throw err;
@@ -131,6 +148,7 @@ async function waitForPerson(run: PlanningRun, step: Step, index: number, wanted
   const until = new Date(Date.now() + timeoutMs).toISOString();
   run.setStep(index, { status: 'WAITING', waiting: { for: wanted, question: question.slice(0, 2_000), since: nowIso(), until } });
   run.audit('step', `step ${step.id} waits for ${wanted === 'answer' ? 'an answer' : 'a decision'} until ${until}: ${question}`);
+  run.show(); // it may wait here while the other steps run on
   if (!(await condition(() => run.state.steps[index]!.reply !== undefined, timeoutMs))) {
     const timeout = new PlanningTimeoutError(`no ${wanted} for step ${step.id} within ${timeoutMs} ms`, { step_id: step.id, waited_for: wanted });
     run.setStep(index, { status: 'FAILED', waiting: null });
@@ -139,6 +157,7 @@ async function waitForPerson(run: PlanningRun, step: Step, index: number, wanted
   }
   const reply = run.state.steps[index]!.reply!;
   run.setStep(index, { status: 'RUNNING', waiting: null, reply: undefined });
+  run.show(); // the step runs on (an activity) without the run parking
   return reply;
 }
 

@@ -9,6 +9,7 @@ import { goalKeywords, PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, Plan
 import type { PlanningState } from '../api/state';
 import { isTerminal, type Stage } from '../domain/stages';
 import { planDetails } from './details';
+import type { ProgressLog } from './progress';
 
 /** The memo, and the goal's keywords: at once, or (`parked`) with the first search attributes the run publishes. */
 export function publishGoal(state: PlanningState, parked?: ParkedSearchAttributes): void {
@@ -20,13 +21,44 @@ export function publishGoal(state: PlanningState, parked?: ParkedSearchAttribute
 }
 
 /**
- * The current details at every change (held by the worker and read by the Web UI through the metadata query: no
- * command, no history); the search attributes only when `searchAttributes` (an upsert is a command, so where it is
- * published stays as committed histories recorded it).
+ * When watchers see a run's changes. Progress events (ProgressLog) and the current details (held by the worker, read
+ * by the Web UI through the metadata query: no command, no history) follow a change at once, or, for a step's changes
+ * (several per step, most of a run's), when the run next parks. It parks before every wait, and nobody sees a run
+ * between its waits (queries and updates come between workflow activations), so nothing shows later, at a fraction
+ * of the work. Search attributes: all at once after a change where runs before CONSOLIDATED_PATCH published them (an
+ * upsert is a command), else those that changed, when the run parks (ParkedSearchAttributes).
  */
-export function publishProgress(state: PlanningState, searchAttributes = true): void {
-  setCurrentDetails(planDetails(state));
-  if (searchAttributes && state.options.search_attributes) upsertSearchAttributes(searchAttributesOf(state));
+export class RunView {
+  private readonly parked = new ParkedSearchAttributes();
+  private unshown = false;
+
+  constructor(
+    private readonly progress: ProgressLog,
+    private readonly consolidated: boolean,
+  ) {}
+
+  publishGoal(state: PlanningState): void {
+    publishGoal(state, this.consolidated ? this.parked : undefined);
+  }
+
+  /** A change, shown by the next `show`; `searchAttributes`: all of them published now (the committed histories' way). */
+  changed(state: PlanningState, searchAttributes: boolean): void {
+    this.unshown = true;
+    if (searchAttributes && state.options.search_attributes) upsertSearchAttributes(searchAttributesOf(state));
+  }
+
+  /** Whether anything changed since last shown; if so, the progress log has observed it and the details show it. */
+  show(state: PlanningState): boolean {
+    if (!this.unshown) return false;
+    this.unshown = false;
+    this.progress.observe(state);
+    setCurrentDetails(planDetails(state));
+    return true;
+  }
+
+  park(state: PlanningState): void {
+    if (this.consolidated) this.parked.publish(state);
+  }
 }
 
 function searchAttributesOf(state: PlanningState): SearchAttributeUpdatePair[] {

@@ -2,6 +2,7 @@
  * Stub planning activities for workflow tests: each stage's activity is a function the test scripts, so every branch
  * of the stage machine can be driven on a real (time-skipping) Temporal server without LLMs or tools.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toApplicationFailure } from '../../src/api/failures';
 import type { ToolBudget } from '../../src/domain/budget';
@@ -13,7 +14,7 @@ import type { PlannerError } from '../../src/domain/errors';
 import type { LlmCallUsage } from '../../src/domain/llm-calls';
 import type { Plan } from '../../src/domain/plan';
 import type { ToolRoute } from '../../src/domain/routing';
-import type { StepExecutionInput, StepResult } from '../../src/domain/step-execution';
+import { idempotencyScopeOf, type StepExecutionInput, type StepResult } from '../../src/domain/step-execution';
 import { analyze, rankingPlan } from './planning';
 
 export const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
@@ -33,7 +34,8 @@ export interface StubScript {
   analyze?: (request: PlanningRequest, call: number) => { analyzer?: 'llm' | 'rules'; llm_calls?: LlmCallUsage[] } | void;
   plan?: (plan: Plan, call: number) => Plan;
   critiques?: (plan: Plan, call: number) => Critique[];
-  step?: (input: StepExecutionInput) => Partial<StepResult> | void;
+  /** Given the input with its idempotency scope as the worker reads it (a lean input leaves the default out). */
+  step?: (input: StepExecutionInput & { idempotency_scope: string }) => Partial<StepResult> | void;
 }
 
 /** The planner's activities as stubs: the seed scenario's requirements and ranking plan unless the script says otherwise. */
@@ -86,7 +88,8 @@ export function stubActivities(script: StubScript, toolQueue: string) {
       },
       async executeStep(input: StepExecutionInput): Promise<StepResult> {
         calls.step++;
-        const result = script.step?.(input) ?? {};
+        const scope = idempotencyScopeOf(input, Context.current().info.workflowExecution!.workflowId);
+        const result = script.step?.({ ...input, idempotency_scope: scope }) ?? {};
         return {
           ref: `sha256:${'0'.repeat(64)}`,
           bytes: 2,
@@ -94,7 +97,7 @@ export function stubActivities(script: StubScript, toolQueue: string) {
           preview: '[]',
           data: [],
           usage: { calls: 1, tokens: 0, cost_usd: 0 },
-          idempotency_key: `${input.idempotency_scope}:stub`,
+          idempotency_key: `${scope}:stub`,
           replayed: false,
           ...result,
         };

@@ -26,19 +26,33 @@ const BOUNDED = ['rejections-capped'];
 const STEP_KINDS = ['step-kinds-llm', 'step-kinds-human', 'step-kinds-outcome-unknown-retried'];
 /** Watched while it ran (test/temporal/operator.test.ts): waitForProgress updates and the timers of their waits. */
 const WATCHED = ['progress-watched'];
-/** Recorded after CONSOLIDATED_PATCH (test/temporal/planning-workflow.test.ts): one patch marker, search attributes when parked. */
+/** Recorded after CONSOLIDATED_PATCH: one patch marker, search attributes when parked. */
 const CONSOLIDATED = RECORDED.map((n) => `consolidated-${n}`);
+/** Recorded after LEAN_STEPS_PATCH (test/temporal/planning-workflow.test.ts): lean step inputs, fewer promises per step. */
+const LEAN_STEPS = RECORDED.map((n) => `lean-steps-${n}`);
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
   // The others were recorded before BOUNDED_STATE_PATCH and must keep replaying without archiving; consolidated-*
-  // on today's path, past CONSOLIDATED_PATCH.
-  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED].map((n) => `${n}.binpb`)));
+  // past CONSOLIDATED_PATCH, and lean-steps-* on today's path, past LEAN_STEPS_PATCH.
+  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS].map((n) => `${n}.binpb`)));
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {
   const [result] = await replay(load(file), file);
   expect(result!.error).toBeUndefined();
+});
+
+test('lean-steps-* were recorded on that path: its patch marker, and step inputs without what the worker knows itself', () => {
+  const json = (payload: temporal.api.common.v1.IPayload | undefined) => JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown>;
+  for (const name of LEAN_STEPS) {
+    const events = load(`${name}.binpb`).events!;
+    const patches = events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? [json(e.markerRecordedEventAttributes.details!['patch-data']!.payloads![0]).id] : []));
+    const inputs = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])] : []));
+    expect([name, patches]).toEqual([name, expect.arrayContaining(['lean-steps'])]);
+    expect(inputs.length).toBeGreaterThan(0);
+    for (const input of inputs) expect([name, Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog', 'idempotency_scope'].includes(k))]).toEqual([name, []]);
+  }
 });
 
 test('a history the code would not produce is caught as nondeterministic', async () => {

@@ -19,7 +19,6 @@ import { createPlanningDependencies } from '../../src/activities';
 import { createPlanningActivities } from '../../src/activities/planning';
 import { loadConfig } from '../../src/config';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
-import type { StepExecutionInput } from '../../src/domain/step-execution';
 import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
 import { LocalContentStore } from '../../src/store/content-store';
 import { planningWorkflow } from '../../src/workflows';
@@ -118,7 +117,7 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
   function unknownOnce() {
     const scopes: string[] = [];
     const script: StubScript = {
-      step: (input: StepExecutionInput) => {
+      step: (input) => {
         if (input.step_id !== '1.1') return;
         scopes.push(input.idempotency_scope);
         if (scopes.length === 1) throw activityFailure(new StepOutcomeUnknownError('an earlier attempt never reported an outcome', { idempotency_key: 'k' }));

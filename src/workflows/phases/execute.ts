@@ -9,7 +9,7 @@ import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
-import { runStep, STEP_KINDS_PATCH } from '../steps';
+import { LEAN_STEPS_PATCH, runStep, STEP_KINDS_PATCH } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
@@ -28,19 +28,8 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   const pause = pauseForBudget(run, pending.reduce((sum, s) => addUsage(sum, estimate(steps[s.index]!)), ZERO_USAGE), `plan v${plan.version}'s remaining ${pending.length} step(s)`);
   if (pause) return pause;
 
-  const running = new Map<number, Promise<void>>();
-  let stop: StepsToStart['stop'] = null;
   const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
-  for (;;) {
-    if (stop === null) {
-      const next = stepsToStart(steps, state.steps.map((s) => s.status), affordable);
-      for (const index of next.start) running.set(index, runStep(run, steps[index]!, index, everyKindRuns).finally(() => running.delete(index)));
-      stop = next.stop;
-    }
-    if (running.size === 0) break;
-    run.park(); // the steps run, or wait for a person: what visibility shows must be current
-    await Promise.race(running.values());
-  }
+  const stop = await (patched(LEAN_STEPS_PATCH) ? runSteps : raceSteps)(run, steps, everyKindRuns, affordable);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
   const unknown = failed.find((s) => s.error!.code === 'PLAN-014');
@@ -63,3 +52,58 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
 
+
+type Stop = StepsToStart['stop'];
+
+/**
+ * Starts every ready step (and each that becomes ready) until none runs; returns why steps were left unstarted, if
+ * any were. Each promise a workflow makes costs the SDK a captured stack, so this makes one per step and one per
+ * wait, where racing the running steps at every wait (raceSteps) makes one per running step per wait, and more.
+ */
+async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean, affordable: (index: number) => boolean): Promise<Stop> {
+  let running = 0;
+  let ended = 0;
+  let failure: { error: unknown } | undefined; // a step's cancellation: the run's
+  let wake = (): void => undefined;
+  const end = (): void => {
+    running--;
+    ended++;
+    wake();
+  };
+  const fail = (error: unknown): void => {
+    failure ??= { error };
+    end();
+  };
+  let stop: Stop = null;
+  for (;;) {
+    if (failure) throw failure.error;
+    if (stop === null) {
+      const next = stepsToStart(steps, run.state.steps.map((s) => s.status), affordable);
+      for (const index of next.start) {
+        running++;
+        runStep(run, steps[index]!, index, everyKindRuns, true).then(end, fail);
+      }
+      stop = next.stop;
+    }
+    if (running === 0) return stop;
+    run.park(); // the steps run, or wait for a person: what visibility shows must be current
+    if (ended === 0) await new Promise<void>((resolve) => (wake = resolve));
+    ended = 0;
+  }
+}
+
+/** runSteps as runs before LEAN_STEPS_PATCH wait for their steps (the order of their commands depends on it). */
+async function raceSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean, affordable: (index: number) => boolean): Promise<Stop> {
+  const running = new Map<number, Promise<void>>();
+  let stop: Stop = null;
+  for (;;) {
+    if (stop === null) {
+      const next = stepsToStart(steps, run.state.steps.map((s) => s.status), affordable);
+      for (const index of next.start) running.set(index, runStep(run, steps[index]!, index, everyKindRuns).finally(() => running.delete(index)));
+      stop = next.stop;
+    }
+    if (running.size === 0) return stop;
+    run.park();
+    await Promise.race(running.values());
+  }
+}

@@ -110,6 +110,15 @@ describe('executeStep', () => {
     expect(calls[0]!.params).toEqual({ ids: ['X'], rows: 1 });
   });
 
+  test('a lean input names only what the worker cannot know: the workflow id is the activity\'s, the scope its default', async () => {
+    const env = mockEnv();
+    const lean: StepExecutionInput = { plan_version: 1, step_index: 1, step_id: 'step-b', tool: 'lookup', params: { ids: '${step[0].data.*.id}' }, inputs: { '0': { data: [{ id: 'X' }] } } };
+    const result = await run(lean, env);
+    expect(calls[0]!.params).toEqual({ ids: ['X'], rows: 1 });
+    expect(env.context.info.workflowExecution!.workflowId).toBe('test');
+    expect(result.idempotency_key).toBe(idempotencyKey('test:step-b', 'lookup', { ids: ['X'], rows: 1 }));
+  });
+
   test('inlines data only when it is at most INLINE_RESULT_BYTES; the store always has it', async () => {
     const small = await run(input({ params: { ids: ['A'], rows: 2 } }));
     expect(small.bytes).toBeLessThanOrEqual(INLINE_RESULT_BYTES);
