@@ -36,7 +36,8 @@ export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonl
   if ('tasks' in json) return parsePlanJson(text, stamp as PlanStamp);
   const draft = PlanDraftSchema.safeParse(json);
   if (!draft.success) throw new PlanSchemaError('plan', formatZodIssues(draft.error));
-  const used = catalog.filter((tool) => draft.data.steps.some((step) => step.tool === tool.name));
+  // The steps of an IMPOSSIBLE draft are no plan (validation refuses them): they provide nothing.
+  const used = draft.data.status === 'IMPOSSIBLE' ? [] : catalog.filter((tool) => draft.data.steps.some((step) => step.tool === tool.name));
   const missing = draft.data.missing_capabilities.filter((capability) => !providedBy(capability, used));
   const plan = PlanSchema.safeParse(planFromDraft({ ...draft.data, missing_capabilities: missing }, stamp, catalog));
   if (!plan.success) throw new PlanSchemaError('plan', formatZodIssues(plan.error));

@@ -52,7 +52,6 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
 
-
 type Stop = StepsToStart['stop'];
 
 /**

@@ -160,6 +160,19 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.server.calls).toBe(1);
   });
 
+  it('drops nothing from an IMPOSSIBLE draft with steps: it is sent back as contradicting its steps', async () => {
+    const impossible = { status: 'IMPOSSIBLE', missing_capabilities: ['contaminants-detected'], steps: [
+      { title: 'Their contaminants', tool: 'contaminants-detected', params: { date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
+    ] };
+    await harness.start({ script: [JSON.stringify(impossible), planReply()] });
+    await generate();
+
+    const correction = harness.messages(1)[3]!.content;
+    expect(correction).toContain('[STATUS_CONTRADICTS_STEPS]');
+    expect(correction).toContain('[MISSING_BUT_AVAILABLE]');
+    expect(correction).not.toContain('must name what is missing');
+  });
+
   it('sends back an IMPOSSIBLE answer to a goal that names catalog tools, and takes the PARTIAL plan that uses them', async () => {
     const goal = "List this week's rejected inspections and open a Jira ticket for each of them";
     const impossible = JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['jira tickets'], steps: [] });
