@@ -35,10 +35,35 @@ const GENERIC_LEXICON: ClarificationLexicon = {
   },
 };
 
+/**
+ * Words that ask to see data or an answer, whatever the data, by group: each test below is a union of groups, so
+ * each word is listed once. All are lower case.
+ */
+const DATA_WORDS = {
+  fetching: ['get', 'list', 'show', 'find', 'fetch', 'give', 'display'],
+  analysing: ['analyze', 'analyse'],
+  /** Openings of a query ("Count the loads", "From shipments, ..."). */
+  querying: ['count', 'search', 'from'],
+  inspecting: ['check', 'look', 'review'],
+  /** "Let me see", "Tell me". */
+  seeingOrTelling: ['see', 'tell'],
+  reporting: ['return', 'report'],
+  summarising: ['summarize', 'summarise', 'compare'],
+  questionWords: ['what', 'which', 'who', 'how', 'why', 'when', 'where'],
+  auxiliaries: ['did', 'does', 'do', 'is', 'are', 'can', 'could', 'was', 'were', 'has', 'have'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Text that starts with one of `words` as a whole word, in any case. */
+function openingWith(...words: readonly string[]): RegExp {
+  return new RegExp(`^(${words.join('|')})\\b`, 'i');
+}
+
+const { fetching, analysing, querying, inspecting, seeingOrTelling, reporting, summarising, questionWords, auxiliaries } = DATA_WORDS;
+
 /** Words that ask to see data, whatever the data: they say nothing about which tool does a clause. */
-export const PRESENTATION_VERBS = new Set(['show', 'give', 'list', 'get', 'fetch', 'find', 'display', 'tell', 'return', 'see', 'analyze', 'analyse', 'report']);
-const QUESTION_START = /^(what|which|who|how|why|when|where|did|does|do|is|are|can|could|was|were|has|have)\b/i;
-const QUERY_START = /^(get|list|show|find|fetch|give|display|count|search|analy[sz]e|from)\b/i;
+export const PRESENTATION_VERBS = new Set<string>([...fetching, ...seeingOrTelling, ...reporting, ...analysing]);
+const QUESTION_START = openingWith(...questionWords, ...auxiliaries);
+const QUERY_START = openingWith(...fetching, ...querying, ...analysing);
 const CONFIRMATION = /^(yes|no|ok|okay|sure|confirm(ed)?|approve[d]?|go ahead)\b[.!]*$/i;
 
 function clarification(goal: string, catalog: readonly ToolSpec[], lexicon: ClarificationLexicon): Clarification {
@@ -100,7 +125,7 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
 }
 
 /** Openings that ask to see data, whatever the data ("Check the reports", "Look into the problem loads"). */
-const ASKS_TO_SEE = /^(get|list|show|find|fetch|give|display|check|look|review|see|tell)\b/i;
+const ASKS_TO_SEE = openingWith(...fetching, ...inspecting, ...seeingOrTelling);
 
 /**
  * Too little to plan: empty, or naming no tool, place, name or date while saying nothing more than two meaningful
@@ -186,7 +211,16 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
 }
 
 /** Clauses that ask for data or an answer rather than for an action in the world. */
-const ASKS_FOR_DATA = /^(get|list|show|find|fetch|give|display|count|search|analy[sz]e|from|look|check|review|see|tell|return|report|summari[sz]e|compare|what|which|who|how|why|when|where)\b/i;
+const ASKS_FOR_DATA = openingWith(
+  ...fetching,
+  ...querying,
+  ...analysing,
+  ...inspecting,
+  ...seeingOrTelling,
+  ...reporting,
+  ...summarising,
+  ...questionWords,
+);
 
 /**
  * The actions the goal asks for that no tool of the catalog matches ("Email the list to the compliance team"): a
