@@ -18,7 +18,7 @@ import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolut
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
-import { RunView, waitsIn } from './visibility';
+import { RunView, waitsIn, type Shown } from './visibility';
 
 export class PlanningRun {
   private constructor(
@@ -79,12 +79,12 @@ export class PlanningRun {
     this.park();
   }
 
-  charge(usage: Usage, what: string, now = true): void {
+  charge(usage: Usage, what: string, { shown = 'now' }: { shown?: Shown } = {}): void {
     if (usage.calls === 0 && usage.tokens === 0 && usage.cost_usd === 0) return;
     this.state.budget = charge(this.state.budget, usage);
     this.audit('budget', `${what}: ${usage.calls} call(s), ${usage.tokens} tokens, $${usage.cost_usd.toFixed(6)}`);
     if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
-    this.changed(!this.lean, now || !this.lean);
+    this.changed(this.lean ? { shown, upsertSearchAttributes: false } : {}); // paths before lean: published at once
   }
 
   answer(payload: unknown): string {
@@ -120,6 +120,7 @@ export class PlanningRun {
   }
 
   // ---- records of the phases ------------------------------------------------------------------------------------
+
   /** The analysis, and the question it asks when the goal is unclear. */
   recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
     this.state.analyzer_kind = kind;
@@ -192,17 +193,16 @@ export class PlanningRun {
   }
 
   recordRouting(steps: StepRecord[], decisions: RoutingDecision[], turns: Record<string, number>): void {
-    const { state } = this;
-    state.route_turns = turns;
-    state.routing.push(...decisions.map((d) => ({ ...d, version: state.plan!.version })));
+    this.state.route_turns = turns;
+    this.state.routing.push(...decisions.map((d) => ({ ...d, version: this.state.plan!.version })));
     for (const d of decisions) this.audit('routing', `step ${d.step_id} → ${d.queue}: ${d.reason}`);
-    state.steps = steps;
+    this.state.steps = steps;
   }
 
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
   setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
     Object.assign(this.state.steps[index]!, change);
-    this.changed(false, false);
+    this.changed({ shown: 'when-parked', upsertSearchAttributes: false });
   }
 
   /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
@@ -217,7 +217,7 @@ export class PlanningRun {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
-    this.changed(false, false);
+    this.changed({ shown: 'when-parked', upsertSearchAttributes: false });
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
@@ -227,10 +227,10 @@ export class PlanningRun {
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }
 
-  /** A change: shown `now` or (a step's) when the run parks (RunView); search attributes where committed histories published them. */
-  private changed(searchAttributes = true, now = true): void {
-    this.view.changed(this.state, searchAttributes && !this.consolidated);
-    if (now) this.show();
+  /** A change: `shown` now or when the run parks (RunView); all search attributes upserted at once where committed histories did. */
+  private changed({ shown = 'now', upsertSearchAttributes = true }: { shown?: Shown; upsertSearchAttributes?: boolean } = {}): void {
+    this.view.changed(this.state, upsertSearchAttributes && !this.consolidated);
+    if (shown === 'now') this.show();
   }
 
   /** Progress events and the Web UI's details, if anything changed since they were last shown (no command). */

@@ -46,14 +46,14 @@ export async function runStep(run: PlanningRun, step: Step, index: number, every
       run.setStep(index, { status: 'CANCELLED' });
       throw err;
     }
-    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`, false); // an llm step's answered calls
+    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`, { shown: 'when-parked' }); // an llm step's answered calls
     fail(run, step, index, readFailure(err));
   }
 }
 
 function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
   run.stepCompleted(index, stepKey(step), result);
-  run.charge(result.usage, `step ${step.id}`, false); // shown with the completion, when the run parks
+  run.charge(result.usage, `step ${step.id}`, { shown: 'when-parked' }); // shown with the completion, when the run parks
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) completed: ${what}`, result.ref);
 }
 

@@ -20,6 +20,9 @@ export function publishGoal(state: PlanningState, parked?: ParkedSearchAttribute
   else upsertSearchAttributes([keywords]);
 }
 
+/** When watchers see a change (progress events, current details): at once, or (a step's) when the run next parks. */
+export type Shown = 'now' | 'when-parked';
+
 /**
  * When watchers see a run's changes. Progress events (ProgressLog) and the current details (held by the worker, read
  * by the Web UI through the metadata query: no command, no history) follow a change at once, or, for a step's changes
