@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
+import { canonicalJson } from './canonical-json';
 import type { JsonSchema } from './json-schema';
 import { FIBONACCI, PLAN_STATUSES, PlanSchema, flattenSteps, type Complexity, type Plan, type PlanMetadata } from './plan';
 import { referencedSteps } from './templates';
@@ -52,15 +53,49 @@ export function complexityOf(steps: number): Complexity {
 
 /**
  * The status the draft's steps and missing capabilities say: steps and something missing is PARTIAL, steps and
- * nothing missing FEASIBLE, no steps IMPOSSIBLE. Small models often write a status that contradicts them, and asking
- * again costs a call; whether the plan really does the whole goal is for the coverage check. An IMPOSSIBLE plan with
- * steps, and a plan with neither steps nor missing capabilities, say too little to mend: the schema and validation
- * refuse them.
+ * nothing missing FEASIBLE, no steps IMPOSSIBLE. Small models often write a status that contradicts them ("IMPOSSIBLE"
+ * beside the steps that do the goal), and asking again costs a call; whether the plan really does the whole goal is
+ * for the coverage check. A draft with neither steps nor missing capabilities says too little to mend: the schema
+ * refuses it.
  */
 function statusOf(draft: PlanDraft): PlanDraft['status'] {
   const steps = draft.steps.length > 0;
-  if (draft.status === 'IMPOSSIBLE' || (!steps && draft.missing_capabilities.length === 0)) return draft.status;
+  if (!steps && draft.missing_capabilities.length === 0) return draft.status;
   return !steps ? 'IMPOSSIBLE' : draft.missing_capabilities.length > 0 ? 'PARTIAL' : 'FEASIBLE';
+}
+
+/** Every `${step[N]` of `params` renumbered by `indexOf` (params are JSON, so the round trip keeps them whole). */
+function renumberedTemplates(params: Record<string, unknown>, indexOf: (step: number) => number): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(params).replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[${indexOf(Number(n))}]`)) as Record<string, unknown>;
+}
+
+/**
+ * The draft without steps that repeat an earlier one (same tool or kind, same params once references to repeats
+ * point at the step they repeat): a small model sometimes writes one query twenty times. Later steps' dependencies
+ * and templates follow; the assumptions say which steps were merged.
+ */
+function withoutRepeatedSteps(draft: PlanDraft): { draft: PlanDraft; assumptions: string[] } {
+  const keptAs: number[] = []; // draft index → index among kept steps
+  const kept: PlanDraft['steps'] = [];
+  const keys = new Map<string, number>();
+  const merged: string[] = [];
+  draft.steps.forEach((step, i) => {
+    const indexOf = (n: number) => keptAs[n] ?? n - (i - kept.length); // a forward reference keeps its distance
+    const params = renumberedTemplates(step.params, indexOf);
+    const depends_on = [...new Set(step.depends_on.map(indexOf))];
+    const key = JSON.stringify([step.tool ?? step.action, canonicalJson(params)]);
+    const earlier = keys.get(key);
+    if (earlier !== undefined && depends_on.every((d) => d <= earlier)) {
+      keptAs[i] = earlier;
+      merged.push(`1.${i + 1}`);
+      return;
+    }
+    keptAs[i] = kept.length;
+    keys.set(key, kept.length);
+    kept.push({ ...step, params, depends_on });
+  });
+  if (merged.length === 0) return { draft, assumptions: [] };
+  return { draft: { ...draft, steps: kept }, assumptions: [`steps ${merged.join(', ')} repeated an earlier step and were merged into it`] };
 }
 
 /** `${step[N].data.*.field}` (every item's field) or `${step[N].data.field}` (a field of data itself). */
@@ -111,7 +146,8 @@ export interface DraftStamp {
  * The full plan for a draft. Throws the zod error of PlanSchema when the draft breaks a plan rule (a PARTIAL plan
  * naming nothing missing); the caller reports it like any schema error.
  */
-export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: readonly ToolSpec[]): z.input<typeof PlanSchema> {
+export function planFromDraft(written: PlanDraft, stamp: DraftStamp, catalog: readonly ToolSpec[]): z.input<typeof PlanSchema> {
+  const { draft, assumptions: merges } = withoutRepeatedSteps(written);
   const tools = indexCatalog(catalog);
   const toolOf = (i: number) => {
     const name = draft.steps[i]?.tool;
@@ -140,7 +176,7 @@ export function planFromDraft(draft: PlanDraft, stamp: DraftStamp, catalog: read
     status: statusOf(draft),
     missing_capabilities: draft.missing_capabilities,
     tasks: steps.length > 0 ? [{ id: '1', title: stamp.goal.slice(0, 200), steps }] : [],
-    assumptions: reads.flatMap((r) => r.assumptions),
+    assumptions: [...merges, ...reads.flatMap((r) => r.assumptions)],
     complexity: complexityOf(steps.length),
     estimate: { ...usage, duration_ms: Math.max(0, ...steps.map((_, i) => depthOf(i))) * STEP_DURATION_MS },
   };

@@ -13,7 +13,8 @@ export interface Token {
   pos: number;
 }
 
-const SUFFIXES = ['ations', 'ation', 'ities', 'ions', 'ants', 'ated', 'ates', 'ity', 'ion', 'ant', 'ate', 'ies', 'ing', 'ed', 'es', 's'];
+// 'ings' before 's': "bookings" meets "book" and "booking", as "inspections" meets "inspected".
+const SUFFIXES = ['ations', 'ation', 'ities', 'ings', 'ions', 'ants', 'ated', 'ates', 'ity', 'ion', 'ant', 'ate', 'ies', 'ing', 'ed', 'es', 's'];
 
 export function stem(word: string): string {
   const w = word.toLowerCase();

@@ -1,12 +1,12 @@
 /**
  * Whether a plan accounts for every action its goal asks for. The rules analysis finds the goal's clauses that no
  * catalog tool matches by its words ("Email the list to the compliance team", "Order 50 new recycling bins"); a plan
- * must do each of them with a step whose tool shares a word with it (the model may see a match the words missed:
- * "gather the files" with a tool that gathers workspace files), or name it in missing_capabilities. Words that
- * only ask to see data ("list", "get") count for neither. IMPOSSIBLE plans, and plans with llm or human steps, are
- * left alone: the former name what the whole goal needs in their own words, the latter may do it in such a step.
+ * must do each of them with a step whose tool does its verb (the model may see a match the words missed: "gather
+ * the files" with a tool that gathers workspace files), or name the verb in missing_capabilities ("fetching recycling
+ * bins" does not name ordering them). Words that only ask to see data ("list", "get") count for neither. Plans with
+ * llm or human steps are left alone: they may do an action in such a step.
  */
-import { flattenSteps, type Plan } from '../domain/plan';
+import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
 import { contentTokens, identifierStems, stem, tokenize } from '../domain/words';
@@ -20,14 +20,47 @@ export function toolVocabulary(tool: ToolSpec): Set<string> {
   return new Set([...identifierStems(tool.name), ...tool.tags.map(stem), ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]);
 }
 
-/** The goal's actions that no step's tool shares a word with and the plan does not name as missing. */
-export function uncoveredActions(plan: Pick<Plan, 'status' | 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
+/** The catalog tools a plan's steps call. */
+function usedTools(plan: Pick<Plan, 'tasks'>, catalog: readonly ToolSpec[]): ToolSpec[] {
   const steps = flattenSteps(plan);
-  // An IMPOSSIBLE plan names what the whole goal would need, in its own words ("a tool that edits source files").
-  if (plan.status === 'IMPOSSIBLE' || steps.some((s) => s.action !== 'tool_call')) return [];
-  const used = catalog.filter((t) => steps.some((s) => s.tool === t.name));
-  const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...used.flatMap((t) => [...toolVocabulary(t)])]);
-  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !stems(action).some((s) => accounted.has(s)));
+  return catalog.filter((t) => steps.some((s) => s.tool === t.name));
+}
+
+/** The goal's actions that no step's tool does and the plan does not name as missing (by the action's verb). */
+export function uncoveredActions(plan: Pick<Plan, 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
+  if (flattenSteps(plan).some((s) => s.action !== 'tool_call')) return [];
+  const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...usedTools(plan, catalog).flatMap((t) => [...toolVocabulary(t)])]);
+  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => {
+    const verb = stems(action)[0];
+    return verb !== undefined && !accounted.has(verb);
+  });
+}
+
+/**
+ * `plan` accounting for its goal's actions, mended where it has one reading: an action it neither does nor names is
+ * missing (the status follows: PARTIAL with steps, IMPOSSIBLE without); and when something is missing, the goal
+ * names no catalog tool and none of the steps' tools knows any word of the goal, the steps do nothing the goal asks
+ * ("Translate the safety manual into Polish" with 20 facilities queries): the plan is IMPOSSIBLE. The assumptions
+ * say what was mended. A small model leaves actions out; asking again costs a call and says nothing the rules do not.
+ */
+export function withActionsAccounted(plan: Plan, request: PlanningRequest, catalog: readonly ToolSpec[]): Plan {
+  const uncovered = uncoveredActions(plan, request, catalog);
+  const missing = [...plan.missing_capabilities, ...uncovered];
+  const goal = effectiveGoal(request);
+  const goalStems = stems(goal);
+  const unrelated =
+    missing.length > 0 &&
+    matchTools(tokenize(goal), catalog).length === 0 &&
+    !usedTools(plan, catalog).some((tool) => goalStems.some((s) => toolVocabulary(tool).has(s)));
+  const steps = flattenSteps(plan);
+  if (uncovered.length === 0 && !(unrelated && steps.length > 0)) return plan;
+  const assumptions = [
+    ...plan.assumptions,
+    ...uncovered.map((action) => `no tool of the catalog does "${action}": named missing`),
+    ...(unrelated && steps.length > 0 ? [`the steps were dropped: none of their tools (${usedTools(plan, catalog).map((t) => t.name).join(', ')}) does anything the goal names`] : []),
+  ];
+  const status = unrelated || steps.length === 0 ? 'IMPOSSIBLE' : 'PARTIAL';
+  return PlanSchema.parse({ ...plan, status, missing_capabilities: missing, tasks: status === 'IMPOSSIBLE' ? [] : plan.tasks, assumptions });
 }
 
 /**

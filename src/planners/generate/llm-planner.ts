@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { PlanSchemaError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
-import { namedToolsLeftOut, providedBy, uncoveredActions } from '../coverage';
+import { namedToolsLeftOut, providedBy, withActionsAccounted } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
@@ -36,21 +36,11 @@ export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonl
   if ('tasks' in json) return parsePlanJson(text, stamp as PlanStamp);
   const draft = PlanDraftSchema.safeParse(json);
   if (!draft.success) throw new PlanSchemaError('plan', formatZodIssues(draft.error));
-  // The steps of an IMPOSSIBLE draft are no plan (validation refuses them): they provide nothing.
-  const used = draft.data.status === 'IMPOSSIBLE' ? [] : catalog.filter((tool) => draft.data.steps.some((step) => step.tool === tool.name));
+  const used = catalog.filter((tool) => draft.data.steps.some((step) => step.tool === tool.name));
   const missing = draft.data.missing_capabilities.filter((capability) => !providedBy(capability, used));
   const plan = PlanSchema.safeParse(planFromDraft({ ...draft.data, missing_capabilities: missing }, stamp, catalog));
   if (!plan.success) throw new PlanSchemaError('plan', formatZodIssues(plan.error));
   return plan.data;
-}
-
-/** Said in the same conversation, so the model names what no tool does before any critic has to (../coverage). */
-function uncoveredIssue(action: string): ValidationIssue {
-  return {
-    code: 'UNCOVERED_ACTION',
-    message: `the goal asks to "${action}", which no tool of the catalog does, and missing_capabilities does not name it`,
-    hint: 'Name it in missing_capabilities, with status PARTIAL when the steps do the rest of the goal, or IMPOSSIBLE (no steps) when no tool helps.',
-  };
 }
 
 /** An IMPOSSIBLE answer to a goal that names catalog tools: the model gave up on a part it can do. */
@@ -92,13 +82,9 @@ export class LlmPlanner implements Planner {
       schema: planReplySchema(tools, request.constraints.max_steps),
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
-        const parsed = parsePlanReply(text, planStamp, catalog);
+        const parsed = withActionsAccounted(parsePlanReply(text, planStamp, catalog), request, catalog);
         const leftOut = namedToolsLeftOut(parsed, request, tools);
-        const issues = [
-          ...validatePlan(parsed, context),
-          ...uncoveredActions(parsed, request, catalog).map(uncoveredIssue),
-          ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : []),
-        ];
+        const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];
         if (issues.length > 0) throw new PlanValidationError(issues);
         return parsed;
       },

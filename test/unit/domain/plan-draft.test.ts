@@ -35,16 +35,45 @@ describe('planFromDraft', () => {
     expect(plan.tasks[0]!.steps.map((s) => s.depends_on)).toEqual([[], [0], []]);
   });
 
-  it('takes the status the steps and missing capabilities say when the draft contradicts them: FEASIBLE with something missing is PARTIAL, PARTIAL with nothing missing FEASIBLE', () => {
+  it('takes the status the steps and missing capabilities say when the draft contradicts them: FEASIBLE with something missing is PARTIAL, IMPOSSIBLE with steps PARTIAL or FEASIBLE', () => {
     const statusOf = (d: Partial<PlanDraft>) => PlanSchema.parse(planFromDraft({ ...draft, ...d }, stamp, catalog)).status;
     expect(statusOf({ status: 'FEASIBLE', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
     expect(statusOf({ status: 'FEASIBLE', missing_capabilities: ['sending email'], steps: [] })).toBe('IMPOSSIBLE');
     expect(statusOf({ status: 'PARTIAL', missing_capabilities: ['sending email'], steps: [] })).toBe('IMPOSSIBLE');
     expect(statusOf({ status: 'PARTIAL', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
     expect(statusOf({ status: 'PARTIAL', missing_capabilities: [] })).toBe('FEASIBLE');
-    // Too little to mend: IMPOSSIBLE with steps is left to validation, no steps and nothing missing to the schema.
-    expect(statusOf({ status: 'IMPOSSIBLE', missing_capabilities: ['x'] })).toBe('IMPOSSIBLE');
+    expect(statusOf({ status: 'IMPOSSIBLE', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
+    expect(statusOf({ status: 'IMPOSSIBLE', missing_capabilities: [] })).toBe('FEASIBLE');
+    // Too little to mend: no steps and nothing missing is left to the schema.
     expect(() => PlanSchema.parse(planFromDraft({ ...draft, status: 'IMPOSSIBLE', steps: [] }, stamp, catalog))).toThrow(/missing/);
+  });
+
+  it('merges a step that repeats an earlier one into it, the later steps\' dependencies and templates following', () => {
+    const facilities = { title: 'Composting sites', tool: 'facilities', params: { type: 'composting' }, depends_on: [] };
+    const repeated: PlanDraft = {
+      ...draft,
+      steps: [
+        facilities,
+        { ...facilities, depends_on: [0] },
+        { ...facilities, title: 'Again', depends_on: [1] },
+        { title: 'Their shipments', tool: 'shipments', params: { facility_id: '${step[2].data[0].id}' }, depends_on: [2] },
+        { title: 'Other sites', tool: 'facilities', params: { type: 'landfill' }, depends_on: [] },
+      ],
+    };
+    const plan = PlanSchema.parse(planFromDraft(repeated, stamp, catalog));
+    expect(plan.tasks[0]!.steps.map((s) => [s.id, s.tool, s.params, s.depends_on])).toEqual([
+      ['1.1', 'facilities', { type: 'composting' }, []],
+      ['1.2', 'shipments', { facility_id: '${step[0].data[0].id}' }, [0]],
+      ['1.3', 'facilities', { type: 'landfill' }, []],
+    ]);
+    expect(plan.assumptions).toEqual(['steps 1.2, 1.3 repeated an earlier step and were merged into it']);
+  });
+
+  it('keeps steps with the same tool and different params, and a repeat that waits on a later step', () => {
+    const steps = [draft.steps[0]!, { ...draft.steps[0]!, params: { has_contaminants: false } }];
+    expect(PlanSchema.parse(planFromDraft({ ...draft, steps }, stamp, catalog)).tasks[0]!.steps).toHaveLength(2);
+    const waits = [draft.steps[0]!, draft.steps[1]!, { ...draft.steps[0]!, depends_on: [1] }];
+    expect(PlanSchema.parse(planFromDraft({ ...draft, steps: waits }, stamp, catalog)).tasks[0]!.steps).toHaveLength(3);
   });
 
   it('mends reads of a list in the wrong form (.* into one value, a field of the list itself) and says so in the assumptions', () => {

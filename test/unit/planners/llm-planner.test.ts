@@ -138,14 +138,37 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.messages(1)[3]!.content).toContain('[TOOL_NOT_ALLOWED] step 1 ("1.2"): tool "contaminants-detected" is not allowed');
   });
 
-  it('sends back a plan that does not name an action of the goal that no tool does, and takes the PARTIAL one that does', async () => {
+  it('names an action of the goal that no tool does as missing itself when the plan leaves it out: PARTIAL, in one call', async () => {
     const goal = 'Get contaminated shipments from last week and email the list to the compliance team';
-    const partial = JSON.stringify({ ...JSON.parse(planReply(validSteps().slice(0, 1))), status: 'PARTIAL', missing_capabilities: ['sending email'] });
-    await harness.start({ script: [planReply(validSteps().slice(0, 1)), partial] });
+    await harness.start({ script: [planReply(validSteps().slice(0, 1))] });
     const { plan } = await generate({ request: request(goal) });
 
-    expect(plan.status).toBe('PARTIAL');
-    expect(harness.messages(1)[3]!.content).toContain('[UNCOVERED_ACTION] the goal asks to "Email the list to the compliance team", which no tool of the catalog does, and missing_capabilities does not name it');
+    expect(plan).toMatchObject({ status: 'PARTIAL', missing_capabilities: ['Email the list to the compliance team'] });
+    expect(plan.assumptions).toContain('no tool of the catalog does "Email the list to the compliance team": named missing');
+    expect(harness.server.calls).toBe(1);
+  });
+
+  it('adds the action to an IMPOSSIBLE plan whose missing capabilities do not name its verb', async () => {
+    const goal = 'Order 50 new recycling bins from our supplier';
+    await harness.start({ script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins'], steps: [] })] });
+    const { plan } = await generate({ request: request(goal) });
+
+    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins', 'Order N new recycling bins from our supplier'] });
+    expect(harness.server.calls).toBe(1);
+  });
+
+  it('makes a plan whose steps do nothing the goal names IMPOSSIBLE, without its steps, and names "bookings" as booking', async () => {
+    const facilities = { title: 'Composting sites', tool: 'facilities', params: { type: 'composting' }, depends_on: [] };
+    const translate = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [facilities, { ...facilities, depends_on: [0] }] });
+    const book = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: ['bookings'], steps: [{ ...facilities, params: { location: 'Bremen' } }] });
+    await harness.start({ script: [translate, book] });
+
+    const translated = (await generate({ request: request('Translate the safety manual into Polish') })).plan;
+    expect(translated).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['Translate the safety manual into Polish'], tasks: [] });
+    expect(translated.assumptions).toContain('the steps were dropped: none of their tools (facilities) does anything the goal names');
+    const booked = (await generate({ request: request('Find the facilities in Bremen and book a truck pickup at each of them') })).plan;
+    expect(booked).toMatchObject({ status: 'PARTIAL', missing_capabilities: ['bookings'] });
+    expect(harness.server.calls).toBe(2);
   });
 
   it('takes a plan that names as missing what its own steps do as FEASIBLE, in one call', async () => {
@@ -160,17 +183,15 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.server.calls).toBe(1);
   });
 
-  it('drops nothing from an IMPOSSIBLE draft with steps: it is sent back as contradicting its steps', async () => {
+  it('takes an IMPOSSIBLE draft whose steps call the tool it names missing as the FEASIBLE plan its steps make, in one call', async () => {
     const impossible = { status: 'IMPOSSIBLE', missing_capabilities: ['contaminants-detected'], steps: [
       { title: 'Their contaminants', tool: 'contaminants-detected', params: { date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
     ] };
-    await harness.start({ script: [JSON.stringify(impossible), planReply()] });
-    await generate();
+    await harness.start({ script: [JSON.stringify(impossible)] });
+    const { plan } = await generate();
 
-    const correction = harness.messages(1)[3]!.content;
-    expect(correction).toContain('[STATUS_CONTRADICTS_STEPS]');
-    expect(correction).toContain('[MISSING_BUT_AVAILABLE]');
-    expect(correction).not.toContain('must name what is missing');
+    expect(plan).toMatchObject({ status: 'FEASIBLE', missing_capabilities: [] });
+    expect(harness.server.calls).toBe(1);
   });
 
   it('sends back an IMPOSSIBLE answer to a goal that names catalog tools, and takes the PARTIAL plan that uses them', async () => {
