@@ -1,6 +1,6 @@
 /**
  * What the planner costs on top of Temporal itself.
- *   npm run bench [-- --plans 200 --concurrency 20 --warmup 20 --replan-plans 20 --db file --out bench/results.json]
+ *   npm run bench [-- --plans 200 --concurrency 20 --warmup 20 --replan-plans 20 --rounds 3 --db file --out bench/results.json]
  *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
@@ -9,10 +9,12 @@
  *   - planner: planningWorkflow with the deterministic planner over the bench pack (bench/bench-pack.ts), whose goal the
  *     ranking planner turns into the same shape (two chains of five no-op steps linked by `<x>_ids`), in a worker
  *     that serves what `planner worker` serves (the default packs too);
- * in two topologies, each planner side right after the raw side it is compared with: the default deployment (the
+ * in two topologies, each planner side next to the raw side it is compared with: the default deployment (the
  * activities / tools on the workflow's own queue, one worker) and split pools (on a second queue, its own worker in
  * the same process); then a re-plan case (the last step of one chain fails once, permanently, so the plan is
- * re-planned once) on the default deployment.
+ * re-planned once) on the default deployment. `--rounds N` repeats the sides N times, the raw side first in odd
+ * rounds and second in even ones, so neither side always meets the cooler machine or the emptier server database;
+ * each side's figures pool its rounds, and every round's ratios are kept to show the spread.
  * Prints plans/s, p50/p95 end-to-end latency, history events and bytes per plan, worker peak RSS and where the
  * memory is, the planner/raw ratios per topology and where the planner's time goes; writes results.json and
  * results.svg next to this file. `--before <file>` copies worker memory figures measured before a change (see
@@ -42,6 +44,8 @@ interface Flags {
   concurrency: number;
   warmup: number;
   replanPlans: number;
+  /** How often the sides are measured, alternating which of each pair goes first. */
+  rounds: number;
   out: string;
   /** The dev server's persistence: a SQLite file in the temporary folder (default) or in memory. */
   db: 'file' | 'memory';
@@ -52,7 +56,7 @@ interface Flags {
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { plans: 200, concurrency: 20, warmup: 20, replanPlans: 20, out: path.join(__dirname, 'results.json'), db: 'file' };
+  const flags: Flags = { plans: 200, concurrency: 20, warmup: 20, replanPlans: 20, rounds: 1, out: path.join(__dirname, 'results.json'), db: 'file' };
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
     const value = () => inline ?? argv[++i] ?? '';
@@ -65,6 +69,7 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--concurrency') flags.concurrency = Math.max(1, int());
     else if (name === '--warmup') flags.warmup = int();
     else if (name === '--replan-plans') flags.replanPlans = int();
+    else if (name === '--rounds') flags.rounds = Math.max(1, int());
     else if (name === '--out') flags.out = path.resolve(value());
     else if (name === '--before') flags.before = path.resolve(value());
     else if (name === '--profile') flags.profile = path.resolve(value());
@@ -73,7 +78,7 @@ function parseFlags(argv: string[]): Flags {
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -278,9 +283,26 @@ function cpuMsOf(pid: number | undefined): number {
   }
 }
 
+function sortedLatencies(m: Measured<unknown>): number[] {
+  return m.runs.map((r) => r.latency_ms).sort((a, b) => a - b);
+}
+
+/** One side's rounds as one measurement: every run, the summed time and CPU, the highest peak RSS, the last memory report. */
+function pooled<R>(rounds: readonly Measured<R>[]): Measured<R> {
+  const last = rounds.at(-1)!;
+  return {
+    runs: rounds.flatMap((m) => m.runs),
+    seconds: rounds.reduce((sum, m) => sum + m.seconds, 0),
+    rss: { peak_mb: Math.max(...rounds.map((m) => m.rss.peak_mb)), current_mb: last.rss.current_mb },
+    memory: last.memory,
+    load: { before: rounds[0]!.load.before, after: last.load.after },
+    cpu_ms: { worker: rounds.reduce((sum, m) => sum + m.cpu_ms.worker, 0), server: rounds.reduce((sum, m) => sum + m.cpu_ms.server, 0) },
+  };
+}
+
 function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
   const { runs, seconds, rss } = m;
-  const lat = runs.map((r) => r.latency_ms).sort((a, b) => a - b);
+  const lat = sortedLatencies(m);
   const activities: Record<string, { per_plan: number; mean_ms: number }> = {};
   for (const f of facts) {
     for (const [type, a] of Object.entries(f.activities)) {
@@ -384,16 +406,16 @@ async function main() {
       log(`${worker.mode} (tools: ${worker.tools}): ${count} runs in ${seconds.toFixed(1)} s, worker RSS peak ${measured.rss.peak_mb} MB, load ${before} → ${measured.load.after}`);
       return { measured, ...(extra ? { extra } : {}) };
     }
-    const startBaseline = (taskQueue: string, activityQueue?: string) => (tag: string) => (i: number) =>
+    const startBaseline = (taskQueue: string, activityQueue: string | undefined, round: number) => (tag: string) => (i: number) =>
       c.workflow.start('baselineWorkflow', {
         taskQueue,
-        workflowId: `${taskQueue}-${tag}-${i}`,
+        workflowId: `${taskQueue}-${tag}-${round}-${i}`,
         args: [{ branches, ...(activityQueue ? { activityQueue } : {}) }],
       });
-    const startPlanner = (taskQueue: string, goal = BENCH_GOAL) => (tag: string) => (i: number) =>
+    const startPlanner = (taskQueue: string, goal: string, round: number) => (tag: string) => (i: number) =>
       c.workflow.start('planningWorkflow', {
         taskQueue,
-        workflowId: `${taskQueue}-${tag}-${i}`,
+        workflowId: `${taskQueue}-${tag}-${round}-${i}`,
         args: [{ request: { goal, tool_catalog: 'bench', planner: 'ranking' } }],
       });
     const notDone = (runs: Run<PlanningOutcome>[], version: number) =>
@@ -405,27 +427,63 @@ async function main() {
       if (runs.some((r) => r.result !== 10)) throw new Error('a baseline run did not run 10 activities');
     };
 
-    // Each topology: the raw baseline, then the planner, back to back (the machine is shared; load drifts).
-    const raw = (await measure<number>({ mode: 'baseline', tools: 'planner', taskQueue: 'raw' }, startBaseline('raw'), flags.plans)).measured;
-    checkBaseline(raw.runs);
-    const { measured: planner, extra: replan } = await measure<PlanningOutcome>(
-      { mode: 'planner', tools: 'planner', taskQueue: 'planner' },
-      startPlanner('planner'),
-      flags.plans,
-      async (w) => {
-        const before = load1();
-        const cpuBefore = { worker: cpuMsOf(w.child.pid), server: cpuMsOf(server!.pid) };
-        const r = await runMany<PlanningOutcome>(flags.replanPlans, flags.concurrency, startPlanner('planner', BENCH_REPLAN_GOAL)('replan'));
-        const cpu_ms = { worker: cpuMsOf(w.child.pid) - cpuBefore.worker, server: cpuMsOf(server!.pid) - cpuBefore.server };
-        return { ...r, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() }, cpu_ms };
-      },
-    );
-    check('planner', planner.runs, 1);
-    check('re-plan', replan!.runs as Run<PlanningOutcome>[], 2);
-    const rawSplit = (await measure<number>({ mode: 'baseline', tools: 'split', taskQueue: 'raw-split' }, startBaseline('raw-split', 'raw-split-tools'), flags.plans)).measured;
-    checkBaseline(rawSplit.runs);
-    const split = (await measure<PlanningOutcome>({ mode: 'planner', tools: 'split', taskQueue: 'planner-split' }, startPlanner('planner-split'), flags.plans)).measured;
-    check('split-pool planner', split.runs, 1);
+    // Each topology: the raw baseline and the planner back to back (the machine is shared; load drifts), the raw
+    // side first in odd rounds and second in even ones.
+    const sides = { raw: [] as Measured<number>[], planner: [] as Measured<PlanningOutcome>[], rawSplit: [] as Measured<number>[], split: [] as Measured<PlanningOutcome>[] };
+    let replan: Measured<unknown> | undefined;
+    for (let round = 0; round < flags.rounds; round++) {
+      log(`round ${round + 1} of ${flags.rounds}`);
+      const rawFirst = round % 2 === 0;
+      const measureRaw = async () => {
+        const raw = (await measure<number>({ mode: 'baseline', tools: 'planner', taskQueue: 'raw' }, startBaseline('raw', undefined, round), flags.plans)).measured;
+        checkBaseline(raw.runs);
+        sides.raw.push(raw);
+      };
+      const measurePlanner = async () => {
+        const { measured: planner, extra } = await measure<PlanningOutcome>(
+          { mode: 'planner', tools: 'planner', taskQueue: 'planner' },
+          startPlanner('planner', BENCH_GOAL, round),
+          flags.plans,
+          round > 0
+            ? undefined
+            : async (w) => {
+                const before = load1();
+                const cpuBefore = { worker: cpuMsOf(w.child.pid), server: cpuMsOf(server!.pid) };
+                const r = await runMany<PlanningOutcome>(flags.replanPlans, flags.concurrency, startPlanner('planner', BENCH_REPLAN_GOAL, round)('replan'));
+                const cpu_ms = { worker: cpuMsOf(w.child.pid) - cpuBefore.worker, server: cpuMsOf(server!.pid) - cpuBefore.server };
+                return { ...r, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() }, cpu_ms };
+              },
+        );
+        check('planner', planner.runs, 1);
+        if (extra) {
+          check('re-plan', extra.runs as Run<PlanningOutcome>[], 2);
+          replan = extra;
+        }
+        sides.planner.push(planner);
+      };
+      const measureRawSplit = async () => {
+        const rawSplit = (await measure<number>({ mode: 'baseline', tools: 'split', taskQueue: 'raw-split' }, startBaseline('raw-split', 'raw-split-tools', round), flags.plans)).measured;
+        checkBaseline(rawSplit.runs);
+        sides.rawSplit.push(rawSplit);
+      };
+      const measureSplit = async () => {
+        const split = (await measure<PlanningOutcome>({ mode: 'planner', tools: 'split', taskQueue: 'planner-split' }, startPlanner('planner-split', BENCH_GOAL, round), flags.plans)).measured;
+        check('split-pool planner', split.runs, 1);
+        sides.split.push(split);
+      };
+      for (const step of rawFirst ? [measureRaw, measurePlanner, measureRawSplit, measureSplit] : [measurePlanner, measureRaw, measureSplit, measureRawSplit]) await step();
+    }
+    const perRound = sides.raw.map((raw, i) => {
+      const ratioIn = (side: Measured<unknown>, base: Measured<unknown>) => ({
+        latency_p50: round(percentile(sortedLatencies(side), 50) / percentile(sortedLatencies(base), 50)),
+        throughput: round((side.runs.length / side.seconds) / (base.runs.length / base.seconds)),
+      });
+      return { round: i + 1, raw_first: i % 2 === 0, ratio: ratioIn(sides.planner[i]!, raw), ratio_split: ratioIn(sides.split[i]!, sides.rawSplit[i]!) };
+    });
+    const raw = pooled(sides.raw);
+    const planner = pooled(sides.planner);
+    const rawSplit = pooled(sides.rawSplit);
+    const split = pooled(sides.split);
 
     log('reading histories …');
     const side = async (name: string, m: Measured<unknown>) => summarize(name, m, await histories(c, m.runs.map((r) => r.id)));
@@ -474,13 +532,15 @@ async function main() {
         concurrency: flags.concurrency,
         warmup: flags.warmup,
         replan_plans: flags.replanPlans,
+        rounds: flags.rounds,
         server_db: flags.db === 'file' ? 'SQLite file in a temporary folder' : 'in memory',
         shape: 'two parallel chains of 5 no-op steps (10 steps)',
         planner_worker: 'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
-        order: 'raw, planner (+ re-plan), raw split, planner split; each side a fresh worker process',
+        order: 'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',
       },
       ratio,
       ratio_split,
+      rounds: perRound,
       targets,
       raw: b,
       planner: p,
@@ -500,6 +560,7 @@ async function main() {
       `RSS peak ${s.worker_rss_mb.peak_mb} MB (heap ${s.worker_memory.heap_used_mb ?? '?'} MB, ${s.worker_memory.cached_workflows ?? '?'} cached workflows)`;
     log('');
     for (const s of [b, p, rp, bs, ps]) log(line(s));
+    for (const r of perRound) log(`round ${r.round} (${r.raw_first ? 'raw first' : 'planner first'}): default p50 ${r.ratio.latency_p50}x, throughput ${r.ratio.throughput}x; split p50 ${r.ratio_split.latency_p50}x, throughput ${r.ratio_split.throughput}x`);
     const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
     log(`default deployment / raw: latency p50 ${ratio.latency_p50}x (<= 1.2: ${verdict(targets.latency_p50.met)}), ` +
       `throughput ${ratio.throughput}x (>= 0.85: ${verdict(targets.throughput.met)}), worker RSS peak ${ratio.worker_rss_peak}x (<= 1.2: ${verdict(targets.worker_rss_peak.met)}), history ${ratio.history_bytes}x bytes, CPU per plan ${ratio.cpu_per_plan}x`);

@@ -5,10 +5,15 @@
  *
  * The rules have the last word on vagueness both ways, because small models misjudge it: a goal that names no tool,
  * place or date and only asks to see data ("Check the reports") is asked about even when the model calls it clear,
- * and a goal the user has already answered about is not asked about again once the rules find it plannable.
+ * and a goal the user has already answered about is not asked about again once the rules find it plannable. The
+ * model's own question, about a goal the rules find clear, is asked only when an option names something of the goal
+ * or the catalog: a small model copies the prompt's example ("Orders that are overdue") for any goal.
  */
 import { effectiveGoal } from '../../domain/request';
 import { parseRequirementsJson, type Clarification, type ClarificationLexicon, type Requirements } from '../../domain/requirements';
+import type { ToolSpec } from '../../domain/tool-spec';
+import { contentTokens, tokenize } from '../../domain/words';
+import { toolVocabulary } from '../coverage';
 import { clarificationNeeded } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
@@ -21,13 +26,20 @@ export const ANALYSIS_TEMPERATURE = 0;
 /** Requirements take a few hundred tokens at most; more is a model repeating itself. */
 export const ANALYSIS_REPLY_MAX_TOKENS = 512;
 
+/** Whether some option of `question` shares a word with the goal or with what a catalog tool is known by. */
+function isGrounded(question: Clarification, goal: string, catalog: readonly ToolSpec[]): boolean {
+  const known = new Set([...contentTokens(tokenize(goal)).map((t) => t.stem), ...catalog.flatMap((tool) => [...toolVocabulary(tool)])]);
+  return question.options.some((option) => contentTokens(tokenize(option)).some((t) => known.has(t.stem)));
+}
+
 /**
- * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague, clear when they
- * find a goal the user has answered about plannable.
+ * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague; clear when they
+ * find a goal the user has answered about plannable, or when the model's question names nothing of the goal or the
+ * catalog (`grounded` false).
  */
-function clarityOf(answer: Requirements, rulesQuestion: Clarification | null, answered: boolean): Pick<Requirements, 'is_clear' | 'clarification'> {
+function clarityOf(answer: Requirements, rulesQuestion: Clarification | null, answered: boolean, grounded: boolean): Pick<Requirements, 'is_clear' | 'clarification'> {
   if (answer.is_clear && rulesQuestion) return { is_clear: false, clarification: rulesQuestion };
-  if (!answer.is_clear && answered && !rulesQuestion) return { is_clear: true, clarification: null };
+  if (!answer.is_clear && !rulesQuestion && (answered || !grounded)) return { is_clear: true, clarification: null };
   return { is_clear: answer.is_clear, clarification: answer.clarification };
 }
 
@@ -61,7 +73,8 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         const has_temporal_filter = answer.complexity_indicators.has_temporal_filter || temporal_references.length > 0;
         // A small model may write the same requirement step many times; the planner would copy each one.
         const steps = [...new Set(answer.steps)];
-        return { ...answer, ...clarityOf(answer, rulesQuestion, answered), steps, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
+        const grounded = answer.clarification !== null && isGrounded(answer.clarification, goal, catalog);
+        return { ...answer, ...clarityOf(answer, rulesQuestion, answered, grounded), steps, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
       },
     });
     return { requirements, llm_calls, transcript };

@@ -5,8 +5,10 @@
  * "error" therefore stands only when it points at this plan: a step the plan has, and a value or template that the
  * step really passes, quoted in the message or the suggestion. Any other error stays as a warning: audited, never
  * blocking. A value the user gave (words of the goal) or the system resolved (the goal's periods) is right by
- * definition and grounds nothing; the plan was validated against the tools' schemas before any critic saw it. A
- * copy of the prompt's example says nothing about the plan and is dropped.
+ * definition and grounds nothing. The plan was validated against the tools' schemas before any critic saw it, so
+ * an error claiming that a tool does not support a param or value the step passes ("inspections does not support
+ * the 'status' parameter with the value 'pending'", an enum member) is refuted whatever it quotes. A copy of the
+ * prompt's example says nothing about the plan and is dropped.
  */
 import type { Critique } from '../../domain/critique';
 import { resolveTemporalReferences } from '../../domain/dates';
@@ -48,11 +50,15 @@ function quotes(text: string, value: string): boolean {
   return false;
 }
 
-/** Whether the critique quotes a value its step really passes, other than one `vouched` for. */
+/** A claim that the tool refuses what the step passes: validation against the tool's schema has settled it. */
+const SCHEMA_CLAIM = /\b(?:does not|doesn't|do not|don't|cannot|can't) (?:support|accept|allow)|\bnot (?:supported|accepted|allowed|a valid)\b|\binvalid\b|\bdo(?:es)? not match the (?:tool's )?schema/i;
+
+/** Whether the critique quotes a value its step really passes, other than one `vouched` for, and is no schema claim. */
 function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan, vouched: (value: string) => boolean): boolean {
   const step = critique.step_id === undefined ? undefined : flattenSteps(plan).find((s) => s.id === critique.step_id);
   if (!step) return false;
   const text = normalized(`${critique.message} ${critique.suggestion}`);
+  if (SCHEMA_CLAIM.test(critique.message)) return false;
   return quotableValues(step.params).some((value) => !vouched(value) && quotes(text, value));
 }
 

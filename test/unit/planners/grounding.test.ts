@@ -16,4 +16,12 @@ describe('grounding of pre-mortem errors', () => {
     expect(grounded.map((c) => c.severity)).toEqual(['error', 'warning']);
     expect(grounded[1]!.message).toBe('FAC-77 is not a facility (not grounded in a value the step passes: kept as a warning)');
   });
+
+  it("an error claiming the tool does not support what the step passes becomes a warning: validation against the tool's schema settled that", () => {
+    const claims = [
+      error("The tool 'contaminants-detected' does not support the 'facility_id' parameter 'FAC-7'"),
+      error('facility_id FAC-7 is not a valid value for this tool'),
+    ];
+    expect(groundCritiques(claims, plan, req, 'example').map((c) => c.severity)).toEqual(['warning', 'warning']);
+  });
 });

@@ -91,6 +91,13 @@ describe('LlmAnalyzer', () => {
     expect(unanswered.requirements).toMatchObject({ is_clear: false, clarification });
   });
 
+  it("does not ask the model's question about a clear goal when no option names anything of the goal or the catalog (a copy of the prompt's example)", async () => {
+    const copied = { question: 'Which orders do you mean by "the problem orders"?', options: ['Orders that are overdue', 'Orders with a failed payment'], default_option: 0 };
+    await harness.start({ script: [analysisReply({ is_clear: false, clarification: copied })] });
+    const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request('List all waste facilities in Hannover'), catalog });
+    expect(requirements).toMatchObject({ is_clear: true, clarification: null });
+  });
+
   it('keeps each requirement step once, however often the model repeats it', async () => {
     const repeated = 'Fetch contaminated shipments of the period';
     await harness.start({ script: [analysisReply({ steps: [repeated, repeated, 'Fetch their contaminants', repeated] })] });
