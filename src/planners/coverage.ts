@@ -48,18 +48,19 @@ export function withActionsAccounted(plan: Plan, request: PlanningRequest, catal
   const missing = [...plan.missing_capabilities, ...uncovered];
   const goal = effectiveGoal(request);
   const goalStems = stems(goal);
-  const unrelated =
-    missing.length > 0 &&
-    matchTools(tokenize(goal), catalog).length === 0 &&
-    !usedTools(plan, catalog).some((tool) => goalStems.some((s) => toolVocabulary(tool).has(s)));
-  const steps = flattenSteps(plan);
-  if (uncovered.length === 0 && !(unrelated && steps.length > 0)) return plan;
+  const used = usedTools(plan, catalog);
+  const knowsGoal = (tool: ToolSpec) => {
+    const vocabulary = toolVocabulary(tool);
+    return goalStems.some((s) => vocabulary.has(s));
+  };
+  const doNothingAsked = used.length > 0 && missing.length > 0 && matchTools(tokenize(goal), catalog).length === 0 && !used.some(knowsGoal);
+  if (uncovered.length === 0 && !doNothingAsked) return plan;
   const assumptions = [
     ...plan.assumptions,
     ...uncovered.map((action) => `no tool of the catalog does "${action}": named missing`),
-    ...(unrelated && steps.length > 0 ? [`the steps were dropped: none of their tools (${usedTools(plan, catalog).map((t) => t.name).join(', ')}) does anything the goal names`] : []),
+    ...(doNothingAsked ? [`the steps were dropped: none of their tools (${used.map((t) => t.name).join(', ')}) does anything the goal names`] : []),
   ];
-  const status = unrelated || steps.length === 0 ? 'IMPOSSIBLE' : 'PARTIAL';
+  const status = doNothingAsked || flattenSteps(plan).length === 0 ? 'IMPOSSIBLE' : 'PARTIAL';
   return PlanSchema.parse({ ...plan, status, missing_capabilities: missing, tasks: status === 'IMPOSSIBLE' ? [] : plan.tasks, assumptions });
 }
 

@@ -27,7 +27,7 @@ export const ANALYSIS_TEMPERATURE = 0;
 export const ANALYSIS_REPLY_MAX_TOKENS = 512;
 
 /** Whether some option of `question` shares a word with the goal or with what a catalog tool is known by. */
-function isGrounded(question: Clarification, goal: string, catalog: readonly ToolSpec[]): boolean {
+function namesGoalOrCatalog(question: Clarification, goal: string, catalog: readonly ToolSpec[]): boolean {
   const known = new Set([...contentTokens(tokenize(goal)).map((t) => t.stem), ...catalog.flatMap((tool) => [...toolVocabulary(tool)])]);
   return question.options.some((option) => contentTokens(tokenize(option)).some((t) => known.has(t.stem)));
 }
@@ -73,7 +73,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         const has_temporal_filter = answer.complexity_indicators.has_temporal_filter || temporal_references.length > 0;
         // A small model may write the same requirement step many times; the planner would copy each one.
         const steps = [...new Set(answer.steps)];
-        const grounded = answer.clarification !== null && isGrounded(answer.clarification, goal, catalog);
+        const grounded = answer.clarification !== null && namesGoalOrCatalog(answer.clarification, goal, catalog);
         return { ...answer, ...clarityOf(answer, rulesQuestion, answered, grounded), steps, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
       },
     });

@@ -56,9 +56,8 @@ const SCHEMA_CLAIM = /\b(?:does not|doesn't|do not|don't|cannot|can't) (?:suppor
 /** Whether the critique quotes a value its step really passes, other than one `vouched` for, and is no schema claim. */
 function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan, vouched: (value: string) => boolean): boolean {
   const step = critique.step_id === undefined ? undefined : flattenSteps(plan).find((s) => s.id === critique.step_id);
-  if (!step) return false;
+  if (!step || SCHEMA_CLAIM.test(critique.message)) return false;
   const text = normalized(`${critique.message} ${critique.suggestion}`);
-  if (SCHEMA_CLAIM.test(critique.message)) return false;
   return quotableValues(step.params).some((value) => !vouched(value) && quotes(text, value));
 }
 
