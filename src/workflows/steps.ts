@@ -70,7 +70,7 @@ function inputsOf(run: PlanningRun, step: Step): Record<string, { ref: string; d
 
 /** inputsOf, each result by its inline data or else by reference: not both. */
 function leanInputsOf(run: PlanningRun, step: Step): StepExecutionInput['inputs'] {
-  return Object.fromEntries(step.depends_on.map((d) => [String(d), run.state.steps[d]!.result!.data !== undefined ? { data: run.state.steps[d]!.result!.data } : { ref: run.state.steps[d]!.result!.ref }]));
+  return Object.fromEntries(Object.entries(inputsOf(run, step)).map(([d, { ref, data }]) => [d, data !== undefined ? { data } : { ref }]));
 }
 
 /** What `executeStep` receives; `lean` (LEAN_STEPS_PATCH): only what the worker cannot know itself. */
