@@ -1,6 +1,7 @@
 /**
- * The bench's worker process (spawned by bench/bench.ts, so its RSS is its own). Both modes load the same prebuilt
- * bundle (BENCH_BUNDLE) and serve BENCH_TASK_QUEUE; BENCH_TOOLS picks the topology:
+ * The bench's worker process (spawned by bench/bench.ts, so its RSS is its own). Each mode loads its own prebuilt
+ * bundle (BENCH_BUNDLE: the planner's workflows, or only the baseline's) and serves BENCH_TASK_QUEUE; BENCH_TOOLS
+ * picks the topology:
  *   - `planner`: everything on BENCH_TASK_QUEUE, one worker (the default deployment);
  *   - `split`: the tools on `<queue>-tools` (and the default packs on their own queues), served by tool workers in
  *     this process.
@@ -8,7 +9,7 @@
  * workspace, MCP from planner.config.json) plus the bench pack, with the deterministic planner. BENCH_MODE=baseline
  * runs plain Temporal workers: the baseline workflow, and its no-op activity on the workflow's queue (`planner`) or
  * on a worker of `<queue>-tools` (`split`).
- * Env: TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
+ * Env: TEMPORAL_ADDRESS, BENCH_BUNDLE, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
  * `memory {json}`: where its memory is (process.memoryUsage, V8 heap, cached workflows).
  */
 import { readFileSync } from 'node:fs';

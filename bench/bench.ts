@@ -4,7 +4,7 @@
  *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
- * processes (bench/bench-worker.ts) that load the same workflow bundle (bench/workflows.ts):
+ * processes (bench/bench-worker.ts), each loading only its own side's workflow bundle, as a deployment of it would:
  *   - raw: bench/baseline-workflow.ts, ten no-op activities in two parallel chains of five;
  *   - planner: planningWorkflow with the deterministic planner over the bench pack (bench/bench-pack.ts), whose goal the
  *     ranking planner turns into the same shape (two chains of five no-op steps linked by `<x>_ids`), in a worker
@@ -27,7 +27,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from './bench-pack';
 import type { PlanningOutcome } from '../src/api';
@@ -35,6 +34,7 @@ import type { ToolQueues } from '../src/config';
 import { renderChart } from './chart';
 import { exited } from './child-processes';
 import { projectRoot } from '../src/project-root';
+import { bundleWorkflows } from '../src/worker';
 
 const ROOT = projectRoot();
 const EventType = temporal.api.enums.v1.EventType;
@@ -367,19 +367,16 @@ async function main() {
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
     log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('./workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
-    });
-    const bundle = path.join(dir, 'bundle.js');
-    writeFileSync(bundle, code);
+    const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
+    writeFileSync(bundles.planner, (await bundleWorkflows()).code);
+    writeFileSync(bundles.baseline, (await bundleWorkflows(require.resolve('./baseline-workflow'), {})).code);
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
     const c = client;
-    const workerEnv = (mode: string, taskQueue: string, tools: ToolQueues) => ({
+    const workerEnv = (mode: 'baseline' | 'planner', taskQueue: string, tools: ToolQueues) => ({
       BENCH_MODE: mode,
       BENCH_TOOLS: tools,
       BENCH_TASK_QUEUE: taskQueue,
-      BENCH_BUNDLE: bundle,
+      BENCH_BUNDLE: bundles[mode],
       BENCH_STORE_DIR: path.join(dir, 'store'),
       TEMPORAL_ADDRESS: server!.address,
     });

@@ -23,13 +23,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../test/fixtures/demo-pack';
 import { ledgerDir } from '../src/tools/idempotency';
 import { projectRoot } from '../src/project-root';
 import { exited } from './child-processes';
+import { bundleWorkflows } from '../src/worker';
 import { getStateQuery, type PlanningOutcome, type PlanningState } from '../src/api';
 import { planningWorkflow } from '../src/workflows';
 import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
@@ -124,10 +124,7 @@ async function main() {
   try {
     const port = await freePort();
     server = await startDevServer({ dbFile, port, headless: true, logFile: path.join(dir, 'server.log') });
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../src/workflows'),
-      logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
-    });
+    const { code } = await bundleWorkflows();
     const bundle = path.join(dir, 'bundle.js');
     writeFileSync(bundle, code);
     llm = await startScriptedLlmServer({

@@ -7,7 +7,7 @@
  * step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
@@ -44,9 +44,29 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
   });
 }
 
+/**
+ * How the planner's workflows are bundled: zod and the contract's schemas are built once per worker thread
+ * (src/domain/shared-schema.ts) rather than at the start of every run.
+ */
+export const PLANNER_BUNDLER_OPTIONS = { preloadModules: [require.resolve('./domain/shared-schema')] };
+
 /** The planner's workflows: a prebuilt bundle, or src/workflows (dist/workflows once compiled) bundled at start. */
-export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  return bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('./workflows') };
+export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
+  return bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('./workflows'), bundlerOptions: PLANNER_BUNDLER_OPTIONS };
+}
+
+/**
+ * Workflow code bundled once for several workers (tests, bench, chaos drill), quietly; by default the planner's
+ * workflows with its bundler options.
+ */
+export async function bundleWorkflows(workflowsPath = require.resolve('./workflows'), bundlerOptions: { preloadModules?: string[] } = PLANNER_BUNDLER_OPTIONS): Promise<{ code: string }> {
+  const quiet = () => undefined;
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    ...bundlerOptions,
+    logger: { trace: quiet, debug: quiet, info: quiet, log: quiet, warn: console.warn, error: console.error },
+  });
+  return { code };
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { sharedSchema } from '../domain/shared-schema';
 import {
   PLANNER_ERROR_CODES,
   PlannerError,
@@ -40,17 +41,19 @@ export const FAILURE_TYPES = {
 } as const satisfies Record<string, PlannerErrorCode>;
 export type FailureType = keyof typeof FAILURE_TYPES;
 
-export const FailureDetailsSchema = z.object({
-  code: z.enum(PLANNER_ERROR_CODES),
-  message: z.string(),
-  hint: z.string(),
-  details: z
-    .object({
-      /** LLM calls the failed activity made: the workflow charges them like a result's. */
-      llm_calls: z.array(LlmCallUsageSchema).optional(),
-    })
-    .catchall(z.unknown()),
-});
+export const FailureDetailsSchema = sharedSchema('api/failures#FailureDetailsSchema', () =>
+  z.object({
+    code: z.enum(PLANNER_ERROR_CODES),
+    message: z.string(),
+    hint: z.string(),
+    details: z
+      .object({
+        /** LLM calls the failed activity made: the workflow charges them like a result's. */
+        llm_calls: z.array(LlmCallUsageSchema).optional(),
+      })
+      .catchall(z.unknown()),
+  }),
+);
 export type FailureDetails = z.output<typeof FailureDetailsSchema>;
 
 /** A failure as the planner reports it: its type, code, message without the hint, hint, and typed details. */

@@ -3,55 +3,61 @@
  * run (approval, refinement and re-plan limits, timeouts), with their defaults. Parsed at the workflow's boundary.
  */
 import { z } from 'zod';
+import { sharedSchema } from '../domain/shared-schema';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
 import type { PlanningState } from './state';
 
-const ms = z.number().int().min(0).max(365 * 24 * 60 * 60_000);
+const ms = sharedSchema('api/input#ms', () => z.number().int().min(0).max(365 * 24 * 60 * 60_000));
 
-export const PlanningOptionsSchema = z
-  .object({
-    require_approval: z.boolean(),
-    max_refinements: z.number().int().min(0).max(20),
-    max_replans: z.number().int().min(0).max(20),
-    max_clarifications: z.number().int().min(0).max(20),
-    /** The run ends (PLAN-011) when a person has rejected this many versions; keeps a run's state from growing without end. */
-    max_rejections: z.number().int().min(1).max(1_000),
-    strict_critique: z.boolean(),
-    clarification_timeout_ms: ms,
-    approval_timeout_ms: ms,
-    budget_timeout_ms: ms,
-    step_start_to_close_ms: ms.min(1),
-    step_heartbeat_ms: ms.min(1),
-    /** Continue as new once history has this many events (Temporal's own suggestion also triggers it). */
-    continue_as_new_after_events: z.number().int().min(10),
-    /**
-     * Publish PlanStage & co. Turn off for a namespace without them registered (upserting an unknown search
-     * attribute fails every workflow task) and on Temporal's time-skipping test server, which cannot register any.
-     */
-    search_attributes: z.boolean(),
-    /**
-     * Let the ranking planner drop steps until its plan fits the budget. Off by default: under `block` a plan that
-     * does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing, saying what it needs.
-     */
-    trim_to_budget: z.boolean(),
-    /** How long a `human` step (or a decision on an unknown outcome) waits for a person; then it fails with PLAN-007. */
-    human_step_timeout_ms: ms.min(1),
-    /**
-     * A side-effecting step whose effect may or may not have happened (PLAN-014): `ask` waits for a person's
-     * `resolveStep` decision, `replan` treats it as a failed step (re-plan, then fail), `fail` ends the run at once.
-     */
-    on_outcome_unknown: z.enum(['ask', 'replan', 'fail']),
-    /** Tokens of the dependencies' data an `llm` step reads; more is cut, explicitly marked as truncated. */
-    llm_step_input_tokens: z.number().int().min(100).max(200_000),
-    /** 'use': a first LLM plan may come from the plan cache (and is cached); 'off': this run always asks the LLM. */
-    plan_cache: z.enum(['use', 'off']),
-    /** This run's LLM settings (temperature, max_tokens, attempts, timeout_ms); unset ones come from the worker's configuration. */
-    llm: LlmSettingsSchema.optional(),
-  })
-  .strict();
+export const PlanningOptionsSchema = sharedSchema('api/input#PlanningOptionsSchema', () =>
+  z
+    .object({
+      require_approval: z.boolean(),
+      max_refinements: z.number().int().min(0).max(20),
+      max_replans: z.number().int().min(0).max(20),
+      max_clarifications: z.number().int().min(0).max(20),
+      /** The run ends (PLAN-011) when a person has rejected this many versions; keeps a run's state from growing without end. */
+      max_rejections: z.number().int().min(1).max(1_000),
+      strict_critique: z.boolean(),
+      clarification_timeout_ms: ms,
+      approval_timeout_ms: ms,
+      budget_timeout_ms: ms,
+      step_start_to_close_ms: ms.min(1),
+      step_heartbeat_ms: ms.min(1),
+      /** Continue as new once history has this many events (Temporal's own suggestion also triggers it). */
+      continue_as_new_after_events: z.number().int().min(10),
+      /**
+       * Publish PlanStage & co. Turn off for a namespace without them registered (upserting an unknown search
+       * attribute fails every workflow task) and on Temporal's time-skipping test server, which cannot register any.
+       */
+      search_attributes: z.boolean(),
+      /**
+       * Let the ranking planner drop steps until its plan fits the budget. Off by default: under `block` a plan that
+       * does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing, saying what it needs.
+       */
+      trim_to_budget: z.boolean(),
+      /** How long a `human` step (or a decision on an unknown outcome) waits for a person; then it fails with PLAN-007. */
+      human_step_timeout_ms: ms.min(1),
+      /**
+       * A side-effecting step whose effect may or may not have happened (PLAN-014): `ask` waits for a person's
+       * `resolveStep` decision, `replan` treats it as a failed step (re-plan, then fail), `fail` ends the run at once.
+       */
+      on_outcome_unknown: z.enum(['ask', 'replan', 'fail']),
+      /** Tokens of the dependencies' data an `llm` step reads; more is cut, explicitly marked as truncated. */
+      llm_step_input_tokens: z.number().int().min(100).max(200_000),
+      /** 'use': a first LLM plan may come from the plan cache (and is cached); 'off': this run always asks the LLM. */
+      plan_cache: z.enum(['use', 'off']),
+      /** This run's LLM settings (temperature, max_tokens, attempts, timeout_ms); unset ones come from the worker's configuration. */
+      llm: LlmSettingsSchema.optional(),
+    })
+    .strict(),
+);
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
+
+/** The options a run's input sets; the defaults fill the rest. */
+const PlanningOptionsPatchSchema = sharedSchema('api/input#PlanningOptionsPatchSchema', () => PlanningOptionsSchema.partial());
 
 export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   require_approval: false,
@@ -89,7 +95,7 @@ export interface PlanningWorkflowInput {
   resume?: PlanningState;
 }
 
-const WorkflowInputSchema = z.object({ request: z.record(z.string(), z.unknown()), options: z.record(z.string(), z.unknown()).optional() });
+const WorkflowInputSchema = sharedSchema('api/input#WorkflowInputSchema', () => z.object({ request: z.record(z.string(), z.unknown()), options: z.record(z.string(), z.unknown()).optional() }));
 
 /**
  * The request and options of a new run, with the workflow's defaults filled in; throws InvalidInputError (PLAN-006)
@@ -101,7 +107,7 @@ export function parseWorkflowInput(input: unknown, defaults: { trace_id: string;
     throw new InvalidInputError(`invalid workflow input: ${formatZodIssues(shape.error).join('; ')}`, 'Start the run with {"request": {"goal": "…"}, "options": {…}}.');
   }
   const request = parsePlanningRequest({ tool_catalog: DEFAULT_TOOL_CATALOG, budget: DEFAULT_BUDGET, ...defaults, ...shape.data.request });
-  const options = PlanningOptionsSchema.partial().safeParse(shape.data.options ?? {});
+  const options = PlanningOptionsPatchSchema.safeParse(shape.data.options ?? {});
   if (!options.success) {
     throw new InvalidInputError(`invalid planning options: ${formatZodIssues(options.error).join('; ')}`, 'Fix the options listed (path: message); see the README for each option.');
   }

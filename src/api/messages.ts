@@ -18,6 +18,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { sharedSchema } from '../domain/shared-schema';
 import type { ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { jsonByteLength } from '../domain/walk';
@@ -36,19 +37,21 @@ export const MESSAGE_NAMES = {
   getProgress: 'getProgress',
 } as const;
 
-export const ClarificationAnswerSchema = z.union([
-  z.object({ option: z.number().int().min(1) }).strict(),
-  z.object({ text: z.string().trim().min(1).max(10_000) }).strict(),
-]);
+export const ClarificationAnswerSchema = sharedSchema('api/messages#ClarificationAnswerSchema', () =>
+  z.union([
+    z.object({ option: z.number().int().min(1) }).strict(),
+    z.object({ text: z.string().trim().min(1).max(10_000) }).strict(),
+  ]),
+);
 export type ClarificationAnswer = z.output<typeof ClarificationAnswerSchema>;
 
 /** The plan version a decision is about: the one the person was shown. */
-const PlanVersionField = z.number().int().min(1).max(1_000_000).optional();
+const PlanVersionField = sharedSchema('api/messages#PlanVersionField', () => z.number().int().min(1).max(1_000_000).optional());
 
-export const ApproveSchema = z.object({ comment: z.string().max(2_000).optional(), plan_version: PlanVersionField }).strict();
+export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () => z.object({ comment: z.string().max(2_000).optional(), plan_version: PlanVersionField }).strict());
 export type ApproveInput = z.output<typeof ApproveSchema>;
 
-export const RejectSchema = z.object({ reason: z.string().trim().min(1).max(2_000), plan_version: PlanVersionField }).strict();
+export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000), plan_version: PlanVersionField }).strict());
 export type RejectInput = z.output<typeof RejectSchema>;
 
 /**
@@ -57,32 +60,36 @@ export type RejectInput = z.output<typeof RejectSchema>;
  */
 export const BUDGET_MAXIMA = { cost_usd: 1e6, tokens: 1e12, calls: 1e9 } as const;
 
-export const RaiseBudgetSchema = z
-  .object({
-    cost_usd: z.number().nonnegative().finite().max(BUDGET_MAXIMA.cost_usd).default(0),
-    tokens: z.number().int().nonnegative().max(BUDGET_MAXIMA.tokens).default(0),
-    calls: z.number().int().nonnegative().max(BUDGET_MAXIMA.calls).default(0),
-  })
-  .strict()
-  .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' });
+export const RaiseBudgetSchema = sharedSchema('api/messages#RaiseBudgetSchema', () =>
+  z
+    .object({
+      cost_usd: z.number().nonnegative().finite().max(BUDGET_MAXIMA.cost_usd).default(0),
+      tokens: z.number().int().nonnegative().max(BUDGET_MAXIMA.tokens).default(0),
+      calls: z.number().int().nonnegative().max(BUDGET_MAXIMA.calls).default(0),
+    })
+    .strict()
+    .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' }),
+);
 export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
 
 /** A step of the current plan, by its id as `getState` shows it (`steps[].id`). */
-const StepIdField = z.string().trim().min(1).max(64);
+const StepIdField = sharedSchema('api/messages#StepIdField', () => z.string().trim().min(1).max(64));
 
 /** The answer of a `human` step; it becomes the step's result. */
-export const CompleteStepSchema = z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000) }).strict();
+export const CompleteStepSchema = sharedSchema('api/messages#CompleteStepSchema', () => z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000) }).strict());
 export type CompleteStepInput = z.output<typeof CompleteStepSchema>;
 
 /** A person's decision on a step whose outcome is unknown (PLAN-014). */
-export const ResolveStepSchema = z.discriminatedUnion('decision', [
-  /** Run the tool again under a fresh idempotency scope: the person has checked that the effect did not happen. */
-  z.object({ step: StepIdField, decision: z.literal('retry') }).strict(),
-  /** The effect happened: the step is completed, with `text` (what the person saw) as its result. */
-  z.object({ step: StepIdField, decision: z.literal('done'), text: z.string().trim().min(1).max(10_000).optional() }).strict(),
-  /** The step failed: the run re-plans (or fails when no re-plans are left). */
-  z.object({ step: StepIdField, decision: z.literal('fail'), text: z.string().trim().min(1).max(2_000).optional() }).strict(),
-]);
+export const ResolveStepSchema = sharedSchema('api/messages#ResolveStepSchema', () =>
+  z.discriminatedUnion('decision', [
+    /** Run the tool again under a fresh idempotency scope: the person has checked that the effect did not happen. */
+    z.object({ step: StepIdField, decision: z.literal('retry') }).strict(),
+    /** The effect happened: the step is completed, with `text` (what the person saw) as its result. */
+    z.object({ step: StepIdField, decision: z.literal('done'), text: z.string().trim().min(1).max(10_000).optional() }).strict(),
+    /** The step failed: the run re-plans (or fails when no re-plans are left). */
+    z.object({ step: StepIdField, decision: z.literal('fail'), text: z.string().trim().min(1).max(2_000).optional() }).strict(),
+  ]),
+);
 export type ResolveStepInput = z.output<typeof ResolveStepSchema>;
 /** The decision as the run keeps it, without the step it names. */
 export type StepDecision = ResolveStepInput extends infer D ? (D extends unknown ? Omit<D, 'step'> : never) : never;

@@ -12,6 +12,7 @@
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { sharedSchema } from '../domain/shared-schema';
 import type { Usage } from '../domain/budget';
 import type { Plan } from '../domain/plan';
 import type { Stage } from '../domain/stages';
@@ -62,12 +63,14 @@ export interface ProgressBatch {
   stage: Stage;
 }
 
-export const WaitForProgressSchema = z
-  .object({
-    after_seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    wait_ms: z.number().int().min(0).max(PROGRESS_WAIT_MAX_MS).optional(),
-  })
-  .strict();
+export const WaitForProgressSchema = sharedSchema('api/progress#WaitForProgressSchema', () =>
+  z
+    .object({
+      after_seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      wait_ms: z.number().int().min(0).max(PROGRESS_WAIT_MAX_MS).optional(),
+    })
+    .strict(),
+);
 export type WaitForProgressInput = z.input<typeof WaitForProgressSchema>;
 
 /** Its name is MESSAGE_NAMES.waitForProgress (src/api/messages.ts re-exports this definition). */

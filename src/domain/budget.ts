@@ -6,26 +6,29 @@
  * Policy "block" refuses work that does not fit (requireAffordable throws); "warn" lets it run and reports it.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { BudgetExceededError, InvalidInputError, formatZodIssues, type BudgetDimension, type Shortfall } from './errors';
 import type { ActionType } from './plan';
 import type { ToolSpec } from './tool-spec';
 
-export const UsageSchema = z.object({
-  cost_usd: z.number().nonnegative().finite(),
-  tokens: z.number().int().nonnegative(),
-  calls: z.number().int().nonnegative(),
-});
+export const UsageSchema = sharedSchema('domain/budget#UsageSchema', () =>
+  z.object({
+    cost_usd: z.number().nonnegative().finite(),
+    tokens: z.number().int().nonnegative(),
+    calls: z.number().int().nonnegative(),
+  }),
+);
 export type Usage = z.output<typeof UsageSchema>;
 
-export const BudgetPolicySchema = z.enum(['warn', 'block']);
+export const BudgetPolicySchema = sharedSchema('domain/budget#BudgetPolicySchema', () => z.enum(['warn', 'block']));
 export type BudgetPolicy = z.output<typeof BudgetPolicySchema>;
 
 /** Budget ceilings as a request carries them. */
-export const BudgetLimitsSchema = UsageSchema.extend({ policy: BudgetPolicySchema.default('block') });
+export const BudgetLimitsSchema = sharedSchema('domain/budget#BudgetLimitsSchema', () => UsageSchema.extend({ policy: BudgetPolicySchema.default('block') }));
 export type BudgetLimits = z.output<typeof BudgetLimitsSchema>;
 
 /** A ToolBudget as it crosses a boundary (workflow → activity, query results). */
-export const ToolBudgetSchema = z.object({ limit: UsageSchema, spent: UsageSchema, policy: BudgetPolicySchema });
+export const ToolBudgetSchema = sharedSchema('domain/budget#ToolBudgetSchema', () => z.object({ limit: UsageSchema, spent: UsageSchema, policy: BudgetPolicySchema }));
 
 export interface ToolBudget {
   readonly limit: Readonly<Usage>;

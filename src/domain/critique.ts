@@ -1,17 +1,20 @@
 /** Critics review a plan and emit critiques; the gatekeeper turns them into approve / refine / reject. */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 
 export const SEVERITIES = ['info', 'warning', 'error'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-export const CritiqueSchema = z.object({
-  critic: z.string().min(1),
-  severity: z.enum(SEVERITIES),
-  /** The step concerned, when the critique is about one step. */
-  step_id: z.string().optional(),
-  message: z.string().min(1),
-  suggestion: z.string().default(''),
-});
+export const CritiqueSchema = sharedSchema('domain/critique#CritiqueSchema', () =>
+  z.object({
+    critic: z.string().min(1),
+    severity: z.enum(SEVERITIES),
+    /** The step concerned, when the critique is about one step. */
+    step_id: z.string().optional(),
+    message: z.string().min(1),
+    suggestion: z.string().default(''),
+  }),
+);
 export type Critique = z.output<typeof CritiqueSchema>;
 
 export interface GatekeeperPolicy {

@@ -4,32 +4,37 @@
  * so no answered call goes uncharged either way.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { addUsage, callUsage, ZERO_USAGE, type Usage } from './budget';
 
 /** Most providers a chain may hold (PLANNER_LLM_PROVIDERS); bounds the attempts recorded per call. */
 export const MAX_PROVIDER_ATTEMPTS = 8;
 
 /** One try of one provider for one call: who, which model, how it ended ('ok', 'HTTP 500', 'timeout', …) and how long it took. */
-export const ProviderAttemptSchema = z.object({
-  provider: z.string().max(64),
-  model: z.string().max(200),
-  outcome: z.string().max(100),
-  ms: z.number().int().nonnegative(),
-});
+export const ProviderAttemptSchema = sharedSchema('domain/llm-calls#ProviderAttemptSchema', () =>
+  z.object({
+    provider: z.string().max(64),
+    model: z.string().max(200),
+    outcome: z.string().max(100),
+    ms: z.number().int().nonnegative(),
+  }),
+);
 export type ProviderAttempt = z.output<typeof ProviderAttemptSchema>;
 
-export const LlmCallUsageSchema = z.object({
-  model: z.string(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  /** Prompt tokens the provider served from its prompt cache (part of prompt_tokens). */
-  cached_tokens: z.number().int().nonnegative(),
-  cost_usd: z.number().nonnegative(),
-  /** The provider that answered (absent on calls recorded before provider chains). */
-  provider: z.string().max(64).optional(),
-  /** Every provider tried for this call, in order, the answering one last. */
-  attempts: z.array(ProviderAttemptSchema).max(MAX_PROVIDER_ATTEMPTS).optional(),
-});
+export const LlmCallUsageSchema = sharedSchema('domain/llm-calls#LlmCallUsageSchema', () =>
+  z.object({
+    model: z.string(),
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+    /** Prompt tokens the provider served from its prompt cache (part of prompt_tokens). */
+    cached_tokens: z.number().int().nonnegative(),
+    cost_usd: z.number().nonnegative(),
+    /** The provider that answered (absent on calls recorded before provider chains). */
+    provider: z.string().max(64).optional(),
+    /** Every provider tried for this call, in order, the answering one last. */
+    attempts: z.array(ProviderAttemptSchema).max(MAX_PROVIDER_ATTEMPTS).optional(),
+  }),
+);
 export type LlmCallUsage = z.output<typeof LlmCallUsageSchema>;
 
 /** The budget usage of a list of LLM calls. */

@@ -4,6 +4,7 @@
  * use that index.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { PlanParseError, PlanSchemaError, formatZodIssues } from './errors';
 import { UsageSchema } from './budget';
 import { depthExceeds } from './walk';
@@ -34,72 +35,80 @@ export const PLAN_LIMITS = {
   reply_chars: 200_000,
 } as const;
 
-export const StepSchema = z
-  .object({
-    /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
+export const StepSchema = sharedSchema('domain/plan#StepSchema', () =>
+  z
+    .object({
+      /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
+      id: z.string().min(1).max(64),
+      title: z.string().min(1),
+      description: z.string().default(''),
+      action: z.enum(ACTION_TYPES).default('tool_call'),
+      /** Catalog tool name; required for tool_call steps. */
+      tool: z.string().min(1).nullable().default(null),
+      params: z
+        .record(z.string(), z.unknown())
+        .default({})
+        .refine((p) => !depthExceeds(p, MAX_PARAM_DEPTH), `must not nest deeper than ${MAX_PARAM_DEPTH} levels`),
+      depends_on: z.array(z.number().int().nonnegative()).default([]),
+      /** May run at the same time as other steps; a step with false runs alone. */
+      parallel: z.boolean().default(false),
+      expected_output: z.string().default(''),
+      /** Criteria a verifier checks on the step result. */
+      verification: z.array(z.string()).default([]),
+    })
+    .refine((s) => s.action !== 'tool_call' || s.tool !== null, { path: ['tool'], message: 'a tool_call step needs a tool' }),
+);
+export type Step = z.output<typeof StepSchema>;
+
+export const TaskSchema = sharedSchema('domain/plan#TaskSchema', () =>
+  z.object({
     id: z.string().min(1).max(64),
     title: z.string().min(1),
     description: z.string().default(''),
-    action: z.enum(ACTION_TYPES).default('tool_call'),
-    /** Catalog tool name; required for tool_call steps. */
-    tool: z.string().min(1).nullable().default(null),
-    params: z
-      .record(z.string(), z.unknown())
-      .default({})
-      .refine((p) => !depthExceeds(p, MAX_PARAM_DEPTH), `must not nest deeper than ${MAX_PARAM_DEPTH} levels`),
-    depends_on: z.array(z.number().int().nonnegative()).default([]),
-    /** May run at the same time as other steps; a step with false runs alone. */
-    parallel: z.boolean().default(false),
-    expected_output: z.string().default(''),
-    /** Criteria a verifier checks on the step result. */
-    verification: z.array(z.string()).default([]),
-  })
-  .refine((s) => s.action !== 'tool_call' || s.tool !== null, { path: ['tool'], message: 'a tool_call step needs a tool' });
-export type Step = z.output<typeof StepSchema>;
-
-export const TaskSchema = z.object({
-  id: z.string().min(1).max(64),
-  title: z.string().min(1),
-  description: z.string().default(''),
-  steps: z.array(StepSchema).min(1),
-});
+    steps: z.array(StepSchema).min(1),
+  }),
+);
 export type Task = z.output<typeof TaskSchema>;
 
-export const PlanEstimateSchema = UsageSchema.extend({ duration_ms: z.number().int().nonnegative() });
+export const PlanEstimateSchema = sharedSchema('domain/plan#PlanEstimateSchema', () => UsageSchema.extend({ duration_ms: z.number().int().nonnegative() }));
 export type PlanEstimate = z.output<typeof PlanEstimateSchema>;
 
-export const PlanMetadataSchema = z.object({
-  planner: z.enum(['llm', 'ranking']),
-  model: z.string().nullable().default(null),
-  temperature: z.number().min(0).max(2).nullable().default(null),
-  created_at: z.iso.datetime({ offset: true }),
-});
+export const PlanMetadataSchema = sharedSchema('domain/plan#PlanMetadataSchema', () =>
+  z.object({
+    planner: z.enum(['llm', 'ranking']),
+    model: z.string().nullable().default(null),
+    temperature: z.number().min(0).max(2).nullable().default(null),
+    created_at: z.iso.datetime({ offset: true }),
+  }),
+);
 export type PlanMetadata = z.output<typeof PlanMetadataSchema>;
 
-export const PlanSchema = z
-  .object({
-    id: z.uuid(),
-    version: z.number().int().min(1),
-    goal: z.string().min(1),
-    status: z.enum(PLAN_STATUSES),
-    missing_capabilities: z.array(z.string()).default([]),
-    tasks: z.array(TaskSchema),
-    assumptions: z.array(z.string()).default([]),
-    complexity: z.literal(FIBONACCI),
-    estimate: PlanEstimateSchema,
-    metadata: PlanMetadataSchema,
-  })
-  .superRefine((plan, ctx) => {
-    if (plan.status !== 'IMPOSSIBLE' && plan.tasks.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['tasks'], message: `a ${plan.status} plan needs at least one task` });
-    }
-    if (plan.status !== 'FEASIBLE' && plan.missing_capabilities.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: `a ${plan.status} plan must name what is missing` });
-    }
-    if (plan.status === 'FEASIBLE' && plan.missing_capabilities.length > 0) {
-      ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: 'a FEASIBLE plan cannot miss capabilities' });
-    }
-  });
+export const PlanSchema = sharedSchema('domain/plan#PlanSchema', () =>
+  z
+    .object({
+      id: z.uuid(),
+      version: z.number().int().min(1),
+      goal: z.string().min(1),
+      status: z.enum(PLAN_STATUSES),
+      missing_capabilities: z.array(z.string()).default([]),
+      tasks: z.array(TaskSchema),
+      assumptions: z.array(z.string()).default([]),
+      complexity: z.literal(FIBONACCI),
+      estimate: PlanEstimateSchema,
+      metadata: PlanMetadataSchema,
+    })
+    .superRefine((plan, ctx) => {
+      if (plan.status !== 'IMPOSSIBLE' && plan.tasks.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['tasks'], message: `a ${plan.status} plan needs at least one task` });
+      }
+      if (plan.status !== 'FEASIBLE' && plan.missing_capabilities.length === 0) {
+        ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: `a ${plan.status} plan must name what is missing` });
+      }
+      if (plan.status === 'FEASIBLE' && plan.missing_capabilities.length > 0) {
+        ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: 'a FEASIBLE plan cannot miss capabilities' });
+      }
+    }),
+);
 export type Plan = z.output<typeof PlanSchema>;
 /** What a plan looks like before defaults are applied (what an LLM may write). */
 export type PlanInput = z.input<typeof PlanSchema>;

@@ -4,26 +4,29 @@
  * resolves `${step[N]...}` templates itself, so large results never pass through workflow history.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { UsageSchema, ZERO_USAGE } from './budget';
 import { canonicalJson } from './canonical-json';
 
 /** A stored result: the full `data` lives in the content-addressed store under `ref`; small data is also inlined. */
-export const StepResultSchema = z.object({
-  /** Content address of the full result data, e.g. "sha256:ab12…". */
-  ref: z.string().min(1),
-  bytes: z.number().int().nonnegative(),
-  /** Row count when the data is an array. */
-  items: z.number().int().nonnegative().nullable(),
-  /** At most a few hundred characters of the data as JSON, for state queries and the Web UI. */
-  preview: z.string(),
-  /** The data itself when it is small (see INLINE_RESULT_BYTES); otherwise read it from the store by `ref`. */
-  data: z.unknown().optional(),
-  usage: UsageSchema,
-  /** The key the tool saw; the same across retries of this step, so side effects happen once. */
-  idempotency_key: z.string(),
-  /** True when the tool had already done this (same key) and returned its earlier result. */
-  replayed: z.boolean(),
-});
+export const StepResultSchema = sharedSchema('domain/step-execution#StepResultSchema', () =>
+  z.object({
+    /** Content address of the full result data, e.g. "sha256:ab12…". */
+    ref: z.string().min(1),
+    bytes: z.number().int().nonnegative(),
+    /** Row count when the data is an array. */
+    items: z.number().int().nonnegative().nullable(),
+    /** At most a few hundred characters of the data as JSON, for state queries and the Web UI. */
+    preview: z.string(),
+    /** The data itself when it is small (see INLINE_RESULT_BYTES); otherwise read it from the store by `ref`. */
+    data: z.unknown().optional(),
+    usage: UsageSchema,
+    /** The key the tool saw; the same across retries of this step, so side effects happen once. */
+    idempotency_key: z.string(),
+    /** True when the tool had already done this (same key) and returned its earlier result. */
+    replayed: z.boolean(),
+  }),
+);
 export type StepResult = z.output<typeof StepResultSchema>;
 
 export const INLINE_RESULT_BYTES = 2_048;
@@ -73,24 +76,26 @@ export function idempotencyScopeOf(input: { idempotency_scope?: string; step_id:
  * (the activity's own info has it), plan id or catalog, the default idempotency scope left out, and a dependency's
  * data when it is inline, else its ref. Earlier runs send all of them; the worker reads both.
  */
-export const StepExecutionInputSchema = z.object({
-  /** Default: the activity's workflow id. */
-  workflow_id: z.string().min(1).optional(),
-  plan_id: z.string().min(1).optional(),
-  plan_version: z.number().int().min(1),
-  step_index: z.number().int().nonnegative(),
-  step_id: z.string().min(1),
-  tool: z.string().min(1),
-  tool_catalog: z.string().min(1).optional(),
-  /** Params as planned, templates unresolved. */
-  params: z.record(z.string(), z.unknown()),
-  /** Results of the steps this one depends on, by step index: the data when small, else (or also) the ref to load. */
-  inputs: z.record(
-    z.string(),
-    z.object({ ref: z.string().min(1).optional(), data: z.unknown().optional() }).refine((r) => r.ref !== undefined || r.data !== undefined, { message: 'a dependency needs its data or its ref', path: ['ref'] }),
-  ),
-  /** Default: defaultIdempotencyScope, stable across attempts; the worker adds a digest of the resolved params. */
-  idempotency_scope: z.string().min(1).optional(),
-  workspace_root: z.string().optional(),
-});
+export const StepExecutionInputSchema = sharedSchema('domain/step-execution#StepExecutionInputSchema', () =>
+  z.object({
+    /** Default: the activity's workflow id. */
+    workflow_id: z.string().min(1).optional(),
+    plan_id: z.string().min(1).optional(),
+    plan_version: z.number().int().min(1),
+    step_index: z.number().int().nonnegative(),
+    step_id: z.string().min(1),
+    tool: z.string().min(1),
+    tool_catalog: z.string().min(1).optional(),
+    /** Params as planned, templates unresolved. */
+    params: z.record(z.string(), z.unknown()),
+    /** Results of the steps this one depends on, by step index: the data when small, else (or also) the ref to load. */
+    inputs: z.record(
+      z.string(),
+      z.object({ ref: z.string().min(1).optional(), data: z.unknown().optional() }).refine((r) => r.ref !== undefined || r.data !== undefined, { message: 'a dependency needs its data or its ref', path: ['ref'] }),
+    ),
+    /** Default: defaultIdempotencyScope, stable across attempts; the worker adds a digest of the resolved params. */
+    idempotency_scope: z.string().min(1).optional(),
+    workspace_root: z.string().optional(),
+  }),
+);
 export type StepExecutionInput = z.input<typeof StepExecutionInputSchema>;

@@ -14,6 +14,7 @@
  */
 import { workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
+import { sharedSchema } from '../domain/shared-schema';
 import { planFailureToApplicationFailure } from '../api/failures';
 import { PlanningOptionsSchema, type PlanningWorkflowInput } from '../api/input';
 import type { PlanningState } from '../api/state';
@@ -25,28 +26,30 @@ import { STAGES } from '../domain/stages';
 
 const LIST_MAX = 10_000;
 const list = <T extends z.ZodType>(item: T) => z.array(item).max(LIST_MAX);
-const stage = z.enum(STAGES);
+const stage = sharedSchema('workflows/resume#stage', () => z.enum(STAGES));
 
-export const ResumeStateSchema = z.looseObject({
-  workflow_id: z.string().min(1).max(1_000),
-  stage: stage.exclude(['CREATED', 'COMPLETED', 'FAILED', 'CANCELLED']),
-  stage_before_budget: stage.nullable(),
-  request: PlanningRequestSchema,
-  // Runs started by an older worker lack newer options; their defaults apply where they are read.
-  options: PlanningOptionsSchema.partial(),
-  plan: PlanSchema.nullable(),
-  versions: list(z.looseObject({ version: z.number().int().min(1), plan: PlanSchema })),
-  archived_versions: list(z.looseObject({ version: z.number().int().min(1), ref: z.string().max(100) })).optional(),
-  archived_version_pages: list(z.looseObject({ first_version: z.number().int(), last_version: z.number().int(), ref: z.string().max(100) })).optional(),
-  steps: list(z.looseObject({ index: z.number().int().min(0), id: z.string() })),
-  budget: ToolBudgetSchema,
-  budget_needed: UsageSchema.nullable(),
-  audit: list(z.looseObject({ at: z.string(), kind: z.string(), message: z.string() })).max(100_000),
-  warnings: list(z.string()),
-  refinements: z.number().int().min(0),
-  replans: z.number().int().min(0),
-  continued_as_new: z.number().int().min(0),
-});
+export const ResumeStateSchema = sharedSchema('workflows/resume#ResumeStateSchema', () =>
+  z.looseObject({
+    workflow_id: z.string().min(1).max(1_000),
+    stage: stage.exclude(['CREATED', 'COMPLETED', 'FAILED', 'CANCELLED']),
+    stage_before_budget: stage.nullable(),
+    request: PlanningRequestSchema,
+    // Runs started by an older worker lack newer options; their defaults apply where they are read.
+    options: PlanningOptionsSchema.partial(),
+    plan: PlanSchema.nullable(),
+    versions: list(z.looseObject({ version: z.number().int().min(1), plan: PlanSchema })),
+    archived_versions: list(z.looseObject({ version: z.number().int().min(1), ref: z.string().max(100) })).optional(),
+    archived_version_pages: list(z.looseObject({ first_version: z.number().int(), last_version: z.number().int(), ref: z.string().max(100) })).optional(),
+    steps: list(z.looseObject({ index: z.number().int().min(0), id: z.string() })),
+    budget: ToolBudgetSchema,
+    budget_needed: UsageSchema.nullable(),
+    audit: list(z.looseObject({ at: z.string(), kind: z.string(), message: z.string() })).max(100_000),
+    warnings: list(z.string()),
+    refinements: z.number().int().min(0),
+    replans: z.number().int().min(0),
+    continued_as_new: z.number().int().min(0),
+  }),
+);
 
 function refuse(message: string): never {
   throw planFailureToApplicationFailure(new InvalidInputError(message, 'Start a run with {"request": {…}, "options": {…}}; `resume` is set only by the workflow itself when it continues as new.'));

@@ -5,9 +5,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { ensureTemporalCli } from '../../src/dev/temporal-binaries';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-server';
+import { bundleWorkflows } from '../../src/worker';
 
 declare global {
   var __plannerTestServer: { server: DevServer; dir: string } | undefined;
@@ -19,10 +19,7 @@ export default async function globalSetup(): Promise<void> {
   const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'server.log') });
   globalThis.__plannerTestServer = { server, dir };
 
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../fixtures/workflows'),
-    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
-  });
+  const { code } = await bundleWorkflows(require.resolve('../fixtures/workflows'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 
