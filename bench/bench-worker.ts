@@ -15,10 +15,7 @@
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { loadConfig, type ToolQueues } from '../src/config';
-import { LocalContentStore } from '../src/store/content-store';
-import { createBenchPack } from './bench-pack';
-import { createLocalWorkers, defaultToolPacks } from '../src/worker';
+import type { ToolQueues } from '../src/config';
 import type { BaselineActivities } from './baseline-workflow';
 
 const MB = 2 ** 20;
@@ -50,6 +47,13 @@ async function main() {
   const workflowBundle = { code: readFileSync(process.env.BENCH_BUNDLE!, 'utf8') };
   let workers: Worker[];
   if (mode === 'planner') {
+    // Loaded here, not at the top: the raw side's process holds nothing of the planner, as a raw deployment would not.
+    const [{ loadConfig }, { LocalContentStore }, { createBenchPack }, { createLocalWorkers, defaultToolPacks }] = await Promise.all([
+      import('../src/config'),
+      import('../src/store/content-store'),
+      import('./bench-pack'),
+      import('../src/worker'),
+    ]);
     const config = loadConfig({ PLANNER_STORE_DIR: process.env.BENCH_STORE_DIR });
     const store = new LocalContentStore(config.storeDir);
     const packs = [createBenchPack({ taskQueue: `${taskQueue}-tools` }), ...(await defaultToolPacks(config))];

@@ -4,7 +4,7 @@
  *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
- * processes (bench/bench-worker.ts), each loading only its own side's workflow bundle, as a deployment of it would:
+ * processes (bench/bench-worker.ts), each loading only its own side's code and workflow bundle, as a deployment would:
  *   - raw: bench/baseline-workflow.ts, ten no-op activities in two parallel chains of five;
  *   - planner: planningWorkflow with the deterministic planner over the bench pack (bench/bench-pack.ts), whose goal the
  *     ranking planner turns into the same shape (two chains of five no-op steps linked by `<x>_ids`), in a worker
