@@ -98,7 +98,7 @@ interface WorkerProcess {
 
 async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>, profileDir?: string): Promise<WorkerProcess> {
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...profile, '--require', 'tsx/cjs', path.join(__dirname, 'bench-worker.ts')], {
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, 'bench-worker.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
