@@ -40,7 +40,7 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
       const planner: WorkerOptions = {
         ...worker,
-        ...plannerWorkflows(options.workflowBundle),
+        ...plannerWorkflows(options.workflowBundle, worker.bundlerOptions),
         activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store, ...(opened ? { ledger: opened.ledger } : {}) }) },
       };
       tracing = tracingFromConfig(config);

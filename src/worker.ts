@@ -50,9 +50,14 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
  */
 export const PLANNER_BUNDLER_OPTIONS = { preloadModules: [require.resolve('./domain/shared-schema')] };
 
-/** The planner's workflows: a prebuilt bundle, or src/workflows (dist/workflows once compiled) bundled at start. */
-export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
-  return bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('./workflows'), bundlerOptions: PLANNER_BUNDLER_OPTIONS };
+/**
+ * The planner's workflows: a prebuilt bundle, or src/workflows (dist/workflows once compiled) bundled at start with
+ * the worker's own bundler options (`own`) and the planner's preloaded module.
+ */
+export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle'], own: WorkerOptions['bundlerOptions'] = {}): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
+  if (bundle) return { workflowBundle: bundle };
+  const preloadModules = [...(own.preloadModules ?? []), ...PLANNER_BUNDLER_OPTIONS.preloadModules];
+  return { workflowsPath: require.resolve('./workflows'), bundlerOptions: { ...own, preloadModules } };
 }
 
 /**

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { sharedSchema } from '../../../src/domain/shared-schema';
+import { PLANNER_BUNDLER_OPTIONS, plannerWorkflows } from '../../../src/worker';
 
 const SRC = path.join(__dirname, '..', '..', '..', 'src');
 
@@ -68,4 +69,11 @@ test('a shared schema is built the first time its key is asked for, then handed 
   expect(sharedSchema('test#shared-once', build)).toBe(first);
   expect(builds).toBe(1);
   expect(first.parse({ n: 1 })).toEqual({ n: 1 });
+});
+
+test("a worker's own bundler options are kept, with the planner's preloaded module added", () => {
+  const own = { ignoreModules: ['fs'], preloadModules: ['./own-preload'] };
+  expect(plannerWorkflows(undefined, own).bundlerOptions).toEqual({ ignoreModules: ['fs'], preloadModules: ['./own-preload', ...PLANNER_BUNDLER_OPTIONS.preloadModules] });
+  expect(plannerWorkflows().bundlerOptions).toEqual(PLANNER_BUNDLER_OPTIONS);
+  expect(plannerWorkflows({ code: 'prebuilt' })).toEqual({ workflowBundle: { code: 'prebuilt' } });
 });
