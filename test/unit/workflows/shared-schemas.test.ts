@@ -2,7 +2,7 @@
  * The schemas a workflow run reaches are built once per worker thread (src/domain/shared-schema.ts), not at the start
  * of every run: each module-level schema of the workflow's modules goes through `sharedSchema`, under its own key.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { sharedSchema } from '../../../src/domain/shared-schema';
@@ -19,20 +19,11 @@ function workflowModules(): string[] {
     const source = readFileSync(file, 'utf8');
     for (const [, specifier] of source.matchAll(/^(?:import|export) (?!type )[^;]*? from '(\.[^']+)';/gms)) {
       const target = path.resolve(path.dirname(file), specifier!);
-      visit(readable(`${target}.ts`) ?? path.join(target, 'index.ts'));
+      visit(existsSync(`${target}.ts`) ? `${target}.ts` : path.join(target, 'index.ts'));
     }
   };
   visit(path.join(SRC, 'workflows', 'index.ts'));
   return [...seen];
-}
-
-function readable(file: string): string | undefined {
-  try {
-    readFileSync(file);
-    return file;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A module-level constant built with zod, or from another schema, outside `sharedSchema`. */
