@@ -20,28 +20,36 @@ export const WORKFLOW_METRICS = {
   stepFailures: 'planner_step_failures_total',
 } as const;
 
-/** Runs the phase of the run's current stage inside a span `stage <STAGE>`, and counts what the stage led to. */
-export async function observedStage(run: PlanningRun, phase: (run: PlanningRun) => Promise<Transition>): Promise<Transition> {
+/**
+ * Runs the phase of the run's current stage inside a span `stage <STAGE>`, and counts what the stage led to. Chained
+ * with `then`, not async/await: it wraps every stage, and each promise a workflow makes costs the SDK a captured stack.
+ */
+export function observedStage(run: PlanningRun, phase: (run: PlanningRun) => Promise<Transition>): Promise<Transition> {
   const stage = run.state.stage;
   const started = Date.now(); // the workflow's clock: deterministic
-  const next = await trace.getTracer('durable-planner').startActiveSpan(`stage ${stage}`, { attributes: { 'planner.stage': stage } }, async (span) => {
-    try {
-      const t = await phase(run);
-      span.setAttributes({ 'planner.next_stage': t.to, 'planner.plan_version': run.state.plan?.version ?? 0 });
-      return t;
-    } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return trace.getTracer('durable-planner').startActiveSpan(`stage ${stage}`, { attributes: { 'planner.stage': stage } }, (span) =>
+    phase(run).then(
+      (next) => {
+        span.setAttributes({ 'planner.next_stage': next.to, 'planner.plan_version': run.state.plan?.version ?? 0 });
+        span.end();
+        countStage(run, stage, started, next);
+        return next;
+      },
+      (err: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
+        span.end();
+        throw err;
+      },
+    ),
+  );
+}
+
+function countStage(run: PlanningRun, stage: Stage, started: number, next: Transition): void {
   if (stage === 'AWAITING_CLARIFICATION') {
     const by = run.state.clarifications.at(-1)?.by ?? 'user';
     metricMeter.createHistogram(WORKFLOW_METRICS.clarificationWait, 'int', 'ms', 'time a question waited for its answer (or its default)').record(Date.now() - started, { by });
   }
   if (next.to === 'BUDGET_EXHAUSTED') metricMeter.createCounter(WORKFLOW_METRICS.budgetPauses, 'pauses', 'runs paused for budget').add(1, { stage });
-  return next;
 }
 
 /** A run that ended: counted by its final stage (COMPLETED, FAILED, CANCELLED). */

@@ -94,6 +94,6 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
     throw err;
   }
   countPlan(run.state);
-  await condition(allHandlersFinished);
+  if (!allHandlersFinished()) await condition(allHandlersFinished); // a wait only if one is needed: no command either way
   return settle(run.state);
 }

@@ -34,21 +34,38 @@ export const OUTCOME_UNKNOWN_PATCH = 'ask-person-on-unknown-outcome';
  */
 export const LEAN_STEPS_PATCH = 'lean-steps';
 
-export async function runStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean = false): Promise<void> {
+/**
+ * Runs one step and records how it ended. Chained with `then` where it can be (each promise a workflow makes costs the
+ * SDK a captured stack, and steps make most of a run's), yet as deep as the async functions it replaced: a tool or
+ * llm step's outcome is recorded one reaction after its activity settles and the returned promise settles one
+ * later, so steps finishing in one activation are recorded, and waited for, in the order recorded histories show.
+ */
+export function runStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean = false): Promise<void> {
   run.setStep(index, { status: 'RUNNING' });
+  let outcome: Promise<void>;
   try {
-    if (everyKindRuns && step.action === 'noop') complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
-    else if (everyKindRuns && step.action === 'llm') await runLlmStep(run, step, index);
-    else if (everyKindRuns && step.action === 'human') await runHumanStep(run, step, index);
-    else await runToolStep(run, step, index, lean);
+    outcome = stepOfKind(run, step, index, everyKindRuns, lean);
   } catch (err) {
+    outcome = Promise.reject(err); // e.g. activity options the SDK refuses: the step fails, the workflow task does not
+  }
+  return outcome.then(undefined, (err: unknown) => {
     if (isCancellation(err)) {
       run.setStep(index, { status: 'CANCELLED' });
       throw err;
     }
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`, { shown: 'when-parked' }); // an llm step's answered calls
     fail(run, step, index, readFailure(err));
+  });
+}
+
+function stepOfKind(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean: boolean): Promise<void> {
+  if (everyKindRuns && step.action === 'noop') {
+    complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
+    return Promise.resolve();
   }
+  if (everyKindRuns && step.action === 'llm') return runLlmStep(run, step, index);
+  if (everyKindRuns && step.action === 'human') return runHumanStep(run, step, index);
+  return runToolStep(run, step, index, lean);
 }
 
 function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
@@ -86,7 +103,7 @@ function stepInput(run: PlanningRun, step: Step, index: number, scope: string, l
   return scope === defaultIdempotencyScope(workflow_id, step.id) ? input : { ...input, idempotency_scope: scope };
 }
 
-async function runToolStep(run: PlanningRun, step: Step, index: number, lean: boolean): Promise<void> {
+function runToolStep(run: PlanningRun, step: Step, index: number, lean: boolean): Promise<void> {
   const { state } = run;
   const executeStep = stepActivity({
     taskQueue: state.steps[index]!.queue,
@@ -96,27 +113,34 @@ async function runToolStep(run: PlanningRun, step: Step, index: number, lean: bo
     maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
     summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
   });
-  let scope = defaultIdempotencyScope(state.workflow_id, step.id);
-  for (;;) {
-    try {
-      const result = await executeStep(stepInput(run, step, index, scope, lean));
-      return complete(run, step, index, result, `${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`);
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      const failure = readFailure(err);
-      const policy = state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
-      if (failure.code !== 'PLAN-014' || policy !== 'ask' || !(run.consolidated || patched(OUTCOME_UNKNOWN_PATCH))) return fail(run, step, index, failure);
-      const question = `Step ${step.id} (${step.tool}) may or may not have acted: ${failure.message}. Check its effect, then retry it, mark it done, or fail it.`;
-      const reply = await waitForPerson(run, step, index, 'decision', question);
-      if (!reply || !('decision' in reply)) return;
-      if (reply.decision === 'fail') return fail(run, step, index, { ...failure, message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}` });
-      if (reply.decision === 'done') return complete(run, step, index, await storedText(run, step, reply.text ?? null), 'marked done by a person');
-      // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again. The history
-      // length makes it unique without drawing from Math.random, whose sequence tracing interceptors share.
-      scope = `${state.workflow_id}:${step.id}:retry-${workflowInfo().historyLength}`;
-      run.audit('step', `step ${step.id} (${step.tool}) retried by a person under idempotency scope ${scope}`);
-    }
-  }
+  const attempt = (scope: string): Promise<void> =>
+    executeStep(stepInput(run, step, index, scope, lean)).then(
+      (result) => complete(run, step, index, result, `${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`),
+      (err: unknown) => afterToolFailure(run, step, index, err, attempt),
+    );
+  return attempt(defaultIdempotencyScope(state.workflow_id, step.id));
+}
+
+/** A failed tool step fails, unless its outcome is unknown (PLAN-014) under `ask`: then a person decides. */
+function afterToolFailure(run: PlanningRun, step: Step, index: number, err: unknown, attempt: (scope: string) => Promise<void>): Promise<void> | void {
+  if (isCancellation(err)) throw err;
+  const failure = readFailure(err);
+  const policy = run.state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
+  if (failure.code !== 'PLAN-014' || policy !== 'ask' || !(run.consolidated || patched(OUTCOME_UNKNOWN_PATCH))) return fail(run, step, index, failure);
+  return decideUnknownOutcome(run, step, index, failure, attempt);
+}
+
+async function decideUnknownOutcome(run: PlanningRun, step: Step, index: number, failure: PlanFailure, attempt: (scope: string) => Promise<void>): Promise<void> {
+  const question = `Step ${step.id} (${step.tool}) may or may not have acted: ${failure.message}. Check its effect, then retry it, mark it done, or fail it.`;
+  const reply = await waitForPerson(run, step, index, 'decision', question);
+  if (!reply || !('decision' in reply)) return;
+  if (reply.decision === 'fail') return fail(run, step, index, { ...failure, message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}` });
+  if (reply.decision === 'done') return complete(run, step, index, await storedText(run, step, reply.text ?? null), 'marked done by a person');
+  // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again. The history
+  // length makes it unique without drawing from Math.random, whose sequence tracing interceptors share.
+  const scope = `${run.state.workflow_id}:${step.id}:retry-${workflowInfo().historyLength}`;
+  run.audit('step', `step ${step.id} (${step.tool}) retried by a person under idempotency scope ${scope}`);
+  return attempt(scope);
 }
 
 async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<void> {
