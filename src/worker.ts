@@ -18,7 +18,7 @@ import type { IdempotencyLedger } from './tools/idempotency';
 import { ToolCatalogs } from './tools/registry';
 import { onQueue, withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
-import { createMcpPacks, loadPlannerConfig } from './tools/mcp';
+import { loadPlannerConfig } from './tools/mcp/config';
 import { createLazyWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
 
@@ -264,7 +264,9 @@ function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImp
  * pack per MCP server configured in planner.config.json (PLANNER_CONFIG overrides the path).
  */
 export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[]> {
-  const mcp = await createMcpPacks(loadPlannerConfig(config.configFile, { required: config.configFile !== undefined }));
+  const mcpConfig = loadPlannerConfig(config.configFile, { required: config.configFile !== undefined });
+  // The MCP client SDK (several MB of heap) is loaded only by a worker that has MCP servers to serve.
+  const mcp = Object.keys(mcpConfig.mcpServers).length > 0 ? await (await import('./tools/mcp')).createMcpPacks(mcpConfig) : [];
   return [
     createLazyWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
     createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),

@@ -54,12 +54,22 @@ export function missingValue(ref: string, where: string): InvalidInputError {
 }
 
 /**
+ * How stale a value's write time may be when it is put again: retention counts in minutes at least (`planner gc`
+ * takes 1m and up), and a busy worker puts the same small results many times a second, each a file-system call.
+ */
+export const REFRESH_INTERVAL_MS = 5_000;
+const REFRESHES_REMEMBERED = 10_000;
+
+/**
  * Files under `<dir>/<first 2 hex>/<hash>.json`, written to a temp file and renamed into place. A file's mtime is its
- * last write (a put of a stored value refreshes it), which retention goes by: one machine keeps no writer list.
+ * last write (a put of a stored value refreshes it, at most once per REFRESH_INTERVAL_MS from one store), which
+ * retention goes by: one machine keeps no writer list.
  */
 export class LocalContentStore implements ContentStore {
   readonly dir: string;
   private readonly now: () => Date;
+  /** When this store last wrote or refreshed each ref (bounded: forgotten all at once when full). */
+  private readonly written = new Map<string, number>();
 
   constructor(dir: string, options: { now?: () => Date } = {}) {
     this.dir = path.resolve(dir);
@@ -75,6 +85,7 @@ export class LocalContentStore implements ContentStore {
     const { ref, bytes, text } = contentAddress(value);
     const file = this.pathOf(ref);
     const at = this.now();
+    if (at.getTime() - (this.written.get(ref) ?? -Infinity) < REFRESH_INTERVAL_MS) return { ref, bytes };
     try {
       await fs.utimes(file, at, at); // a value stored before (often: a step's result): one call refreshes it
     } catch (err) {
@@ -82,6 +93,8 @@ export class LocalContentStore implements ContentStore {
       await writeFileAtomic(file, text);
       await fs.utimes(file, at, at);
     }
+    if (this.written.size >= REFRESHES_REMEMBERED) this.written.clear();
+    this.written.set(ref, at.getTime());
     return { ref, bytes };
   }
 

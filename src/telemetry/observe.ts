@@ -5,7 +5,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { LlmCallUsage } from '../planners/types';
 import { recordLlmCallMetrics, recordToolCallMetrics } from './metrics';
-import { inSpan, llmUsageAttributes, TRACER_NAME } from './tracing';
+import { inSpan, llmUsageAttributes, TRACER_NAME } from './spans';
 
 /**
  * An LLM call that began at `startedMs` and just ended with `usage` (or failed with `error`): its span, made after

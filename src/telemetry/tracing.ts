@@ -2,24 +2,21 @@
  * OpenTelemetry traces, through Temporal's interceptors (@temporalio/interceptors-opentelemetry): its plugin puts
  * the trace context in the headers of every start, signal, update, activity and child, so one run is one trace —
  * the client's StartWorkflow span, the workflow's RunWorkflow span, a span per stage (src/workflows/observability.ts),
- * StartActivity/RunActivity spans for every activity, and below them this module's spans: one per LLM call (model,
- * tokens, cost) and one per tool call. Spans leave over OTLP/HTTP (protobuf) when OTEL_EXPORTER_OTLP_ENDPOINT is set
+ * StartActivity/RunActivity spans for every activity, and below them the planner's spans (./spans, ./observe): one per
+ * LLM call (model, tokens, cost) and one per tool call. Spans leave over OTLP/HTTP (protobuf) when OTEL_EXPORTER_OTLP_ENDPOINT is set
  * (config.telemetry.otlpEndpoint); unset, no tracing is installed and every span here is the API's no-op.
  *
  * Workflow spans are made inside the workflow sandbox and handed to the worker through a sink, which Temporal does
  * not call while replaying, so a replayed run does not export its spans twice.
  */
-import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import type { PlannerConfig } from '../config';
-import type { LlmCallUsage } from '../planners/types';
-
-/** The instrumentation name of the planner's own spans (workflow stage spans use it too). */
-export const TRACER_NAME = 'durable-planner';
+import { TRACER_NAME } from './spans';
 
 export interface Tracing {
   /** Temporal's OpenTelemetry plugin: give it to Worker.create and to the Client (`plugins`). */
@@ -63,29 +60,4 @@ export function tracingFromConfig(config: PlannerConfig): Tracing | undefined {
 /** The Temporal plugins tracing needs: [] when it is off. */
 export function tracingPlugins(tracing: Tracing | undefined): OpenTelemetryPlugin[] {
   return tracing ? [tracing.plugin] : [];
-}
-
-/** Runs `fn` in a span named `name` (a child of the active one: the activity's), ended and marked failed on a throw. */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
-  return await trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes }, async (span) => {
-    try {
-      return await fn(span);
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
-}
-
-/** The attributes of an LLM call's span (OpenTelemetry's gen_ai conventions, and the planner's cost). */
-export function llmUsageAttributes(usage: LlmCallUsage): Attributes {
-  return {
-    'gen_ai.usage.input_tokens': usage.prompt_tokens,
-    'gen_ai.usage.output_tokens': usage.completion_tokens,
-    'gen_ai.usage.cached_tokens': usage.cached_tokens,
-    'planner.llm.cost_usd': usage.cost_usd,
-  };
 }

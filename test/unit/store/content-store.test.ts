@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidInputError } from '../../../src/domain/errors';
 import { canonicalJson } from '../../../src/domain/canonical-json';
-import { LocalContentStore, MemoryContentStore, contentAddress } from '../../../src/store/content-store';
+import { LocalContentStore, MemoryContentStore, REFRESH_INTERVAL_MS, contentAddress } from '../../../src/store/content-store';
 
 let dir: string;
 beforeEach(async () => {
@@ -50,6 +50,24 @@ describe('LocalContentStore', () => {
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/\.json$/);
     expect(await new LocalContentStore(dir).get(refs[0]!.ref)).toEqual(value);
+  });
+
+  test('a value put again refreshes its write time (retention goes by it), at most once per refresh interval', async () => {
+    const t0 = new Date('2026-09-01T00:00:00Z').getTime();
+    let now = t0;
+    const store = new LocalContentStore(dir, { now: () => new Date(now) });
+    const { ref } = await store.put({ rows: [1] });
+    const mtime = async () => (await fs.stat(store.pathOf(ref))).mtimeMs;
+    expect(await mtime()).toBe(t0);
+
+    now = t0 + REFRESH_INTERVAL_MS - 1;
+    await store.put({ rows: [1] });
+    expect(await mtime()).toBe(t0);
+
+    now = t0 + REFRESH_INTERVAL_MS;
+    await store.put({ rows: [1] });
+    expect(await mtime()).toBe(t0 + REFRESH_INTERVAL_MS);
+    expect(await store.get(ref)).toEqual({ rows: [1] });
   });
 
   test('a missing ref is an InvalidInputError (PLAN-006) with a hint about the shared store', async () => {

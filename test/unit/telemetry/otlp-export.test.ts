@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../../src/config';
-import { inSpan, tracingFromConfig } from '../../../src/telemetry/tracing';
+import { inSpan } from '../../../src/telemetry/spans';
+import { tracingFromConfig } from '../../../src/telemetry/tracing';
 
 test('without OTEL_EXPORTER_OTLP_ENDPOINT there is no tracing', () => {
   expect(tracingFromConfig(loadConfig({}))).toBeUndefined();
