@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from '../domain/json-schema';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, identifierStems, stem, type Token } from '../domain/words';
+import { contentTokens, identifierStems, stem, tokenize, type Token } from '../domain/words';
 
 export const SELECTION_THRESHOLD = 3;
 
@@ -23,14 +23,43 @@ export interface BooleanModifier {
   token: Token;
 }
 
-export function paramSchemas(tool: ToolSpec): [string, JsonSchema][] {
-  return Object.entries(tool.parameters.properties ?? {}).filter(
-    (entry): entry is [string, JsonSchema] => typeof entry[1] === 'object',
-  );
+/**
+ * What matching reads of a tool, derived once per spec and kept while the spec lives: a worker's catalogs hold their
+ * specs for its life, and one plan's analysis, planning and critique match the goal's clauses against every tool
+ * dozens of times (re-deriving these each time was most of what the planning activities allocated).
+ */
+export interface ToolTerms {
+  /** Stems of the tool's name. */
+  names: ReadonlySet<string>;
+  tags: ReadonlySet<string>;
+  /** The stems it is known by: its name, tags and the content words of its description. */
+  vocabulary: ReadonlySet<string>;
+  params: readonly (readonly [string, JsonSchema])[];
+  /** Its boolean params, each with the stems of its name ("has_contaminants" → contamin, as "contaminated" stems). */
+  booleans: readonly { param: string; stems: ReadonlySet<string> }[];
 }
 
-function nameStems(tool: ToolSpec): Set<string> {
-  return new Set(identifierStems(tool.name));
+const termsBySpec = new WeakMap<ToolSpec, ToolTerms>();
+
+export function toolTerms(tool: ToolSpec): ToolTerms {
+  let terms = termsBySpec.get(tool);
+  if (terms) return terms;
+  const names = new Set(identifierStems(tool.name));
+  const tags = new Set(tool.tags.map(stem));
+  const params = Object.entries(tool.parameters.properties ?? {}).filter((entry): entry is [string, JsonSchema] => typeof entry[1] === 'object');
+  terms = {
+    names,
+    tags,
+    vocabulary: new Set([...names, ...tags, ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]),
+    params,
+    booleans: params.filter(([, s]) => s.type === 'boolean').map(([param]) => ({ param, stems: new Set(identifierStems(param)) })),
+  };
+  termsBySpec.set(tool, terms);
+  return terms;
+}
+
+export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSchema])[] {
+  return toolTerms(tool).params;
 }
 
 /** Boolean filters named by a word just before the tool's noun, e.g. "contaminated shipments". */
@@ -39,12 +68,16 @@ export function findBooleanModifiers(tokens: readonly Token[], catalog: readonly
   // By position, so each noun looks at its two words before in constant time (linear in the goal, not quadratic).
   const byPos = new Map(tokens.map((t) => [t.pos, t]));
   for (const tool of catalog) {
-    const names = nameStems(tool);
-    const booleans = paramSchemas(tool).filter(([, s]) => s.type === 'boolean');
-    for (const noun of tokens.filter((t) => names.has(t.stem))) {
-      for (const [param] of booleans) {
-        const stems = new Set(identifierStems(param));
-        const modifier = [byPos.get(noun.pos - 2), byPos.get(noun.pos - 1)].find((t) => t !== undefined && stems.has(t.stem));
+    const { names, booleans } = toolTerms(tool);
+    if (booleans.length === 0) continue;
+    for (const noun of tokens) {
+      if (!names.has(noun.stem)) continue;
+      for (const { param, stems } of booleans) {
+        const naming = (pos: number) => {
+          const t = byPos.get(pos);
+          return t !== undefined && stems.has(t.stem) ? t : undefined;
+        };
+        const modifier = naming(noun.pos - 2) ?? naming(noun.pos - 1);
         if (modifier) out.push({ tool: tool.name, param, token: modifier });
       }
     }
@@ -57,13 +90,13 @@ export function matchTools(tokens: readonly Token[], catalog: readonly ToolSpec[
   const words = contentTokens(tokens).filter((t) => !consumed.has(t.pos));
   const firstPosOf = new Map<string, number>();
   for (const w of words) if (!firstPosOf.has(w.stem)) firstPosOf.set(w.stem, w.pos);
+  const firsts = [...firstPosOf];
   const matches: ToolMatch[] = [];
   for (const tool of catalog) {
-    const names = nameStems(tool);
-    const tags = new Set(tool.tags.map(stem));
+    const { names, tags } = toolTerms(tool);
     let score = 0;
     let firstPos = Infinity;
-    for (const [stemSeen, pos] of firstPosOf) {
+    for (const [stemSeen, pos] of firsts) {
       const weight = names.has(stemSeen) ? 3 : tags.has(stemSeen) ? 2 : 0;
       if (weight === 0) continue;
       score += weight;

@@ -9,16 +9,11 @@
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, identifierStems, stem, tokenize } from '../domain/words';
-import { matchTools } from './catalog-match';
+import { contentTokens, tokenize } from '../domain/words';
+import { matchTools, toolTerms } from './catalog-match';
 import { PRESENTATION_VERBS, unmatchedActions } from './analyze/rules-analyzer';
 
 const stems = (text: string) => contentTokens(tokenize(text)).filter((t) => !PRESENTATION_VERBS.has(t.lower)).map((t) => t.stem);
-
-/** The stems a tool is known by: its name, tags and the content words of its description. */
-export function toolVocabulary(tool: ToolSpec): Set<string> {
-  return new Set([...identifierStems(tool.name), ...tool.tags.map(stem), ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]);
-}
 
 /** The catalog tools a plan's steps call. */
 function usedTools(plan: Pick<Plan, 'tasks'>, catalog: readonly ToolSpec[]): ToolSpec[] {
@@ -29,7 +24,7 @@ function usedTools(plan: Pick<Plan, 'tasks'>, catalog: readonly ToolSpec[]): Too
 /** The goal's actions that no step's tool does and the plan does not name as missing (by the action's verb). */
 export function uncoveredActions(plan: Pick<Plan, 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
   if (flattenSteps(plan).some((s) => s.action !== 'tool_call')) return [];
-  const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...usedTools(plan, catalog).flatMap((t) => [...toolVocabulary(t)])]);
+  const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...usedTools(plan, catalog).flatMap((t) => [...toolTerms(t).vocabulary])]);
   return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => {
     const verb = stems(action)[0];
     return verb !== undefined && !accounted.has(verb);
@@ -50,7 +45,7 @@ export function withActionsAccounted(plan: Plan, request: PlanningRequest, catal
   const goalStems = stems(goal);
   const used = usedTools(plan, catalog);
   const knowsGoal = (tool: ToolSpec) => {
-    const vocabulary = toolVocabulary(tool);
+    const { vocabulary } = toolTerms(tool);
     return goalStems.some((s) => vocabulary.has(s));
   };
   const doNothingAsked = used.length > 0 && missing.length > 0 && matchTools(tokenize(goal), catalog).length === 0 && !used.some(knowsGoal);
@@ -80,7 +75,7 @@ export function namedToolsLeftOut(plan: Pick<Plan, 'status'>, request: PlanningR
 export function providedBy(capability: string, tools: readonly ToolSpec[]): boolean {
   const words = stems(capability);
   return tools.some((tool) => {
-    const vocabulary = toolVocabulary(tool);
+    const { vocabulary } = toolTerms(tool);
     return words.some((w) => vocabulary.has(w));
   });
 }

@@ -13,7 +13,7 @@ import { effectiveGoal } from '../../domain/request';
 import { parseRequirementsJson, type Clarification, type ClarificationLexicon, type Requirements } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/words';
-import { toolVocabulary } from '../coverage';
+import { toolTerms } from '../catalog-match';
 import { clarificationNeeded } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
@@ -28,7 +28,7 @@ export const ANALYSIS_REPLY_MAX_TOKENS = 512;
 
 /** Whether some option of `question` shares a word with the goal or with what a catalog tool is known by. */
 function namesGoalOrCatalog(question: Clarification, goal: string, catalog: readonly ToolSpec[]): boolean {
-  const known = new Set([...contentTokens(tokenize(goal)).map((t) => t.stem), ...catalog.flatMap((tool) => [...toolVocabulary(tool)])]);
+  const known = new Set([...contentTokens(tokenize(goal)).map((t) => t.stem), ...catalog.flatMap((tool) => [...toolTerms(tool).vocabulary])]);
   return question.options.some((option) => contentTokens(tokenize(option)).some((t) => known.has(t.stem)));
 }
 

@@ -9,7 +9,8 @@ import { flattenSteps, type Plan, type Step } from '../../domain/plan';
 import { referencedSteps } from '../../domain/templates';
 import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
-import { toolVocabulary, uncoveredActions } from '../coverage';
+import { toolTerms } from '../catalog-match';
+import { uncoveredActions } from '../coverage';
 import { contentTokens, stem, tokenize } from '../../domain/words';
 
 /** A critic that needs no I/O: a pure function of the plan. */
@@ -105,7 +106,7 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
     if (!tool) {
       return [{ severity: 'error', step_id: step.id, message: `step ${step.id} uses unknown tool "${step.tool}"`, suggestion: `Use one of: ${[...tools.keys()].join(', ')}.` }];
     }
-    const vocabulary = toolVocabulary(tool);
+    const { vocabulary } = toolTerms(tool);
     const words = contentTokens(tokenize(`${step.title} ${step.description}`));
     if (words.length === 0 || words.some((w) => vocabulary.has(w.stem))) return [];
     return [{ severity: 'warning', step_id: step.id, message: `tool "${tool.name}" does not obviously fit step ${step.id} "${step.title}"`, suggestion: 'Check the tool choice against the step, or describe the step in the tool\'s terms.' }];

@@ -11,9 +11,9 @@ import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import type { Requirements } from '../../domain/requirements';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import { findBooleanModifiers, matchTools, paramSchemas } from '../catalog-match';
+import { findBooleanModifiers, matchTools, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { findLocations, identifierStems, stem, tokenize, type Token } from '../../domain/words';
+import { findLocations, stem, tokenize, type Token } from '../../domain/words';
 
 const DATE_FROM = /^(date_from|from_date|start_date|since)$/;
 const DATE_TO = /^(date_to|to_date|end_date|until)$/;
@@ -44,7 +44,7 @@ function rowFields(tool: ToolSpec): Set<string> {
  * rows carry shipment_id → shipment_ids gets `*.shipment_id`).
  */
 function link(consumer: ToolSpec, provider: ToolSpec): { param: string; path: string } | undefined {
-  const providerStems = new Set(identifierStems(provider.name));
+  const providerStems = toolTerms(provider).names;
   const params = paramSchemas(consumer);
   for (const [param, schema] of params) {
     const m = /^(.+)_ids?$/.exec(param);

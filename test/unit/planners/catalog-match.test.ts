@@ -1,0 +1,28 @@
+import { findBooleanModifiers, matchTools, toolTerms } from '../../../src/planners/catalog-match';
+import { stem, tokenize } from '../../../src/domain/words';
+import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+
+const shipments = WASTE_CATALOG.find((t) => t.name === 'shipments')!;
+
+describe('catalog matching', () => {
+  test("a tool's terms: the stems of its name, tags and description, its params, and its boolean filters' stems", () => {
+    const terms = toolTerms(shipments);
+    expect([...terms.names]).toEqual(['shipment']);
+    expect(terms.params.map(([p]) => p)).toEqual(Object.keys(shipments.parameters.properties ?? {}));
+    expect(terms.booleans).toEqual([{ param: 'has_contaminants', stems: new Set([stem('contaminants')]) }]);
+    for (const tag of shipments.tags) expect(terms.vocabulary.has(tokenize(tag)[0]!.stem)).toBe(true);
+  });
+
+  test('are derived once per spec, so matching a goal against a catalog again derives nothing; another spec has its own', () => {
+    expect(toolTerms(shipments)).toBe(toolTerms(shipments));
+    const renamed = { ...shipments, name: 'consignments' };
+    expect([...toolTerms(renamed).names]).toEqual(['consignment']);
+    expect([...toolTerms(shipments).names]).toEqual(['shipment']);
+  });
+
+  test('"contaminated shipments": the modifier selects the boolean filter, and the noun the tool', () => {
+    const tokens = tokenize('Get contaminated shipments from last week');
+    expect(findBooleanModifiers(tokens, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: tokens[1] }]);
+    expect(matchTools(tokens, WASTE_CATALOG).map((m) => m.tool.name)).toEqual(['shipments']);
+  });
+});
