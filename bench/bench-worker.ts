@@ -1,5 +1,6 @@
 /**
- * The bench's worker process (spawned by bench/bench.ts, so its RSS is its own). Each mode loads its own prebuilt
+ * The bench's worker process (spawned by bench/bench.ts, so its RSS is its own; compiled first with
+ * tsconfig.bench.json, so it runs JavaScript as a deployment does). Each mode loads its own prebuilt
  * bundle (BENCH_BUNDLE: the planner's workflows, or only the baseline's) and serves BENCH_TASK_QUEUE; BENCH_TOOLS
  * picks the topology:
  *   - `planner`: everything on BENCH_TASK_QUEUE, one worker (the default deployment);

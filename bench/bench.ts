@@ -4,7 +4,8 @@
  *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
- * processes (bench/bench-worker.ts), each loading only its own side's code and workflow bundle, as a deployment would:
+ * processes (bench/bench-worker.ts, compiled), each loading only its own side's code and workflow bundle, as a
+ * deployment would:
  *   - raw: bench/baseline-workflow.ts, ten no-op activities in two parallel chains of five;
  *   - planner: planningWorkflow with the deterministic planner over the bench pack (bench/bench-pack.ts), whose goal the
  *     ranking planner turns into the same shape (two chains of five no-op steps linked by `<x>_ids`), in a worker
@@ -96,9 +97,22 @@ interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-async function spawnWorker(env: NodeJS.ProcessEnv, children: Set<ChildProcess>, profileDir?: string): Promise<WorkerProcess> {
+/**
+ * The worker processes run compiled JavaScript, as a deployment runs dist/ (`planner worker` from the package), not
+ * TypeScript through tsx: tsx's loader hooks, transformed sources and source maps cost each process memory and CPU
+ * in proportion to the modules it loads (about 100 MB of the planner worker's peak RSS in one run). Compiled into
+ * node_modules/.cache so the worker's modules resolve the project's packages. Returns the worker script's path.
+ */
+function compileWorker(): string {
+  const out = path.join(ROOT, 'node_modules', '.cache', 'durable-planner-bench');
+  rmSync(out, { recursive: true, force: true });
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.bench.json'), '--outDir', out], { stdio: 'inherit' });
+  return path.join(out, 'bench', 'bench-worker.js');
+}
+
+async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, profileDir?: string): Promise<WorkerProcess> {
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, 'bench-worker.ts')], {
+  const child = spawn(process.execPath, [...profile, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -370,6 +384,7 @@ async function main() {
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
     writeFileSync(bundles.baseline, (await bundleWorkflows(require.resolve('./baseline-workflow'), {})).code);
+    const workerScript = compileWorker();
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
     const c = client;
     const workerEnv = (mode: 'baseline' | 'planner', taskQueue: string, tools: ToolQueues) => ({
@@ -390,7 +405,7 @@ async function main() {
       count: number,
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
-      const w = await spawnWorker(workerEnv(worker.mode, worker.taskQueue, worker.tools), children, flags.profile);
+      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, flags.profile);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
