@@ -1,6 +1,7 @@
 /**
  * The planner's own spans, through OpenTelemetry's API alone: without a tracer provider (./tracing installs one when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set) each is the API's no-op, and a worker loads none of the SDK or exporter.
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set) each is the API's no-op. The modules that make them (activities, tools,
+ * src/worker.ts) load none of the SDK or exporter; the CLI's processes do, through ./tracing.
  */
 import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { LlmCallUsage } from '../planners/types';
