@@ -72,12 +72,9 @@ export function findBooleanModifiers(tokens: readonly Token[], catalog: readonly
     if (booleans.length === 0) continue;
     for (const noun of tokens) {
       if (!names.has(noun.stem)) continue;
+      const before = [byPos.get(noun.pos - 2), byPos.get(noun.pos - 1)];
       for (const { param, stems } of booleans) {
-        const naming = (pos: number) => {
-          const t = byPos.get(pos);
-          return t !== undefined && stems.has(t.stem) ? t : undefined;
-        };
-        const modifier = naming(noun.pos - 2) ?? naming(noun.pos - 1);
+        const modifier = before.find((t) => t !== undefined && stems.has(t.stem));
         if (modifier) out.push({ tool: tool.name, param, token: modifier });
       }
     }
