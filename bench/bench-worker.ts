@@ -11,7 +11,7 @@
  * runs plain Temporal workers: the baseline workflow, and its no-op activity on the workflow's queue (`planner`) or
  * on a worker of `<queue>-tools` (`split`).
  * Env: TEMPORAL_ADDRESS, BENCH_BUNDLE, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
- * `memory {json}`: where its memory is (process.memoryUsage, V8 heap, cached workflows).
+ * `memory {json}`: where its memory is (process.memoryUsage, V8 heap and its spaces, cached workflows).
  */
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
@@ -33,6 +33,13 @@ function memoryReport(workers: readonly Worker[]): Record<string, number> {
     array_buffers_mb: mb(m.arrayBuffers),
     malloced_mb: mb(heap.malloced_memory),
     native_contexts: heap.number_of_native_contexts,
+    // The main thread's heap by space: young objects, old ones, and large ones (such as the workflow bundle's text).
+    ...Object.fromEntries(
+      v8
+        .getHeapSpaceStatistics()
+        .filter((s) => ['new_space', 'old_space', 'large_object_space'].includes(s.space_name))
+        .map((s) => [`${s.space_name}_mb`, mb(s.space_size)]),
+    ),
     cached_workflows: workers.reduce((n, w) => n + w.getStatus().numCachedWorkflows, 0),
   };
 }

@@ -7,7 +7,7 @@
  * step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
@@ -21,6 +21,7 @@ import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { loadPlannerConfig } from './tools/mcp/config';
 import { createLazyWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
+import { slimWorkflowBundle, type WebpackConfig } from './workflow-bundle';
 
 export interface PlannerWorkerOptions {
   connection: NativeConnection;
@@ -46,25 +47,32 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
 
 /**
  * How the planner's workflows are bundled: zod and the contract's schemas are built once per worker thread
- * (src/domain/shared-schema.ts) rather than at the start of every run.
+ * (src/domain/shared-schema.ts) rather than at the start of every run, and the bundle is slim in memory
+ * (src/workflow-bundle.ts).
  */
-export const PLANNER_BUNDLER_OPTIONS = { preloadModules: [require.resolve('./domain/shared-schema')] };
+export const PLANNER_BUNDLER_OPTIONS = {
+  preloadModules: [require.resolve('./domain/shared-schema')],
+  webpackConfigHook: slimWorkflowBundle,
+} satisfies WorkerOptions['bundlerOptions'];
 
 /**
  * The planner's workflows: a prebuilt bundle, or src/workflows (dist/workflows once compiled) bundled at start with
- * the worker's own bundler options (`own`) and the planner's preloaded module.
+ * the worker's own bundler options (`own`) and the planner's: its preloaded module, and its webpack hook after the
+ * worker's own.
  */
 export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle'], own: WorkerOptions['bundlerOptions'] = {}): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
   if (bundle) return { workflowBundle: bundle };
   const preloadModules = [...(own.preloadModules ?? []), ...PLANNER_BUNDLER_OPTIONS.preloadModules];
-  return { workflowsPath: require.resolve('./workflows'), bundlerOptions: { ...own, preloadModules } };
+  const ownHook = own.webpackConfigHook;
+  const webpackConfigHook = ownHook ? (config: WebpackConfig) => slimWorkflowBundle(ownHook(config)) : slimWorkflowBundle;
+  return { workflowsPath: require.resolve('./workflows'), bundlerOptions: { ...own, preloadModules, webpackConfigHook } };
 }
 
 /**
  * Workflow code bundled once for several workers (tests, bench, chaos drill), quietly; by default the planner's
  * workflows with its bundler options.
  */
-export async function bundleWorkflows(workflowsPath = require.resolve('./workflows'), bundlerOptions: { preloadModules?: string[] } = PLANNER_BUNDLER_OPTIONS): Promise<{ code: string }> {
+export async function bundleWorkflows(workflowsPath = require.resolve('./workflows'), bundlerOptions: Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook'> = PLANNER_BUNDLER_OPTIONS): Promise<{ code: string }> {
   const quiet = () => undefined;
   const { code } = await bundleWorkflowCode({
     workflowsPath,

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { sharedSchema } from '../../../src/domain/shared-schema';
 import { PLANNER_BUNDLER_OPTIONS, plannerWorkflows } from '../../../src/worker';
+import { slimWorkflowBundle, type WebpackConfig } from '../../../src/workflow-bundle';
 
 const SRC = path.join(__dirname, '..', '..', '..', 'src');
 
@@ -62,9 +63,21 @@ test('a shared schema is built the first time its key is asked for, then handed 
   expect(first.parse({ n: 1 })).toEqual({ n: 1 });
 });
 
-test("a worker's own bundler options are kept, with the planner's preloaded module added", () => {
+test("a worker's own bundler options are kept, with the planner's preloaded module and webpack hook added", () => {
   const own = { ignoreModules: ['fs'], preloadModules: ['./own-preload'] };
-  expect(plannerWorkflows(undefined, own).bundlerOptions).toEqual({ ignoreModules: ['fs'], preloadModules: ['./own-preload', ...PLANNER_BUNDLER_OPTIONS.preloadModules] });
+  expect(plannerWorkflows(undefined, own).bundlerOptions).toEqual({
+    ignoreModules: ['fs'],
+    preloadModules: ['./own-preload', ...PLANNER_BUNDLER_OPTIONS.preloadModules],
+    webpackConfigHook: slimWorkflowBundle,
+  });
   expect(plannerWorkflows().bundlerOptions).toEqual(PLANNER_BUNDLER_OPTIONS);
   expect(plannerWorkflows({ code: 'prebuilt' })).toEqual({ workflowBundle: { code: 'prebuilt' } });
+});
+
+test("a worker's own webpack hook runs first, then the planner's", () => {
+  const ownHook = (config: WebpackConfig): WebpackConfig => ({ ...config, devtool: 'source-map', target: 'node' });
+  const hook = plannerWorkflows(undefined, { webpackConfigHook: ownHook }).bundlerOptions!.webpackConfigHook!;
+  const config = hook({ mode: 'development', plugins: [] });
+  expect(config).toMatchObject({ mode: 'development', target: 'node', devtool: 'inline-nosources-source-map' });
+  expect(config.plugins).toHaveLength(1);
 });
