@@ -23,7 +23,7 @@ import { countPlan, observedStage } from './observability';
 import { checkProgressRequest } from './progress';
 import { PLAN_ID_PATCH } from './plan-id';
 import { PlanningRun } from './run';
-import { LEAN_STEPS_PATCH } from './steps';
+import { LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH } from './steps';
 import { move, settle, type Transition } from './transitions';
 
 /**
@@ -39,7 +39,7 @@ const BOUNDED_STATE_PATCH = 'bounded-state-archived-versions';
  * Runs started after this patch record its one marker instead of one per earlier patch: it implies them all (the three
  * above, plan-id, step-kind, outcome-unknown and auto-fallback), so they are not asked (a history without this marker
  * replays asking them, as recorded). And they publish search attributes only when the run parks (./visibility.ts).
- * LEAN_STEPS_PATCH (./steps.ts) implies it in turn: runs started after that one record only that one.
+ * LEAN_STEPS_PATCH (./steps.ts) implies it in turn, and ONE_PROMISE_PER_STEP_PATCH implies that one: a new run records only the last.
  */
 const CONSOLIDATED_PATCH = 'one-marker-for-earlier-patches-and-search-attributes-when-parked';
 
@@ -63,7 +63,7 @@ function historyIsLong(run: PlanningRun): boolean {
 }
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
-  const consolidated = patched(LEAN_STEPS_PATCH) || patched(CONSOLIDATED_PATCH); // a new run: one marker (see ../steps)
+  const consolidated = patched(ONE_PROMISE_PER_STEP_PATCH) || patched(LEAN_STEPS_PATCH) || patched(CONSOLIDATED_PATCH); // a new run: one marker (see ../steps)
   const lean = consolidated || patched(LEAN_PLANNING_PATCH);
   const run = PlanningRun.of(input, lean, consolidated || patched(BOUNDED_STATE_PATCH), consolidated || patched(PLAN_ID_PATCH), consolidated);
   setHandler(messages.getStateQuery, () => run.state);

@@ -13,11 +13,12 @@ import type { StepReply, StepWait } from '../api/state';
 import { PlanningTimeoutError } from '../domain/errors';
 import { usageOfLlmCalls } from '../domain/llm-calls';
 import type { Step } from '../domain/plan';
-import { defaultIdempotencyScope, NULL_RESULT_REF, textResult, type StepExecutionInput, type StepResult } from '../domain/step-execution';
+import { defaultIdempotencyScope, NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
 import { llmStepActivity, planningActivities, stepActivity } from './activities';
 import { nowIso } from './initial-state';
 import { countStepFailure } from './observability';
 import type { PlanningRun } from './run';
+import { inputsOf, stepInput } from './step-inputs';
 import { stepKey } from './step-key';
 
 /** Runs started before this sent `llm`, `human` and `noop` steps to `executeStep` with no tool (they failed). */
@@ -35,6 +36,13 @@ export const OUTCOME_UNKNOWN_PATCH = 'ask-person-on-unknown-outcome';
 export const LEAN_STEPS_PATCH = 'lean-steps';
 
 /**
+ * Runs started after this start each step with `startStep`, which says when the step has ended through callbacks
+ * rather than a promise its caller chains on: a tool step makes one promise of its own where runStep makes three.
+ * It implies LEAN_STEPS_PATCH, as that one implies CONSOLIDATED_PATCH: a new run records this one marker.
+ */
+export const ONE_PROMISE_PER_STEP_PATCH = 'one-promise-per-step';
+
+/**
  * Runs one step and records how it ended. Chained with `then` where it can be (each promise a workflow makes costs the
  * SDK a captured stack, and steps make most of a run's), yet as deep as the async functions it replaced: a tool or
  * llm step's outcome is recorded one reaction after its activity settles and the returned promise settles one
@@ -48,24 +56,75 @@ export function runStep(run: PlanningRun, step: Step, index: number, everyKindRu
   } catch (err) {
     outcome = Promise.reject(err); // e.g. activity options the SDK refuses: the step fails, the workflow task does not
   }
-  return outcome.then(undefined, (err: unknown) => {
-    if (isCancellation(err)) {
-      run.setStep(index, { status: 'CANCELLED' });
-      throw err;
+  return outcome.then(undefined, (err: unknown) => recordStepError(run, step, index, err));
+}
+
+/**
+ * Starts one step (ONE_PROMISE_PER_STEP_PATCH) and calls `ended` once its outcome is recorded, or `cancelled` with
+ * the run's cancellation. A tool step's activity settles straight into the recording of its outcome: no promise of
+ * the step's own is chained on it, as runStep's callers chain on the promise it returns.
+ */
+export function startStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, ended: () => void, cancelled: (err: unknown) => void): void {
+  run.setStep(index, { status: 'RUNNING' });
+  const failed = (err: unknown): void => {
+    try {
+      recordStepError(run, step, index, err);
+    } catch (cancellation) {
+      return cancelled(cancellation);
     }
-    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`, { shown: 'when-parked' }); // an llm step's answered calls
-    fail(run, step, index, readFailure(err));
-  });
+    ended();
+  };
+  /** Runs `record`, then ends the step at once, or when the promise it returns (a wait for a person) settles. */
+  const finish = (record: () => Promise<void> | void): void => {
+    let waiting: Promise<void> | void;
+    try {
+      waiting = record();
+    } catch (err) {
+      return failed(err); // e.g. activity options the SDK refuses: the step fails, the workflow task does not
+    }
+    if (waiting) waiting.then(ended, failed);
+    else ended();
+  };
+  if (!isToolStep(step, everyKindRuns)) return finish(() => stepOfKind(run, step, index, everyKindRuns, true));
+  let tool: ToolStep;
+  let outcome: Promise<StepResult>;
+  try {
+    tool = toolStep(run, step, index, true);
+    outcome = tool.execute(defaultIdempotencyScope(run.state.workflow_id, step.id));
+  } catch (err) {
+    return failed(err);
+  }
+  outcome.then(
+    (result) => finish(() => completeToolStep(run, step, index, result)),
+    (err: unknown) => finish(() => afterToolFailure(run, step, index, err, tool.attempt)),
+  );
+}
+
+/** A step's error: a cancellation marks it CANCELLED and goes on (thrown); anything else fails it. */
+function recordStepError(run: PlanningRun, step: Step, index: number, err: unknown): void {
+  if (isCancellation(err)) {
+    run.setStep(index, { status: 'CANCELLED' });
+    throw err;
+  }
+  run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), `failed step ${step.id}`, { shown: 'when-parked' }); // an llm step's answered calls
+  fail(run, step, index, readFailure(err));
+}
+
+/** Whether `step` runs as a tool call: every step before STEP_KINDS_PATCH, and since then each `tool_call`. */
+function isToolStep(step: Step, everyKindRuns: boolean): boolean {
+  return !everyKindRuns || !['noop', 'llm', 'human'].includes(step.action);
 }
 
 function stepOfKind(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean: boolean): Promise<void> {
-  if (everyKindRuns && step.action === 'noop') {
+  if (isToolStep(step, everyKindRuns)) {
+    const tool = toolStep(run, step, index, lean);
+    return tool.attempt(defaultIdempotencyScope(run.state.workflow_id, step.id));
+  }
+  if (step.action === 'noop') {
     complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
     return Promise.resolve();
   }
-  if (everyKindRuns && step.action === 'llm') return runLlmStep(run, step, index);
-  if (everyKindRuns && step.action === 'human') return runHumanStep(run, step, index);
-  return runToolStep(run, step, index, lean);
+  return step.action === 'llm' ? runLlmStep(run, step, index) : runHumanStep(run, step, index);
 }
 
 function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
@@ -80,30 +139,14 @@ function fail(run: PlanningRun, step: Step, index: number, { type, code, message
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) failed: ${code} ${message}`);
 }
 
-/** The results of the steps `step` depends on, by reference (small ones inline): the worker loads the rest. */
-function inputsOf(run: PlanningRun, step: Step): Record<string, { ref: string; data: unknown }> {
-  return Object.fromEntries(step.depends_on.map((d) => [String(d), { ref: run.state.steps[d]!.result!.ref, data: run.state.steps[d]!.result!.data }]));
+interface ToolStep {
+  /** Runs the step's activity under an idempotency scope. */
+  execute(scope: string): Promise<StepResult>;
+  /** execute, then the outcome recorded: complete, or afterToolFailure (which may ask a person, then try again). */
+  attempt(scope: string): Promise<void>;
 }
 
-/** inputsOf, each result by its inline data or else by reference: not both. */
-function leanInputsOf(run: PlanningRun, step: Step): StepExecutionInput['inputs'] {
-  return Object.fromEntries(Object.entries(inputsOf(run, step)).map(([d, { ref, data }]) => [d, data !== undefined ? { data } : { ref }]));
-}
-
-/** What `executeStep` receives; `lean` (LEAN_STEPS_PATCH): only what the worker cannot know itself. */
-function stepInput(run: PlanningRun, step: Step, index: number, scope: string, lean: boolean): StepExecutionInput {
-  const { state } = run;
-  const plan = state.plan!;
-  const { workflow_id, request } = state;
-  if (!lean) {
-    const base = { workflow_id, plan_id: plan.id, plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '' };
-    return { ...base, tool_catalog: request.tool_catalog, params: step.params, inputs: inputsOf(run, step), idempotency_scope: scope, workspace_root: request.constraints.workspace_root };
-  }
-  const input = { plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '', params: step.params, inputs: leanInputsOf(run, step), workspace_root: request.constraints.workspace_root };
-  return scope === defaultIdempotencyScope(workflow_id, step.id) ? input : { ...input, idempotency_scope: scope };
-}
-
-function runToolStep(run: PlanningRun, step: Step, index: number, lean: boolean): Promise<void> {
+function toolStep(run: PlanningRun, step: Step, index: number, lean: boolean): ToolStep {
   const { state } = run;
   const executeStep = stepActivity({
     taskQueue: state.steps[index]!.queue,
@@ -113,12 +156,17 @@ function runToolStep(run: PlanningRun, step: Step, index: number, lean: boolean)
     maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
     summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
   });
+  const execute = (scope: string): Promise<StepResult> => executeStep(stepInput(run, step, index, scope, lean));
   const attempt = (scope: string): Promise<void> =>
-    executeStep(stepInput(run, step, index, scope, lean)).then(
-      (result) => complete(run, step, index, result, `${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`),
+    execute(scope).then(
+      (result) => completeToolStep(run, step, index, result),
       (err: unknown) => afterToolFailure(run, step, index, err, attempt),
     );
-  return attempt(defaultIdempotencyScope(state.workflow_id, step.id));
+  return { execute, attempt };
+}
+
+function completeToolStep(run: PlanningRun, step: Step, index: number, result: StepResult): void {
+  complete(run, step, index, result, `${result.items ?? '-'} item(s)${result.replayed ? ' (replayed)' : ''}`);
 }
 
 /** A failed tool step fails, unless its outcome is unknown (PLAN-014) under `ask`: then a person decides. */

@@ -61,7 +61,7 @@ describe('planningWorkflow', () => {
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
       });
       expect(stages).toEqual(['ANALYZING', 'EXECUTING', 'COMPLETED']);
-      await recordHistory(handle, 'lean-steps-scenario-completed');
+      await recordHistory(handle, 'one-promise-per-step-scenario-completed');
     });
   });
 
@@ -119,7 +119,7 @@ describe('planningWorkflow', () => {
       expect(outcome.steps.map((s) => s.tool)).toEqual(['shipments']);
       const state = await handle.query(getStateQuery);
       expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' }]);
-      await recordHistory(handle, 'lean-steps-clarification-answered');
+      await recordHistory(handle, 'one-promise-per-step-clarification-answered');
     });
   });
 
@@ -163,7 +163,7 @@ describe('planningWorkflow', () => {
       expect(ran).toEqual(['shipments', 'contaminants-detected']);
       expect(outcome.budget.limit.tokens).toBe(11_200);
       expect(outcome.budget.spent).toMatchObject({ calls: 2, tokens: 10_300 });
-      await recordHistory(handle, 'lean-steps-budget-raised');
+      await recordHistory(handle, 'one-promise-per-step-budget-raised');
     }, wrap);
   });
 
@@ -192,7 +192,7 @@ describe('planningWorkflow', () => {
       expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
-      await recordHistory(handle, 'lean-steps-replan-after-failure');
+      await recordHistory(handle, 'one-promise-per-step-replan-after-failure');
     }, wrap);
   });
 

@@ -28,14 +28,18 @@ const STEP_KINDS = ['step-kinds-llm', 'step-kinds-human', 'step-kinds-outcome-un
 const WATCHED = ['progress-watched'];
 /** Recorded after CONSOLIDATED_PATCH: one patch marker, search attributes when parked. */
 const CONSOLIDATED = RECORDED.map((n) => `consolidated-${n}`);
-/** Recorded after LEAN_STEPS_PATCH (test/temporal/planning-workflow.test.ts): lean step inputs, fewer promises per step. */
+/** Recorded after LEAN_STEPS_PATCH: lean step inputs, fewer promises per step. */
 const LEAN_STEPS = RECORDED.map((n) => `lean-steps-${n}`);
+/** Recorded after ONE_PROMISE_PER_STEP_PATCH (test/temporal/planning-workflow.test.ts): steps started by startStep. */
+const ONE_PROMISE_PER_STEP = RECORDED.map((n) => `one-promise-per-step-${n}`);
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
   // The others were recorded before BOUNDED_STATE_PATCH and must keep replaying without archiving; consolidated-*
-  // past CONSOLIDATED_PATCH, and lean-steps-* on today's path, past LEAN_STEPS_PATCH.
-  expect(files).toEqual(expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS].map((n) => `${n}.binpb`)));
+  // past CONSOLIDATED_PATCH, lean-steps-* past LEAN_STEPS_PATCH, and one-promise-per-step-* on today's path.
+  expect(files).toEqual(
+    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP].map((n) => `${n}.binpb`)),
+  );
 });
 
 test.each(files)('%s replays without nondeterminism', async (file) => {
@@ -43,15 +47,19 @@ test.each(files)('%s replays without nondeterminism', async (file) => {
   expect(result!.error).toBeUndefined();
 });
 
-test('lean-steps-* were recorded on that path: its patch marker, and step inputs without what the worker knows itself', () => {
-  const json = (payload: temporal.api.common.v1.IPayload | undefined) => JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown>;
-  for (const name of LEAN_STEPS) {
-    const events = load(`${name}.binpb`).events!;
-    const patches = events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? [json(e.markerRecordedEventAttributes.details!['patch-data']!.payloads![0]).id] : []));
-    const inputs = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])] : []));
-    expect([name, patches]).toEqual([name, expect.arrayContaining(['lean-steps'])]);
-    expect(inputs.length).toBeGreaterThan(0);
-    for (const input of inputs) expect([name, Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog', 'idempotency_scope'].includes(k))]).toEqual([name, []]);
+const json = (payload: temporal.api.common.v1.IPayload | undefined) => JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown>;
+const patchesOf = (events: temporal.api.history.v1.IHistoryEvent[]) =>
+  events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? [json(e.markerRecordedEventAttributes.details!['patch-data']!.payloads![0]).id] : []));
+
+test('lean-steps-* and one-promise-per-step-* were recorded on those paths: one patch marker each, and lean step inputs', () => {
+  for (const [names, patch] of [[LEAN_STEPS, 'lean-steps'], [ONE_PROMISE_PER_STEP, 'one-promise-per-step']] as const) {
+    for (const name of names) {
+      const events = load(`${name}.binpb`).events!;
+      const inputs = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])] : []));
+      expect([name, patchesOf(events)]).toEqual([name, [patch]]);
+      expect(inputs.length).toBeGreaterThan(0);
+      for (const input of inputs) expect([name, Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog', 'idempotency_scope'].includes(k))]).toEqual([name, []]);
+    }
   }
 });
 

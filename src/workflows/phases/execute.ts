@@ -9,7 +9,7 @@ import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
-import { LEAN_STEPS_PATCH, runStep, STEP_KINDS_PATCH } from '../steps';
+import { LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH, runStep, startStep, STEP_KINDS_PATCH } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
@@ -29,7 +29,8 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   if (pause) return pause;
 
   const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
-  const stop = await (patched(LEAN_STEPS_PATCH) ? runSteps : raceSteps)(run, steps, everyKindRuns, affordable);
+  const onePromisePerStep = patched(ONE_PROMISE_PER_STEP_PATCH);
+  const stop = await (onePromisePerStep || patched(LEAN_STEPS_PATCH) ? runSteps : raceSteps)(run, steps, everyKindRuns, affordable, onePromisePerStep);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
   const unknown = failed.find((s) => s.error!.code === 'PLAN-014');
@@ -56,10 +57,11 @@ type Stop = StepsToStart['stop'];
 
 /**
  * Starts every ready step (and each that becomes ready) until none runs; returns why steps were left unstarted, if
- * any were. Each promise a workflow makes costs the SDK a captured stack, so this makes one per step and one per
- * wait, where racing the running steps at every wait (raceSteps) makes one per running step per wait, and more.
+ * any were. Each promise a workflow makes costs the SDK a captured stack, so this makes one per wait and, since
+ * ONE_PROMISE_PER_STEP_PATCH, none per step beyond its activity's (startStep; runStep chains three on a tool's),
+ * where racing the running steps at every wait (raceSteps) makes one per running step per wait, and more.
  */
-async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean, affordable: (index: number) => boolean): Promise<Stop> {
+async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean, affordable: (index: number) => boolean, onePromisePerStep: boolean): Promise<Stop> {
   let running = 0;
   let ended = 0;
   let failure: { error: unknown } | undefined; // a step's cancellation: the run's
@@ -80,7 +82,8 @@ async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean,
       const next = stepsToStart(steps, run.state.steps.map((s) => s.status), affordable);
       for (const index of next.start) {
         running++;
-        runStep(run, steps[index]!, index, everyKindRuns, true).then(end, fail);
+        if (onePromisePerStep) startStep(run, steps[index]!, index, everyKindRuns, end, fail);
+        else runStep(run, steps[index]!, index, everyKindRuns, true).then(end, fail);
       }
       stop = next.stop;
     }
