@@ -4,11 +4,6 @@
  * always there; the LLM ones join when the config has an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
  */
 import { loadConfig, type PlannerConfig } from '../config';
-import { LlmAnalyzer } from '../planners/analyze/llm-analyzer';
-import { LlmPlanner } from '../planners/generate/llm-planner';
-import { PremortemCritic } from '../planners/critique/premortem-critic';
-import { priceOf } from '../llm/prices';
-import { ProviderChain } from '../llm/providers';
 import { PlanCache } from '../planners/plan-cache';
 import { RULE_CRITICS } from '../planners/critique/rule-critics';
 import { RankingPlanner } from '../planners/generate/ranking-planner';
@@ -27,9 +22,9 @@ export function createPlanningDependencies(
   const catalogs = options.catalogs ?? builtInCatalogs();
   let llm: PlanningDependencies['llm'];
   if (config.llmProviders.length > 0) {
-    const client = ProviderChain.fromConfig(config.llmProviders);
-    llm = { analyzer: new LlmAnalyzer(client, (name) => catalogs.clarifications(name)), planner: new LlmPlanner(client), critics: [new PremortemCritic(client)], client };
-    for (const { model } of config.llmProviders) if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
+    // Required here, not imported: a worker without an LLM never loads the openai client (./llm-dependencies).
+    const { llmDependencies } = require('./llm-dependencies') as typeof import('./llm-dependencies');
+    llm = llmDependencies(config.llmProviders, catalogs);
   }
   // Without a store given, the configured one (PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR); its pool lives
   // as long as the process.

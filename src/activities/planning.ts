@@ -9,6 +9,7 @@ import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budge
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
 import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
+import { everyProviderFailed } from '../domain/llm-calls';
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
@@ -20,7 +21,6 @@ import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
 import type { IdempotencyLedger } from '../tools/idempotency';
-import { everyProviderFailed } from '../llm/providers';
 import { planCacheKey, type PlanCache } from '../planners/plan-cache';
 import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { addUsage, callUsage, ZERO_USAGE, type Usage } from './budget';
+import { LlmCallError } from './errors';
 
 /** Most providers a chain may hold (PLANNER_LLM_PROVIDERS); bounds the attempts recorded per call. */
 export const MAX_PROVIDER_ATTEMPTS = 8;
@@ -57,4 +58,9 @@ export function providerFallbackNote(calls: readonly LlmCallUsage[]): string | n
 /** Whether a failure's details say a whole provider chain failed on retryable faults (an outage, not a refused request). */
 export function isProviderOutage(details: Record<string, unknown>): boolean {
   return details.every_provider_failed === true;
+}
+
+/** Whether `error` says a whole provider chain failed on retryable faults (an outage, not a refused request). */
+export function everyProviderFailed(error: unknown): boolean {
+  return error instanceof LlmCallError && isProviderOutage(error.details);
 }

@@ -13,7 +13,7 @@ import { APIConnectionError } from 'openai';
 import type { LlmProviderConfig } from '../config';
 import { LlmCallError, PlannerError } from '../domain/errors';
 import type { LlmSettings } from '../domain/llm-settings';
-import { describeAttempts, isProviderOutage, type LlmCallUsage, type ProviderAttempt } from '../domain/llm-calls';
+import { describeAttempts, type LlmCallUsage, type ProviderAttempt } from '../domain/llm-calls';
 import { LlmClient, type ChatModel, type Completion } from './chat';
 import { withLlmCallLabel } from './usage-recorder';
 
@@ -70,11 +70,6 @@ export class ProviderChain implements ChatModel {
       cause: last,
     });
   }
-}
-
-/** Whether `error` says a whole provider chain failed on retryable faults (an outage, not a refused request). */
-export function everyProviderFailed(error: unknown): boolean {
-  return error instanceof LlmCallError && isProviderOutage(error.details);
 }
 
 function withAttempts<E extends PlannerError>(error: E, attempts: ProviderAttempt[]): E {

@@ -1,7 +1,8 @@
 /** ProviderChain over real HTTP: which failures move a call to the next provider, and what each call records. */
 import { LlmCallError, type PlannerError } from '../../../src/domain/errors';
 import type { LlmCallUsage } from '../../../src/domain/llm-calls';
-import { ProviderChain, everyProviderFailed } from '../../../src/llm/providers';
+import { everyProviderFailed } from '../../../src/domain/llm-calls';
+import { ProviderChain } from '../../../src/llm/providers';
 import type { ReplySchema } from '../../../src/llm/structured-output';
 import { withLlmCallRecorder } from '../../../src/llm/usage-recorder';
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedReply } from '../../support/scripted-llm-server';
