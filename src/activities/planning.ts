@@ -83,6 +83,9 @@ const GatekeeperInputSchema = z.object({
 });
 export type GatekeeperInput = z.input<typeof GatekeeperInputSchema>;
 
+const LookupToolsInputSchema = z.object({ tool_catalog: z.string().min(1), tools: z.array(z.string()) });
+const ArchiveInputSchema = z.object({ value: z.unknown() });
+
 /** How often a planning activity heartbeats; the workflow's heartbeat timeout is a few of these. */
 export const PLANNING_HEARTBEAT_MS = 2_000;
 
@@ -289,13 +292,13 @@ export function createPlanningActivities(deps: PlanningDependencies) {
 
     /** Where each tool runs and what a call costs: the facts routing and budget checks need. */
     lookupTools: withPlannerFailures(async (input: { tool_catalog: string; tools: string[] }): Promise<Record<string, ToolRoute>> => {
-      const { tool_catalog, tools } = parseInput(z.object({ tool_catalog: z.string().min(1), tools: z.array(z.string()) }), input, 'lookupTools');
+      const { tool_catalog, tools } = parseInput(LookupToolsInputSchema, input, 'lookupTools');
       return deps.catalogs.routes(tool_catalog, tools);
     }),
 
     /** Bounded state: an old plan version (or a page of archived entries) goes to the content store; its ref comes back. */
     archive: withPlannerFailures(async (input: { value: unknown }): Promise<{ ref: string }> => {
-      const { value } = parseInput(z.object({ value: z.unknown() }), input, 'archive');
+      const { value } = parseInput(ArchiveInputSchema, input, 'archive');
       return { ref: (await deps.store.put(value, originOfActivity())).ref };
     }),
 
