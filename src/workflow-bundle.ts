@@ -1,7 +1,7 @@
 /**
  * The planner's workflow bundle made small in the worker's memory. Every worker holds the bundle's text, with its
  * inline source map, more than once (the code it read or built, the copy the SDK patches, the workflow thread's
- * copy, the parsed map). Two things made the planner's three times the size of a raw Temporal bundle there:
+ * copy, the parsed map). Two things made each copy of the planner's 7.3 MB, against 3.3 MB for a raw Temporal bundle:
  *   - the source map carried every bundled file's full source (`sourcesContent`, 1.2 M characters): stack traces
  *     need only the mappings, so the map keeps file, line and column and leaves the sources on disk;
  *   - a handful of characters above U+00FF (arrows, dashes, ellipses in strings and comments, ours and zod's) made
