@@ -111,8 +111,8 @@ function recordStepError(run: PlanningRun, step: Step, index: number, err: unkno
 }
 
 /** Whether `step` runs as a tool call: every step before STEP_KINDS_PATCH, and since then each `tool_call`. */
-function isToolStep(step: Step, everyKindRuns: boolean): boolean {
-  return !everyKindRuns || !['noop', 'llm', 'human'].includes(step.action);
+export function isToolStep(step: Step, everyKindRuns: boolean): boolean {
+  return !everyKindRuns || step.action === 'tool_call';
 }
 
 function stepOfKind(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean: boolean): Promise<void> {

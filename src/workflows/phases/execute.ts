@@ -9,7 +9,7 @@ import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
-import { LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH, runStep, startStep, STEP_KINDS_PATCH } from '../steps';
+import { isToolStep, LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH, runStep, startStep, STEP_KINDS_PATCH } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
@@ -20,7 +20,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   const steps = flattenSteps(plan);
   const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && (run.consolidated || patched(STEP_KINDS_PATCH));
   const estimate = (step: Step): Usage => {
-    if (everyKindRuns && step.action !== 'tool_call') return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
+    if (!isToolStep(step, everyKindRuns)) return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
     const r = step.tool ? state.routes[step.tool] : undefined;
     return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
   };
