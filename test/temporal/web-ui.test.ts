@@ -99,7 +99,8 @@ test('the Web UI lists a finished run by PlanStage and shows the planning activi
   try {
     // The list view, filtered by the planner's search attribute, finds the run.
     await page.goto(`${uiUrl()}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
-    await page.getByText(workflowId).first().waitFor({ timeout: 30_000 });
+    // The row's workflow type, not its id: the id is on the page at once, in the filter the query shows.
+    await page.getByText('planningWorkflow').first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(OUT, 'web-ui-list.png'), fullPage: true });
     expect(await textOf(page)).toContain('planningWorkflow');
 
