@@ -17,17 +17,25 @@ export interface Token {
 const SUFFIXES = ['ations', 'ation', 'ities', 'ings', 'ions', 'ants', 'ated', 'ates', 'ity', 'ion', 'ant', 'ate', 'ies', 'ing', 'ed', 'es', 's'];
 
 export function stem(word: string): string {
-  const w = word.toLowerCase();
+  return stemOfLower(word.toLowerCase());
+}
+
+function stemOfLower(w: string): string {
   for (const suffix of SUFFIXES) {
     if (w.endsWith(suffix) && w.length - suffix.length >= 4) return w.slice(0, -suffix.length);
   }
   return w;
 }
 
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
 export function tokenize(text: string): Token[] {
-  return [...text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)].map((m, pos) => {
-    const raw = m[0].replace(/['’]s$/i, '');
-    return { text: raw, lower: raw.toLowerCase(), stem: stem(raw), pos };
+  // `match` gives the words as strings: a planning activity tokenizes every step's title and description, and
+  // matchAll's match objects were most of what that allocated.
+  return (text.match(WORD) ?? []).map((word, pos) => {
+    const raw = word.replace(/['’]s$/i, '');
+    const lower = raw.toLowerCase();
+    return { text: raw, lower, stem: stemOfLower(lower), pos };
   });
 }
 

@@ -37,6 +37,12 @@ export interface ToolTerms {
   params: readonly (readonly [string, JsonSchema])[];
   /** Its boolean params, each with the stems of its name ("has_contaminants" → contamin, as "contaminated" stems). */
   booleans: readonly { param: string; stems: ReadonlySet<string> }[];
+  /** Its params with an enum, whose values a goal may name ("accepted"). */
+  enums: readonly (readonly [string, JsonSchema])[];
+  /** Its params named `<x>_id` or `<x>_ids` (`many`), with `x` and its stem: what another tool's results can fill. */
+  idParams: readonly { param: string; schema: JsonSchema; base: string; baseStem: string; many: boolean }[];
+  /** The fields of its result's rows (of the array's items, or of the object it returns). */
+  rowFields: ReadonlySet<string>;
 }
 
 const termsBySpec = new WeakMap<ToolSpec, ToolTerms>();
@@ -53,9 +59,21 @@ export function toolTerms(tool: ToolSpec): ToolTerms {
     vocabulary: new Set([...names, ...tags, ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]),
     params,
     booleans: params.filter(([, s]) => s.type === 'boolean').map(([param]) => ({ param, stems: new Set(identifierStems(param)) })),
+    enums: params.filter(([, s]) => s.enum !== undefined),
+    idParams: params.flatMap(([param, schema]) => {
+      const m = /^(.+)_ids?$/.exec(param);
+      return m ? [{ param, schema, base: m[1]!, baseStem: stem(m[1]!), many: param.endsWith('_ids') }] : [];
+    }),
+    rowFields: rowFieldsOf(tool),
   };
   termsBySpec.set(tool, terms);
   return terms;
+}
+
+function rowFieldsOf(tool: ToolSpec): Set<string> {
+  const data = tool.result;
+  const row = data?.type === 'array' && typeof data.items === 'object' ? (data.items as JsonSchema) : data;
+  return new Set(Object.keys(row?.properties ?? {}));
 }
 
 export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSchema])[] {

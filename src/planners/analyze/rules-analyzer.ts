@@ -9,7 +9,7 @@ import { resolveTemporalReferences } from '../../domain/dates';
 import { effectiveGoal } from '../../domain/request';
 import { RequirementsSchema, type Clarification, type ClarificationLexicon, type Intent, type Requirements } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { findBooleanModifiers, matchTools, paramSchemas } from '../catalog-match';
+import { findBooleanModifiers, matchTools, paramSchemas, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
 
@@ -103,7 +103,7 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
     if (findLocations(tokens).length > 0) filters.add('location');
     for (const m of findBooleanModifiers(tokens, catalog)) filters.add(m.param.replace(/_/g, ' '));
     for (const tool of tools) {
-      for (const [param, schema] of paramSchemas(tool)) {
+      for (const [param, schema] of toolTerms(tool).enums) {
         if (tokens.some((t) => schema.enum?.some((v) => typeof v === 'string' && stem(v) === t.stem))) filters.add(param.replace(/_/g, ' '));
       }
     }
@@ -184,7 +184,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
     ...locations.map((t) => ({ type: 'location', value: t.text })),
     ...temporal.map((r) => ({ type: 'date_range', value: r.phrase })),
     ...tools.flatMap((m) =>
-      paramSchemas(m.tool).flatMap(([param, schema]) =>
+      toolTerms(m.tool).enums.flatMap(([param, schema]) =>
         tokens
           .filter((t) => schema.enum?.some((v) => typeof v === 'string' && stem(v) === t.stem))
           .map((t) => ({ type: param, value: t.lower })),

@@ -32,28 +32,19 @@ function candidate(tool: ToolSpec, score: number, firstPos: number): Candidate {
   return { tool, score, firstPos, params: {}, providers: [], notes: [] };
 }
 
-function rowFields(tool: ToolSpec): Set<string> {
-  const data = tool.result;
-  const row = data?.type === 'array' && typeof data.items === 'object' ? (data.items as JsonSchema) : data;
-  return new Set(Object.keys(row?.properties ?? {}));
-}
-
 /**
  * How `provider`'s result feeds one of `consumer`'s params, as a template on a placeholder index: by the provider's
  * name ("shipments" → shipment_ids gets `*.id`, facility_id gets `[0].id`) or by a field of its rows (inspections
  * rows carry shipment_id → shipment_ids gets `*.shipment_id`).
  */
 function link(consumer: ToolSpec, provider: ToolSpec): { param: string; path: string } | undefined {
-  const providerStems = toolTerms(provider).names;
-  const params = paramSchemas(consumer);
-  for (const [param, schema] of params) {
-    const m = /^(.+)_ids?$/.exec(param);
-    if (m && providerStems.has(stem(m[1]!))) return { param, path: schema.type === 'array' ? 'data.*.id' : 'data[0].id' };
+  const { names: providerStems, rowFields } = toolTerms(provider);
+  const { idParams } = toolTerms(consumer);
+  for (const { param, schema, baseStem } of idParams) {
+    if (providerStems.has(baseStem)) return { param, path: schema.type === 'array' ? 'data.*.id' : 'data[0].id' };
   }
-  const fields = rowFields(provider);
-  for (const [param, schema] of params) {
-    const m = /^(.+)_ids$/.exec(param);
-    if (m && schema.type === 'array' && fields.has(`${m[1]}_id`)) return { param, path: `data.*.${m[1]}_id` };
+  for (const { param, schema, base, many } of idParams) {
+    if (many && schema.type === 'array' && rowFields.has(`${base}_id`)) return { param, path: `data.*.${base}_id` };
   }
   return undefined;
 }
@@ -87,9 +78,10 @@ function fillFilters(candidates: Candidate[], tokens: Token[], requirements: Req
     if (c) c.params[modifier.param] = true;
   }
   // An enum value named in the goal ("accepted", "high-risk") goes to the nearest chosen tool that takes it.
+  const takingEnums = candidates.filter((c) => toolTerms(c.tool).enums.length > 0);
   for (const token of tokens) {
-    const options = candidates.flatMap((c) =>
-      paramSchemas(c.tool)
+    const options = takingEnums.flatMap((c) =>
+      toolTerms(c.tool).enums
         .filter(([p, s]) => !(p in c.params) && matchingEnum(s, token))
         .map(([p, s]) => ({ c, p, value: matchingEnum(s, token)! })),
     );

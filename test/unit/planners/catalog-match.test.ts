@@ -13,6 +13,27 @@ describe('catalog matching', () => {
     for (const tag of shipments.tags) expect(terms.vocabulary.has(tokenize(tag)[0]!.stem)).toBe(true);
   });
 
+  test("a tool's link facts: its <x>_id(s) params with x's stem, its enum params, and the fields of its result's rows", () => {
+    const detected = toolTerms(WASTE_CATALOG.find((t) => t.name === 'contaminants-detected')!);
+    expect(detected.idParams.map(({ param, base, baseStem, many }) => ({ param, base, baseStem, many }))).toEqual([
+      { param: 'shipment_ids', base: 'shipment', baseStem: stem('shipments'), many: true },
+      { param: 'facility_id', base: 'facility', baseStem: stem('facilities'), many: false },
+    ]);
+    expect(detected.enums.map(([p]) => p)).toEqual(['risk_level']);
+    expect(detected.rowFields).toEqual(new Set(['id', 'shipment_id', 'facility_id', 'contaminant', 'risk_level', 'concentration_ppm', 'detected_on']));
+  });
+
+  test("a word's apostrophe-s is dropped, other apostrophes kept, and positions count the words", () => {
+    expect(tokenize("Hamburg's carriers' loads, O’Brien 2 trucks").map(({ text, lower, stem: s, pos }) => [text, lower, s, pos])).toEqual([
+      ['Hamburg', 'hamburg', 'hamburg', 0],
+      ['carriers', 'carriers', 'carrier', 1],
+      ['loads', 'loads', 'load', 2],
+      ['O’Brien', 'o’brien', 'o’brien', 3],
+      ['2', '2', '2', 4],
+      ['trucks', 'trucks', 'truck', 5],
+    ]);
+  });
+
   test('are derived once per spec, so matching a goal against a catalog again derives nothing; another spec has its own', () => {
     expect(toolTerms(shipments)).toBe(toolTerms(shipments));
     const renamed = { ...shipments, name: 'consignments' };
