@@ -1,7 +1,9 @@
 /**
  * What the planner costs on top of Temporal itself.
  *   npm run bench [-- --plans 200 --concurrency 20 --warmup 20 --replan-plans 20 --rounds 3 --db file --out bench/results.json]
- *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes)
+ *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes;
+ *   `--worker-heap-mb N`: both sides' worker processes run with `--max-old-space-size=N`, the heap Node gives itself
+ *   in a container of 4×N MB, where V8 also grows the heap less eagerly: for the memory figures of such a deployment)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
  * processes (bench/bench-worker.ts, compiled), each loading only its own side's code and workflow bundle, as a
@@ -54,6 +56,8 @@ interface Flags {
   before?: string;
   /** A folder for the worker processes' CPU profiles (node --cpu-prof), one per process. */
   profile?: string;
+  /** The old-generation limit of every worker process (both sides alike), in MB; unset: Node's default for the machine. */
+  workerHeapMb?: number;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -74,12 +78,13 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--out') flags.out = path.resolve(value());
     else if (name === '--before') flags.before = path.resolve(value());
     else if (name === '--profile') flags.profile = path.resolve(value());
+    else if (name === '--worker-heap-mb') flags.workerHeapMb = Math.max(16, int());
     else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--worker-heap-mb N]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -110,9 +115,8 @@ function compileWorker(): string {
   return path.join(out, 'bench', 'bench-worker.js');
 }
 
-async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, profileDir?: string): Promise<WorkerProcess> {
-  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...profile, script], {
+async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, nodeOptions: readonly string[]): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...nodeOptions, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -379,12 +383,17 @@ async function main() {
   try {
     const log = (line: string) => console.log(line);
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores`);
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
     writeFileSync(bundles.baseline, (await bundleWorkflows(require.resolve('./baseline-workflow'), {})).code);
     const workerScript = compileWorker();
+    // The same for both sides: only what was asked for (a CPU profile, a heap limit), never a setting of one side.
+    const workerNodeOptions = [
+      ...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', flags.profile] : []),
+      ...(flags.workerHeapMb ? [`--max-old-space-size=${flags.workerHeapMb}`] : []),
+    ];
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
     const c = client;
     const workerEnv = (mode: 'baseline' | 'planner', taskQueue: string, tools: ToolQueues) => ({
@@ -405,7 +414,7 @@ async function main() {
       count: number,
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
-      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, flags.profile);
+      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, workerNodeOptions);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
@@ -551,6 +560,7 @@ async function main() {
         server_db: flags.db === 'file' ? 'SQLite file in a temporary folder' : 'in memory',
         shape: 'two parallel chains of 5 no-op steps (10 steps)',
         planner_worker: 'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
+        worker_node_options: workerNodeOptions.filter((o) => o.startsWith('--max-old-space-size')),
         order: 'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',
       },
       ratio,
