@@ -29,6 +29,9 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
   if (Number.isNaN(nowMs)) {
     throw new InvalidInputError(`now must be an ISO 8601 date-time, got "${nowIso}"`, 'Pass now like 2026-11-23T10:00:00Z.');
   }
+  // Most texts (every clause of a goal is asked) name no period: nothing more to compute for them.
+  const phrases = text.match(PHRASES);
+  if (!phrases) return [];
   const now = new Date(nowMs);
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const monday = today - ((now.getUTCDay() + 6) % 7) * DAY_MS; // getUTCDay: Sunday = 0
@@ -45,8 +48,8 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
 
   const seen = new Set<string>();
   const out: TemporalReference[] = [];
-  for (const m of text.matchAll(PHRASES)) {
-    const phrase = m[1]!.toLowerCase().replace(/\s+/g, ' ');
+  for (const match of phrases) {
+    const phrase = match.toLowerCase().replace(/\s+/g, ' ');
     if (seen.has(phrase)) continue;
     seen.add(phrase);
     const [start, end] = ranges[phrase]!;

@@ -64,9 +64,16 @@ export function scanTemplates(params: unknown): TemplateScan {
   return scan;
 }
 
-/** Sorted, de-duplicated indices of the steps whose results `params` need. */
+/** Sorted, de-duplicated indices of the steps whose results `params` need (those of scanTemplates' refs). */
 export function referencedSteps(params: unknown): number[] {
-  return [...new Set(scanTemplates(params).refs.map((r) => r.step))].sort((a, b) => a - b);
+  // Only the step numbers, not each template's parsed path and location: every step's execution and the critics
+  // ask this, and scanning in full was most of what they allocated for it.
+  const steps = new Set<number>();
+  forEachString(params, (text) => {
+    if (!text.includes('${step')) return;
+    for (const m of text.matchAll(TEMPLATE)) steps.add(Number(m[1]));
+  });
+  return [...steps].sort((a, b) => a - b);
 }
 
 /**

@@ -103,19 +103,26 @@ export function findBooleanModifiers(tokens: readonly Token[], catalog: readonly
 export function matchTools(tokens: readonly Token[], catalog: readonly ToolSpec[]): ToolMatch[] {
   const consumed = new Set(findBooleanModifiers(tokens, catalog).map((m) => m.token.pos));
   const words = contentTokens(tokens).filter((t) => !consumed.has(t.pos));
-  const firstPosOf = new Map<string, number>();
-  for (const w of words) if (!firstPosOf.has(w.stem)) firstPosOf.set(w.stem, w.pos);
-  const firsts = [...firstPosOf];
+  // Each distinct stem with the position of its first word, as two arrays: scanned once per catalog tool.
+  const seen = new Set<string>();
+  const stems: string[] = [];
+  const firstPositions: number[] = [];
+  for (const w of words) {
+    if (seen.has(w.stem)) continue;
+    seen.add(w.stem);
+    stems.push(w.stem);
+    firstPositions.push(w.pos);
+  }
   const matches: ToolMatch[] = [];
   for (const tool of catalog) {
     const { names, tags } = toolTerms(tool);
     let score = 0;
     let firstPos = Infinity;
-    for (const [stemSeen, pos] of firsts) {
-      const weight = names.has(stemSeen) ? 3 : tags.has(stemSeen) ? 2 : 0;
+    for (let i = 0; i < stems.length; i++) {
+      const weight = names.has(stems[i]!) ? 3 : tags.has(stems[i]!) ? 2 : 0;
       if (weight === 0) continue;
       score += weight;
-      firstPos = Math.min(firstPos, pos);
+      firstPos = Math.min(firstPos, firstPositions[i]!);
     }
     if (score >= SELECTION_THRESHOLD) matches.push({ tool, score, firstPos });
   }

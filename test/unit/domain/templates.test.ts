@@ -37,6 +37,18 @@ describe('template parsing', () => {
     expect(referencedSteps({ a: '${step[3].data}', b: ['${step[1].data}', '${step[3].data.x}'], c: 5 })).toEqual([1, 3]);
     expect(referencedSteps({ a: 'no templates' })).toEqual([]);
   });
+
+  it('referencedSteps names the steps of exactly the templates scanTemplates finds, not of malformed ones', () => {
+    const params = {
+      whole: '${step[2].data.*.id}',
+      inside: 'from ${step[0].data[0].id} to ${step[4].data.name}',
+      nested: { deep: [{ ids: '${step[1].data}' }] },
+      malformed: '${step[7].data[*].id} and ${step[x]}',
+      other: 12,
+    };
+    expect(referencedSteps(params)).toEqual([...new Set(scanTemplates(params).refs.map((r) => r.step))].sort((a, b) => a - b));
+    expect(referencedSteps(params)).toEqual([0, 1, 2, 4]);
+  });
 });
 
 describe('resolveTemplates', () => {
