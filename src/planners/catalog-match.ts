@@ -76,6 +76,11 @@ function rowFieldsOf(tool: ToolSpec): Set<string> {
   return new Set(Object.keys(row?.properties ?? {}));
 }
 
+/** The value of `schema`'s enum that `token` names (same stem: "accepted" for `accepted`), if any. */
+export function matchingEnum(schema: JsonSchema, token: Token): string | undefined {
+  return schema.enum?.find((v): v is string => typeof v === 'string' && stem(v) === token.stem);
+}
+
 export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSchema])[] {
   return toolTerms(tool).params;
 }

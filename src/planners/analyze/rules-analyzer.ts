@@ -9,7 +9,7 @@ import { resolveTemporalReferences } from '../../domain/dates';
 import { effectiveGoal } from '../../domain/request';
 import { RequirementsSchema, type Clarification, type ClarificationLexicon, type Intent, type Requirements } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { findBooleanModifiers, matchTools, paramSchemas, toolTerms } from '../catalog-match';
+import { findBooleanModifiers, matchingEnum, matchTools, paramSchemas, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
 
@@ -104,7 +104,7 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
     for (const m of findBooleanModifiers(tokens, catalog)) filters.add(m.param.replace(/_/g, ' '));
     for (const tool of tools) {
       for (const [param, schema] of toolTerms(tool).enums) {
-        if (tokens.some((t) => schema.enum?.some((v) => typeof v === 'string' && stem(v) === t.stem))) filters.add(param.replace(/_/g, ' '));
+        if (tokens.some((t) => matchingEnum(schema, t) !== undefined)) filters.add(param.replace(/_/g, ' '));
       }
     }
     const names = tools.map((t) => t.name).join(' and ');
@@ -186,7 +186,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
     ...tools.flatMap((m) =>
       toolTerms(m.tool).enums.flatMap(([param, schema]) =>
         tokens
-          .filter((t) => schema.enum?.some((v) => typeof v === 'string' && stem(v) === t.stem))
+          .filter((t) => matchingEnum(schema, t) !== undefined)
           .map((t) => ({ type: param, value: t.lower })),
       ),
     ),

@@ -5,15 +5,14 @@
  * as a DAG and trims to max_steps and the budget. Same input → same plan, byte for byte.
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
-import type { JsonSchema } from '../../domain/json-schema';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
 import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import type { Requirements } from '../../domain/requirements';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import { findBooleanModifiers, matchTools, paramSchemas, toolTerms } from '../catalog-match';
+import { findBooleanModifiers, matchingEnum, matchTools, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { findLocations, stem, tokenize, type Token } from '../../domain/words';
+import { findLocations, tokenize, type Token } from '../../domain/words';
 
 const DATE_FROM = /^(date_from|from_date|start_date|since)$/;
 const DATE_TO = /^(date_to|to_date|end_date|until)$/;
@@ -66,10 +65,6 @@ function linkCandidates(candidates: Candidate[]): Map<Candidate, Record<string, 
     sources.get(consumer)![found.param] = provider;
   }
   return sources;
-}
-
-function matchingEnum(schema: JsonSchema, token: Token): string | undefined {
-  return schema.enum?.find((v): v is string => typeof v === 'string' && stem(v) === token.stem);
 }
 
 function fillFilters(candidates: Candidate[], tokens: Token[], requirements: Requirements, catalog: readonly ToolSpec[]) {
