@@ -10,6 +10,8 @@
  * workspace, MCP from planner.config.json) plus the bench pack, with the deterministic planner. BENCH_MODE=baseline
  * runs plain Temporal workers: the baseline workflow, and its no-op activity on the workflow's queue (`planner`) or
  * on a worker of `<queue>-tools` (`split`).
+ * BENCH_RAW_EXTRA_LIVE_MB and BENCH_RAW_EXTRA_GARBAGE_KB are the bench's control experiments on the raw side (bench.ts's
+ * `--raw-extra-live-mb`, `--raw-extra-garbage-kb`).
  * Env: TEMPORAL_ADDRESS, BENCH_BUNDLE, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
  * `memory {json}`: where its memory is (process.memoryUsage, V8 heap and its spaces, cached workflows).
  */
@@ -20,6 +22,19 @@ import type { ToolQueues } from '../src/config';
 import type { BaselineActivities } from './baseline-workflow';
 
 const MB = 2 ** 20;
+
+/** What one of smallObjects' objects costs on the heap with its string and array (measured with --trace-gc). */
+const SMALL_OBJECT_BYTES = 155;
+
+/** About `kb` KB of small objects, the shape most of a worker's own data has. */
+function smallObjects(kb: number): unknown[] {
+  const objects: unknown[] = [];
+  for (let i = 0; i < (kb * 1024) / SMALL_OBJECT_BYTES; i++) objects.push({ a: i, b: `x${i}`, c: [i] });
+  return objects;
+}
+
+/** The raw side's extra live data under `--raw-extra-live-mb`, held for the process's life. */
+let heldForControl: unknown[] = [];
 
 function memoryReport(workers: readonly Worker[]): Record<string, number> {
   const m = process.memoryUsage();
@@ -41,6 +56,7 @@ function memoryReport(workers: readonly Worker[]): Record<string, number> {
         .map((s) => [`${s.space_name}_mb`, mb(s.space_size)]),
     ),
     cached_workflows: workers.reduce((n, w) => n + w.getStatus().numCachedWorkflows, 0),
+    ...(heldForControl.length ? { control_live_objects: heldForControl.length } : {}),
   };
 }
 
@@ -77,8 +93,11 @@ async function main() {
     });
     workers = local.workers;
   } else if (mode === 'baseline') {
+    heldForControl = smallObjects(Number(process.env.BENCH_RAW_EXTRA_LIVE_MB ?? 0) * 1024);
+    const garbageKb = Number(process.env.BENCH_RAW_EXTRA_GARBAGE_KB ?? 0);
     const activities: BaselineActivities = {
       async noop({ tool }) {
+        if (garbageKb > 0) smallObjects(garbageKb); // dropped at once: garbage for the young generation
         return [{ id: `${tool}-1` }];
       },
     };

@@ -16,7 +16,8 @@ export interface ChartInput {
   ratio_split: { latency_p50: number; throughput: number; worker_rss_peak: number };
   raw: Side;
   planner: Side;
-  replan: Side;
+  /** null when the run measured no re-plan (`--replan-plans 0`). */
+  replan: Side | null;
   raw_split: Side;
   planner_split: Side;
 }
@@ -61,7 +62,7 @@ export function renderChart(r: ChartInput): string {
   const all = (pick: (s: Side) => number) => [
     { label: 'raw', value: pick(r.raw), color: COLORS.raw },
     { label: 'planner', value: pick(r.planner), color: COLORS.planner },
-    { label: 're-plan', value: pick(r.replan), color: COLORS.replan },
+    ...(r.replan ? [{ label: 're-plan', value: pick(r.replan), color: COLORS.replan }] : []),
     { label: 'raw 2q', value: pick(r.raw_split), color: COLORS.rawSplit },
     { label: 'split', value: pick(r.planner_split), color: COLORS.split },
   ];
@@ -86,7 +87,7 @@ ${panels.join('\n')}
 ${summary.slice(1).map((s, i) => `<text x="0" y="${i * 18}" font-size="11" fill="#555">${esc(s.length > 42 ? s.slice(0, 42) + '…' : s)}</text>`).join('\n')}
 <rect x="0" y="50" width="12" height="12" fill="${COLORS.raw}"/><text x="18" y="60" font-size="11">raw: activities on its queue</text>
 <rect x="0" y="70" width="12" height="12" fill="${COLORS.planner}"/><text x="18" y="80" font-size="11">planner, default (one queue)</text>
-<rect x="0" y="90" width="12" height="12" fill="${COLORS.replan}"/><text x="18" y="100" font-size="11">planner, one step fails once</text>
+${r.replan ? `<rect x="0" y="90" width="12" height="12" fill="${COLORS.replan}"/><text x="18" y="100" font-size="11">planner, one step fails once</text>` : ''}
 <rect x="0" y="110" width="12" height="12" fill="${COLORS.rawSplit}"/><text x="18" y="120" font-size="11">raw: activities on a 2nd queue</text>
 <rect x="0" y="130" width="12" height="12" fill="${COLORS.split}"/><text x="18" y="140" font-size="11">planner, tools on a 2nd queue</text>
 </g>
