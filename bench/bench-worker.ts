@@ -10,8 +10,8 @@
  * workspace, MCP from planner.config.json) plus the bench pack, with the deterministic planner. BENCH_MODE=baseline
  * runs plain Temporal workers: the baseline workflow, and its no-op activity on the workflow's queue (`planner`) or
  * on a worker of `<queue>-tools` (`split`).
- * BENCH_RAW_EXTRA_LIVE_MB and BENCH_RAW_EXTRA_GARBAGE_KB are the bench's control experiments on the raw side (bench.ts's
- * `--raw-extra-live-mb`, `--raw-extra-garbage-kb`).
+ * BENCH_RAW_EXTRA_LIVE_MB, BENCH_RAW_EXTRA_GARBAGE_KB and BENCH_RAW_EXTRA_CPU_MS are the bench's control experiments on
+ * the raw side (bench.ts's `--raw-extra-live-mb`, `--raw-extra-garbage-kb`, `--raw-extra-cpu-ms`).
  * Env: TEMPORAL_ADDRESS, BENCH_BUNDLE, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
  * `memory {json}`: where its memory is (process.memoryUsage, V8 heap and its spaces, cached workflows).
  */
@@ -95,9 +95,12 @@ async function main() {
   } else if (mode === 'baseline') {
     heldForControl = smallObjects(Number(process.env.BENCH_RAW_EXTRA_LIVE_MB ?? 0) * 1024);
     const garbageKb = Number(process.env.BENCH_RAW_EXTRA_GARBAGE_KB ?? 0);
+    const cpuMs = Number(process.env.BENCH_RAW_EXTRA_CPU_MS ?? 0);
     const activities: BaselineActivities = {
       async noop({ tool }) {
         if (garbageKb > 0) smallObjects(garbageKb); // dropped at once: garbage for the young generation
+        // Busy, allocating nothing: the main thread is taken as long as this, and every other activity waits.
+        for (const until = performance.now() + cpuMs; performance.now() < until; );
         return [{ id: `${tool}-1` }];
       },
     };

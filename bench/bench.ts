@@ -61,10 +61,12 @@ interface Flags {
   /**
    * Control experiments on the raw side only, to tell what moves a worker's peak RSS: the raw worker holds this many
    * MB more live data from its start (`--raw-extra-live-mb`), or each raw activity allocates about this many KB of
-   * short-lived objects (`--raw-extra-garbage-kb`). Not for the figures the targets are read from.
+   * short-lived objects (`--raw-extra-garbage-kb`), or spends this many ms of CPU before it returns, allocating
+   * nothing (`--raw-extra-cpu-ms`). Not for the figures the targets are read from.
    */
   rawExtraLiveMb?: number;
   rawExtraGarbageKb?: number;
+  rawExtraCpuMs?: number;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -88,12 +90,13 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--worker-heap-mb') flags.workerHeapMb = Math.max(16, int());
     else if (name === '--raw-extra-live-mb') flags.rawExtraLiveMb = int();
     else if (name === '--raw-extra-garbage-kb') flags.rawExtraGarbageKb = int();
+    else if (name === '--raw-extra-cpu-ms') flags.rawExtraCpuMs = Number(value());
     else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -376,6 +379,10 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
 
 async function main() {
   const flags = parseFlags(process.argv.slice(2));
+  const rawControl =
+    flags.rawExtraLiveMb || flags.rawExtraGarbageKb || flags.rawExtraCpuMs
+      ? { extra_live_mb: flags.rawExtraLiveMb ?? 0, extra_garbage_kb_per_activity: flags.rawExtraGarbageKb ?? 0, extra_cpu_ms_per_activity: flags.rawExtraCpuMs ?? 0 }
+      : undefined;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const children = new Set<ChildProcess>();
   let server: DevServer | undefined;
@@ -392,7 +399,7 @@ async function main() {
   try {
     const log = (line: string) => console.log(line);
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${flags.rawExtraLiveMb || flags.rawExtraGarbageKb ? `; control: raw worker holds ${flags.rawExtraLiveMb ?? 0} MB more, allocates ${flags.rawExtraGarbageKb ?? 0} KB more per activity` : ''}`);
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity` : ''}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
@@ -412,7 +419,9 @@ async function main() {
       BENCH_BUNDLE: bundles[mode],
       BENCH_STORE_DIR: path.join(dir, 'store'),
       TEMPORAL_ADDRESS: server!.address,
-      ...(mode === 'baseline' ? { BENCH_RAW_EXTRA_LIVE_MB: String(flags.rawExtraLiveMb ?? 0), BENCH_RAW_EXTRA_GARBAGE_KB: String(flags.rawExtraGarbageKb ?? 0) } : {}),
+      ...(mode === 'baseline' && rawControl
+        ? { BENCH_RAW_EXTRA_LIVE_MB: String(rawControl.extra_live_mb), BENCH_RAW_EXTRA_GARBAGE_KB: String(rawControl.extra_garbage_kb_per_activity), BENCH_RAW_EXTRA_CPU_MS: String(rawControl.extra_cpu_ms_per_activity) }
+        : {}),
     });
     const branches = BENCH_BRANCHES.map((b) => [...b]);
     const load1 = () => round(os.loadavg()[0]!, 2);
@@ -572,9 +581,7 @@ async function main() {
         shape: 'two parallel chains of 5 no-op steps (10 steps)',
         planner_worker: 'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
         worker_node_options: workerNodeOptions.filter((o) => o.startsWith('--max-old-space-size')),
-        ...(flags.rawExtraLiveMb || flags.rawExtraGarbageKb
-          ? { raw_control: { extra_live_mb: flags.rawExtraLiveMb ?? 0, extra_garbage_kb_per_activity: flags.rawExtraGarbageKb ?? 0 } }
-          : {}),
+        ...(rawControl ? { raw_control: rawControl } : {}),
         order: 'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',
       },
       ratio,
