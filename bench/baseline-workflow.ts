@@ -3,15 +3,19 @@
  * in two parallel chains of five, each activity taking the ids the previous one of its chain returned. No analysis,
  * planning, critique, state machine, search attributes or budget: what the planner adds on top is what the bench
  * measures against this. `activityQueue` puts the activities on a second task queue (the split-pool topology);
- * by default they run on the workflow's own queue.
+ * by default they run on the workflow's own queue. `localActivities` (a control experiment of the bench, 0 by
+ * default) runs that many no-op local activities one after another before the chains, as the planner runs its
+ * analysis, plan and critique.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 
 export interface BaselineActivities {
   noop(input: { tool: string; ids: string[] }): Promise<{ id: string }[]>;
 }
 
-export async function baselineWorkflow(input: { branches: string[][]; activityQueue?: string }): Promise<number> {
+export async function baselineWorkflow(input: { branches: string[][]; activityQueue?: string; localActivities?: number }): Promise<number> {
+  const local = proxyLocalActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
+  for (let i = 0; i < (input.localActivities ?? 0); i++) await local.noop({ tool: `local-${i}`, ids: [] });
   const { noop } = proxyActivities<BaselineActivities>({
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },

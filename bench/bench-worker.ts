@@ -10,8 +10,8 @@
  * workspace, MCP from planner.config.json) plus the bench pack, with the deterministic planner. BENCH_MODE=baseline
  * runs plain Temporal workers: the baseline workflow, and its no-op activity on the workflow's queue (`planner`) or
  * on a worker of `<queue>-tools` (`split`).
- * BENCH_RAW_EXTRA_LIVE_MB, BENCH_RAW_EXTRA_GARBAGE_KB and BENCH_RAW_EXTRA_CPU_MS are the bench's control experiments on
- * the raw side (bench.ts's `--raw-extra-live-mb`, `--raw-extra-garbage-kb`, `--raw-extra-cpu-ms`).
+ * BENCH_RAW_EXTRA_LIVE_MB, BENCH_RAW_EXTRA_GARBAGE_KB, BENCH_RAW_EXTRA_CPU_MS and BENCH_RAW_LOCAL_ACTIVITIES are the
+ * bench's control experiments on the raw side (bench.ts's `--raw-extra-*` options).
  * Env: TEMPORAL_ADDRESS, BENCH_BUNDLE, BENCH_TASK_QUEUE, BENCH_STORE_DIR. Prints "ready" once polling, and on SIGUSR2 a line
  * `memory {json}`: where its memory is (process.memoryUsage, V8 heap and its spaces, cached workflows).
  */
@@ -108,7 +108,8 @@ async function main() {
       toolQueues === 'planner'
         ? [await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities })]
         : [
-            await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle }),
+            // The workflow's worker runs its local activities, when the control asks for some.
+            await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, ...(Number(process.env.BENCH_RAW_LOCAL_ACTIVITIES ?? 0) > 0 ? { activities } : {}) }),
             await Worker.create({ connection, namespace: 'default', taskQueue: `${taskQueue}-tools`, activities }),
           ];
   } else {

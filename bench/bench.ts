@@ -62,11 +62,13 @@ interface Flags {
    * Control experiments on the raw side only, to tell what moves a worker's peak RSS: the raw worker holds this many
    * MB more live data from its start (`--raw-extra-live-mb`), or each raw activity allocates about this many KB of
    * short-lived objects (`--raw-extra-garbage-kb`), or spends this many ms of CPU before it returns, allocating
-   * nothing (`--raw-extra-cpu-ms`). Not for the figures the targets are read from.
+   * nothing (`--raw-extra-cpu-ms`); or the raw workflow runs this many no-op local activities before its chains
+   * (`--raw-extra-local-activities`). Not for the figures the targets are read from.
    */
   rawExtraLiveMb?: number;
   rawExtraGarbageKb?: number;
   rawExtraCpuMs?: number;
+  rawExtraLocalActivities?: number;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -91,12 +93,13 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--raw-extra-live-mb') flags.rawExtraLiveMb = int();
     else if (name === '--raw-extra-garbage-kb') flags.rawExtraGarbageKb = int();
     else if (name === '--raw-extra-cpu-ms') flags.rawExtraCpuMs = Number(value());
+    else if (name === '--raw-extra-local-activities') flags.rawExtraLocalActivities = int();
     else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -380,8 +383,13 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
 async function main() {
   const flags = parseFlags(process.argv.slice(2));
   const rawControl =
-    flags.rawExtraLiveMb || flags.rawExtraGarbageKb || flags.rawExtraCpuMs
-      ? { extra_live_mb: flags.rawExtraLiveMb ?? 0, extra_garbage_kb_per_activity: flags.rawExtraGarbageKb ?? 0, extra_cpu_ms_per_activity: flags.rawExtraCpuMs ?? 0 }
+    flags.rawExtraLiveMb || flags.rawExtraGarbageKb || flags.rawExtraCpuMs || flags.rawExtraLocalActivities
+      ? {
+          extra_live_mb: flags.rawExtraLiveMb ?? 0,
+          extra_garbage_kb_per_activity: flags.rawExtraGarbageKb ?? 0,
+          extra_cpu_ms_per_activity: flags.rawExtraCpuMs ?? 0,
+          extra_local_activities_per_plan: flags.rawExtraLocalActivities ?? 0,
+        }
       : undefined;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const children = new Set<ChildProcess>();
@@ -399,7 +407,7 @@ async function main() {
   try {
     const log = (line: string) => console.log(line);
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity` : ''}`);
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
@@ -420,7 +428,7 @@ async function main() {
       BENCH_STORE_DIR: path.join(dir, 'store'),
       TEMPORAL_ADDRESS: server!.address,
       ...(mode === 'baseline' && rawControl
-        ? { BENCH_RAW_EXTRA_LIVE_MB: String(rawControl.extra_live_mb), BENCH_RAW_EXTRA_GARBAGE_KB: String(rawControl.extra_garbage_kb_per_activity), BENCH_RAW_EXTRA_CPU_MS: String(rawControl.extra_cpu_ms_per_activity) }
+        ? { BENCH_RAW_EXTRA_LIVE_MB: String(rawControl.extra_live_mb), BENCH_RAW_EXTRA_GARBAGE_KB: String(rawControl.extra_garbage_kb_per_activity), BENCH_RAW_EXTRA_CPU_MS: String(rawControl.extra_cpu_ms_per_activity), BENCH_RAW_LOCAL_ACTIVITIES: String(rawControl.extra_local_activities_per_plan) }
         : {}),
     });
     const branches = BENCH_BRANCHES.map((b) => [...b]);
@@ -450,7 +458,7 @@ async function main() {
       c.workflow.start('baselineWorkflow', {
         taskQueue,
         workflowId: `${taskQueue}-${tag}-${round}-${i}`,
-        args: [{ branches, ...(activityQueue ? { activityQueue } : {}) }],
+        args: [{ branches, ...(activityQueue ? { activityQueue } : {}), ...(flags.rawExtraLocalActivities ? { localActivities: flags.rawExtraLocalActivities } : {}) }],
       });
     const startPlanner = (taskQueue: string, goal: string, round: number) => (tag: string) => (i: number) =>
       c.workflow.start('planningWorkflow', {
