@@ -14,8 +14,10 @@ export interface BaselineActivities {
 }
 
 export async function baselineWorkflow(input: { branches: string[][]; activityQueue?: string; localActivities?: number }): Promise<number> {
-  const local = proxyLocalActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
-  for (let i = 0; i < (input.localActivities ?? 0); i++) await local.noop({ tool: `local-${i}`, ids: [] });
+  if (input.localActivities) {
+    const local = proxyLocalActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
+    for (let i = 0; i < input.localActivities; i++) await local.noop({ tool: `local-${i}`, ids: [] });
+  }
   const { noop } = proxyActivities<BaselineActivities>({
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },

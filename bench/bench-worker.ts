@@ -99,8 +99,8 @@ async function main() {
     const activities: BaselineActivities = {
       async noop({ tool }) {
         if (garbageKb > 0) smallObjects(garbageKb); // dropped at once: garbage for the young generation
-        // Busy, allocating nothing: the main thread is taken as long as this, and every other activity waits.
-        for (const until = performance.now() + cpuMs; performance.now() < until; );
+        // Busy, allocating next to nothing: the main thread is taken as long as this, and every other activity waits.
+        if (cpuMs > 0) for (const until = performance.now() + cpuMs; performance.now() < until; );
         return [{ id: `${tool}-1` }];
       },
     };
