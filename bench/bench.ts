@@ -3,7 +3,9 @@
  *   npm run bench [-- --plans 200 --concurrency 20 --warmup 20 --replan-plans 20 --rounds 3 --db file --out bench/results.json]
  *   (`--profile <dir>`: each worker process writes a V8 CPU profile there, for where the worker's time goes;
  *   `--worker-heap-mb N`: both sides' worker processes run with `--max-old-space-size=N`, the heap Node gives itself
- *   in a container of 4×N MB, where V8 also grows the heap less eagerly: for the memory figures of such a deployment)
+ *   in a container of 4×N MB, where V8 also grows the heap less eagerly: for the memory figures of such a deployment;
+ *   `--gc-trace <dir>`: both sides' worker processes run with `--trace-gc-verbose`, their output kept there, and each
+ *   side records the old-generation limits V8 set in its main thread, the decisions behind its peak RSS)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
  * processes (bench/bench-worker.ts, compiled), each loading only its own side's code and workflow bundle, as a
@@ -24,7 +26,7 @@
  * bench/memory-before.json) under `memory_before`, to record what the change did.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +37,7 @@ import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from './bench-pack';
 import type { PlanningOutcome } from '../src/api';
 import type { ToolQueues } from '../src/config';
 import { renderChart } from './chart';
+import { describeHeapLimits, mainThreadHeapLimits, type HeapLimit } from './heap-limits';
 import { exited } from './child-processes';
 import { projectRoot } from '../src/project-root';
 import { bundleWorkflows } from '../src/worker';
@@ -58,6 +61,8 @@ interface Flags {
   profile?: string;
   /** The old-generation limit of every worker process (both sides alike), in MB; unset: Node's default for the machine. */
   workerHeapMb?: number;
+  /** A folder for the worker processes' GC traces (both sides alike); each side then records its heap limits. */
+  gcTrace?: string;
   /**
    * Control experiments on the raw side only, to tell what moves a worker's peak RSS: the raw worker holds this many
    * MB more live data from its start (`--raw-extra-live-mb`), or each raw activity allocates about this many KB of
@@ -89,6 +94,7 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--out') flags.out = path.resolve(value());
     else if (name === '--before') flags.before = path.resolve(value());
     else if (name === '--profile') flags.profile = path.resolve(value());
+    else if (name === '--gc-trace') flags.gcTrace = path.resolve(value());
     else if (name === '--worker-heap-mb') flags.workerHeapMb = Math.max(16, int());
     else if (name === '--raw-extra-live-mb') flags.rawExtraLiveMb = int();
     else if (name === '--raw-extra-garbage-kb') flags.rawExtraGarbageKb = int();
@@ -99,7 +105,7 @@ function parseFlags(argv: string[]): Flags {
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -114,6 +120,7 @@ interface WorkerProcess {
   rss(): { peak_mb: number; current_mb: number };
   /** Where the worker's memory is, as it reports it (bench-worker.ts's `memory` line on SIGUSR2). */
   memory(): Promise<Record<string, number>>;
+  /** Stops the process; resolves once it has exited and its output file (if any) is complete. */
   stop(): Promise<void>;
 }
 
@@ -130,13 +137,15 @@ function compileWorker(): string {
   return path.join(out, 'bench', 'bench-worker.js');
 }
 
-async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, nodeOptions: readonly string[]): Promise<WorkerProcess> {
+async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, nodeOptions: readonly string[], outputFile?: string): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...nodeOptions, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
+  const output = outputFile ? child.stdout!.pipe(createWriteStream(outputFile)) : undefined;
+  const outputWritten = output ? new Promise<void>((resolve) => output.once('close', () => resolve())) : Promise.resolve();
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   const lines: string[] = [];
@@ -172,13 +181,15 @@ async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set
       return {};
     },
     async stop() {
-      if (exited(child)) return;
-      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await done;
-      clearTimeout(timer);
-      children.delete(child);
+      if (!exited(child)) {
+        const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await done;
+        clearTimeout(timer);
+        children.delete(child);
+      }
+      await outputWritten;
     },
   };
 }
@@ -304,6 +315,8 @@ interface Measured<R> {
   load: { before: number; after: number };
   /** CPU time the worker process and the dev server spent during the measured runs: unlike wall time, other load hardly moves it. */
   cpu_ms: { worker: number; server: number };
+  /** With `--gc-trace`: the old-generation limits V8 set in the worker's main thread over its life. */
+  heap_limits?: HeapLimit[];
 }
 
 /** A process's CPU time so far (user + system), from /proc; NaN where there is none. */
@@ -417,7 +430,9 @@ async function main() {
     const workerNodeOptions = [
       ...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', flags.profile] : []),
       ...(flags.workerHeapMb ? [`--max-old-space-size=${flags.workerHeapMb}`] : []),
+      ...(flags.gcTrace ? ['--trace-gc-verbose'] : []),
     ];
+    if (flags.gcTrace) mkdirSync(flags.gcTrace, { recursive: true });
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
     const c = client;
     const workerEnv = (mode: 'baseline' | 'planner', taskQueue: string, tools: ToolQueues) => ({
@@ -441,7 +456,8 @@ async function main() {
       count: number,
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
-      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, workerNodeOptions);
+      const traceFile = flags.gcTrace ? path.join(flags.gcTrace, `${worker.taskQueue}-${Date.now()}.log`) : undefined;
+      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, workerNodeOptions, traceFile);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
@@ -452,6 +468,10 @@ async function main() {
       const extra = after ? await after(w) : undefined;
       await w.stop();
       log(`${worker.mode} (tools: ${worker.tools}): ${count} runs in ${seconds.toFixed(1)} s, worker RSS peak ${measured.rss.peak_mb} MB, load ${before} → ${measured.load.after}`);
+      if (traceFile) {
+        measured.heap_limits = mainThreadHeapLimits(readFileSync(traceFile, 'utf8'));
+        log(`  main-thread heap limits: ${describeHeapLimits(measured.heap_limits)}`);
+      }
       return { measured, ...(extra ? { extra } : {}) };
     }
     const startBaseline = (taskQueue: string, activityQueue: string | undefined, round: number) => (tag: string) => (i: number) =>
@@ -529,7 +549,16 @@ async function main() {
         // process's peak differs from the next one's under the same load (README, "Worker memory").
         worker_rss_peak: round(side.rss.peak_mb / base.rss.peak_mb),
       });
-      return { round: i + 1, raw_first: i % 2 === 0, ratio: ratioIn(sides.planner[i]!, raw), ratio_split: ratioIn(sides.split[i]!, sides.rawSplit[i]!) };
+      const rawSplit = sides.rawSplit[i]!;
+      const [planner, split] = [sides.planner[i]!, sides.split[i]!];
+      return {
+        round: i + 1,
+        raw_first: i % 2 === 0,
+        ratio: ratioIn(planner, raw),
+        ratio_split: ratioIn(split, rawSplit),
+        rss_peak_mb: { raw: raw.rss.peak_mb, planner: planner.rss.peak_mb, raw_split: rawSplit.rss.peak_mb, split: split.rss.peak_mb },
+        ...(flags.gcTrace ? { heap_limits: { raw: raw.heap_limits, planner: planner.heap_limits, raw_split: rawSplit.heap_limits, split: split.heap_limits } } : {}),
+      };
     });
     const raw = pooled(sides.raw);
     const planner = pooled(sides.planner);
