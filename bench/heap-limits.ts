@@ -2,9 +2,9 @@
  * The old-generation limits V8 set in a worker's main thread, read from its `--trace-gc-verbose` output (the bench's
  * `--gc-trace <dir>`). After each full collection V8's heap controller sets the next limit to the live size times a
  * factor between 1.1 and 4.0, chosen from how fast the collector marked (gc, bytes/ms) against how fast the old
- * generation was filling since (mutator, bytes/ms): the lower that speed ratio, the higher the factor. A factor above
- * about 1.9 lets the old generation grow past the minimum step and is what makes one worker's peak RSS differ from
- * the next one's under the same load (README, "Why the peak moves").
+ * generation was filling since (mutator, bytes/ms): the lower that speed ratio, the higher the factor, and the more
+ * the old generation may grow before the next full collection. A large factor set in a worker's first seconds is
+ * what makes its peak RSS differ from the next one's under the same load (README, "Why the peak moves").
  */
 
 export interface HeapLimit {
