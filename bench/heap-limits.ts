@@ -1,10 +1,11 @@
 /**
  * The old-generation limits V8 set in a worker's main thread, read from its `--trace-gc-verbose` output (the bench's
- * `--gc-trace <dir>`). After each full collection V8's heap controller sets the next limit to the live size times a
- * factor between 1.1 and 4.0, chosen from how fast the collector marked (gc, bytes/ms) against how fast the old
- * generation was filling since (mutator, bytes/ms): the lower that speed ratio, the higher the factor, and the more
- * the old generation may grow before the next full collection. A large factor set in a worker's first seconds is
- * what makes its peak RSS differ from the next one's under the same load (README, "Why the peak moves").
+ * `--gc-trace <dir>`). After each full collection V8's heap controller sets the next limit from the live size times a
+ * factor between 1.1 and 4.0 (at least a minimum step above it, plus the young generation's room), the factor chosen
+ * from how fast the collector marked (gc, bytes/ms) against how fast the old generation has been filling lately
+ * (mutator, bytes/ms): the lower that speed ratio, the higher the factor, and the more the old generation may grow
+ * before the next full collection. A large factor set in a worker's first seconds is what makes its peak RSS differ
+ * from the next one's under the same load (README, "Why the peak moves").
  */
 
 export interface HeapLimit {
@@ -14,7 +15,7 @@ export interface HeapLimit {
   speed_ratio: number;
   /** Marking speed of the full collection, MB/s. */
   gc_mb_s: number;
-  /** How fast the old generation filled since the collection before, MB/s. */
+  /** How fast the old generation had been filling lately (V8's recent allocation throughput), MB/s. */
   old_gen_fill_mb_s: number;
   /** Live old generation after the collection and the limit set from it, MB. */
   live_mb: number;
