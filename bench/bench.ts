@@ -39,6 +39,7 @@ import type { ToolQueues } from '../src/config';
 import { renderChart } from './chart';
 import { describeHeapLimits, mainThreadHeapLimits, type HeapLimit } from './heap-limits';
 import { exited } from './child-processes';
+import { round } from './figures';
 import { projectRoot } from '../src/project-root';
 import { bundleWorkflows } from '../src/worker';
 
@@ -195,11 +196,6 @@ async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set
 }
 
 // ---- measuring -----------------------------------------------------------------------------------------------
-
-function round(n: number, digits = 2): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;

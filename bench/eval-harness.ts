@@ -18,6 +18,7 @@ import { readFailure, type PlanFailure } from '../src/api/failures';
 import { flattenSteps, type PlanStatus } from '../src/domain/plan';
 import { LlmCallUsageSchema, type LlmCallUsage } from '../src/domain/llm-calls';
 import { planningWorkflow } from '../src/workflows';
+import { round } from './figures';
 
 export const GoalKindSchema = z.enum(['feasible', 'partial', 'impossible', 'vague']);
 export type GoalKind = z.output<typeof GoalKindSchema>;
@@ -325,7 +326,7 @@ function quantile(values: readonly number[], q: number): number | null {
 }
 
 const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
-const round = (n: number | null, digits = 2) => (n === null ? null : Math.round(n * 10 ** digits) / 10 ** digits);
+const roundOrNull = (n: number | null, digits = 2) => (n === null ? null : round(n, digits));
 
 export function summarize(results: readonly GoalResult[], totalSeconds: number): EvalTotals {
   const generations = results.flatMap((r) => r.plan_generations);
@@ -342,16 +343,16 @@ export function summarize(results: readonly GoalResult[], totalSeconds: number):
     goals: judged.length,
     interrupted: results.length - judged.length,
     expected,
-    share_expected: round(expected / Math.max(1, judged.length), 3)!,
-    share_expected_with_tools: round(judged.filter((r) => r.expected && r.tools_ok).length / Math.max(1, judged.length), 3)!,
+    share_expected: round(expected / Math.max(1, judged.length), 3),
+    share_expected_with_tools: round(judged.filter((r) => r.expected && r.tools_ok).length / Math.max(1, judged.length), 3),
     plan_generations: generations.length,
-    mean_llm_calls_per_plan_generation: round(mean(generations.map((g) => g.llm_calls)), 3),
+    mean_llm_calls_per_plan_generation: roundOrNull(mean(generations.map((g) => g.llm_calls)), 3),
     mean_tokens_per_run: Math.round(mean(results.map((r) => r.tokens)) ?? 0),
-    mean_completion_tokens_per_plan_generation: round(mean(generations.map((g) => g.completion_tokens)), 1),
-    p50_planning_latency_s: round(quantile(generations.map((g) => g.seconds), 0.5), 1),
-    p90_planning_latency_s: round(quantile(generations.map((g) => g.seconds), 0.9), 1),
-    mean_seconds_per_goal: round(mean(results.map((r) => r.seconds)), 1)!,
-    total_seconds: round(totalSeconds, 1)!,
+    mean_completion_tokens_per_plan_generation: roundOrNull(mean(generations.map((g) => g.completion_tokens)), 1),
+    p50_planning_latency_s: roundOrNull(quantile(generations.map((g) => g.seconds), 0.5), 1),
+    p90_planning_latency_s: roundOrNull(quantile(generations.map((g) => g.seconds), 0.9), 1),
+    mean_seconds_per_goal: roundOrNull(mean(results.map((r) => r.seconds)), 1)!,
+    total_seconds: round(totalSeconds, 1),
     by_kind,
   };
 }
@@ -406,7 +407,7 @@ export function evalReport(meta: { llm: unknown; goals_file: string; selected: s
     goals_file: meta.goals_file,
     selected: meta.selected,
     finished: results.length === meta.selected.length && totals.interrupted === 0,
-    conditions: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
+    conditions: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => round(l)), node: process.version },
     totals,
     results,
   };

@@ -7,6 +7,7 @@
  * before the next full collection. A large factor set in a worker's first seconds is what makes its peak RSS differ
  * from the next one's under the same load (README, "Why the peak moves").
  */
+import { round } from './figures';
 
 export interface HeapLimit {
   /** Milliseconds since the process started. */
@@ -25,8 +26,6 @@ export interface HeapLimit {
 const LINE = /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: \[HeapController\] (?:factor ([\d.]+) based on mu=[\d.]+, speed_ratio=(\d+) \(gc=(\d+), mutator=(\d+)\)|Limit: old size: (\d+) KB, new limit: (\d+) KB)/;
 const ISOLATE = /^\[\d+:(0x[0-9a-f]+)\]/;
 
-const mb = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-
 /**
  * The heap limits of the process's main thread (the isolate that traces first; workflow threads start later) in the
  * order V8 set them. Lines of other isolates and anything not from the heap controller are skipped.
@@ -40,9 +39,9 @@ export function mainThreadHeapLimits(trace: string): HeapLimit[] {
     const m = LINE.exec(line);
     if (!m || m[1] !== main) continue;
     if (m[3] !== undefined) {
-      pending = { at_ms: Number(m[2]), factor: Number(m[3]), speed_ratio: Number(m[4]), gc_mb_s: mb(Number(m[5]) / 1000), old_gen_fill_mb_s: mb(Number(m[6]) / 1000, 2) };
+      pending = { at_ms: Number(m[2]), factor: Number(m[3]), speed_ratio: Number(m[4]), gc_mb_s: round(Number(m[5]) / 1000, 1), old_gen_fill_mb_s: round(Number(m[6]) / 1000) };
     } else if (pending) {
-      limits.push({ ...pending, live_mb: mb(Number(m[7]) / 1024), limit_mb: mb(Number(m[8]) / 1024) });
+      limits.push({ ...pending, live_mb: round(Number(m[7]) / 1024, 1), limit_mb: round(Number(m[8]) / 1024, 1) });
       pending = undefined;
     }
   }

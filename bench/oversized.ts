@@ -23,6 +23,7 @@ import { LocalContentStore } from '../src/store/content-store';
 import { createWastePack } from '../src/tools/waste';
 import { createLocalWorkers } from '../src/worker';
 import { planningWorkflow } from '../src/workflows';
+import { round } from './figures';
 
 const GOAL = 'Get contaminated shipments from last week and show me the contaminant details';
 const TASK_QUEUE = 'bench-oversized';
@@ -95,7 +96,6 @@ async function main() {
       const unchecked = await withFlood(serverSide);
       return { alone, client_checked, unchecked };
     })());
-    const round = (ms: number) => Math.round(ms * 100) / 100;
     const summary = {
       runs,
       oversized_context_bytes: OVERSIZED_CONTEXT.length,
@@ -114,7 +114,7 @@ async function main() {
       flood_interval_ms_client_checked: 10,
       cpus: os.cpus().length,
       /** The machine is shared: its 1-minute load average before and after the measurements. */
-      loadavg_1m: [Math.round(loadBefore * 100) / 100, Math.round(os.loadavg()[0]! * 100) / 100],
+      loadavg_1m: [round(loadBefore), round(os.loadavg()[0]!)],
       node: process.version,
       at: new Date().toISOString(),
     };
