@@ -50,7 +50,15 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
       hint: 'Make the plan match the plan schema; the path says where.',
     }));
   }
-  const steps = flattenSteps(parsed.data);
+  return planIssues(parsed.data, context);
+}
+
+/**
+ * validatePlan's checks of a plan already in the plan schema's shape (a planner's typed output), without parsing it
+ * again: a plan parse is most of what validating a ranking plan allocates.
+ */
+export function planIssues(plan: Plan, context: ValidationContext): ValidationIssue[] {
+  const steps = flattenSteps(plan);
   const tools = indexCatalog(context.catalog);
   const constraints = context.constraints ?? {};
   const issues: ValidationIssue[] = [];
@@ -96,7 +104,7 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
   }
 
   // (A FEASIBLE or PARTIAL plan without steps fails the plan schema already.)
-  if (parsed.data.status === 'IMPOSSIBLE' && steps.length > 0) {
+  if (plan.status === 'IMPOSSIBLE' && steps.length > 0) {
     issues.push({
       code: 'STATUS_CONTRADICTS_STEPS',
       message: `the plan is IMPOSSIBLE with ${steps.length} step(s)`,
@@ -104,7 +112,7 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
     });
   }
   const usable = constraints.allowed_tools ?? [...tools.keys()];
-  for (const missing of parsed.data.missing_capabilities) {
+  for (const missing of plan.missing_capabilities) {
     const tool = usable.find((name) => namesTool(missing, name));
     if (!tool) continue;
     issues.push({
@@ -123,7 +131,7 @@ export function validatePlan(plan: unknown, context: ValidationContext): Validat
       hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
     });
   }
-  if (context.budget?.policy === 'block') issues.push(...checkBudget(parsed.data, steps, tools, context.budget, context.llm_step_usage));
+  if (context.budget?.policy === 'block') issues.push(...checkBudget(plan, steps, tools, context.budget, context.llm_step_usage));
   return issues;
 }
 

@@ -21,7 +21,10 @@ export function stem(word: string): string {
 }
 
 function stemOfLower(w: string): string {
-  for (const suffix of SUFFIXES) {
+  // Indexed, not for-of: until V8 optimizes it, each for-of step allocates its iterator result, and this runs for
+  // every suffix of every word a planning activity reads.
+  for (let i = 0; i < SUFFIXES.length; i++) {
+    const suffix = SUFFIXES[i]!;
     if (w.endsWith(suffix) && w.length - suffix.length >= 4) return w.slice(0, -suffix.length);
   }
   return w;
@@ -47,9 +50,16 @@ export const STOP_WORDS = new Set(
     .split(' '),
 );
 
+const DIGITS = /^\d+$/;
+
+/** Whether the token carries meaning for matching: not a stop word, not a bare number. */
+export function isContentToken(token: Token): boolean {
+  return !STOP_WORDS.has(token.lower) && !DIGITS.test(token.lower);
+}
+
 /** Words that carry meaning for matching (stop words removed). */
 export function contentTokens(tokens: readonly Token[]): Token[] {
-  return tokens.filter((t) => !STOP_WORDS.has(t.lower) && !/^\d+$/.test(t.lower));
+  return tokens.filter(isContentToken);
 }
 
 /** Lower-case words of an identifier or text, camelCase and snake_case split ("signUpForm" → sign, up, form). */

@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from '../domain/json-schema';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, identifierStems, stem, tokenize, type Token } from '../domain/words';
+import { contentTokens, identifierStems, isContentToken, stem, tokenize, type Token } from '../domain/words';
 
 export const SELECTION_THRESHOLD = 3;
 
@@ -85,19 +85,25 @@ export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSc
   return toolTerms(tool).params;
 }
 
-/** Boolean filters named by a word just before the tool's noun, e.g. "contaminated shipments". */
+/**
+ * Boolean filters named by a word just before the tool's noun, e.g. "contaminated shipments". `tokens` in goal order
+ * (as tokenize gives them). Allocates nothing but its answer: one plan's activities call it about fifty times, and
+ * on a cold worker (code not yet optimized) its lookups were one of the larger sources of short-lived objects.
+ */
 export function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSpec[]): BooleanModifier[] {
   const out: BooleanModifier[] = [];
-  // By position, so each noun looks at its two words before in constant time (linear in the goal, not quadratic).
-  const byPos = new Map(tokens.map((t) => [t.pos, t]));
-  for (const tool of catalog) {
+  // Index loops throughout: until V8 optimizes this, each for-of step allocates its iterator result.
+  for (let k = 0; k < catalog.length; k++) {
+    const tool = catalog[k]!;
     const { names, booleans } = toolTerms(tool);
     if (booleans.length === 0) continue;
-    for (const noun of tokens) {
+    for (let i = 0; i < tokens.length; i++) {
+      const noun = tokens[i]!;
       if (!names.has(noun.stem)) continue;
-      const before = [byPos.get(noun.pos - 2), byPos.get(noun.pos - 1)];
-      for (const { param, stems } of booleans) {
-        const modifier = before.find((t) => t !== undefined && stems.has(t.stem));
+      for (let b = 0; b < booleans.length; b++) {
+        const { param, stems } = booleans[b]!;
+        // The two words before the noun in the goal: in order, they are among the two tokens before it.
+        const modifier = wordBefore(tokens, i, noun.pos - 2, stems) ?? wordBefore(tokens, i, noun.pos - 1, stems);
         if (modifier) out.push({ tool: tool.name, param, token: modifier });
       }
     }
@@ -105,21 +111,33 @@ export function findBooleanModifiers(tokens: readonly Token[], catalog: readonly
   return out;
 }
 
+/** The token at goal position `pos` among the two before index `i`, if its stem is one of `stems`. */
+function wordBefore(tokens: readonly Token[], i: number, pos: number, stems: ReadonlySet<string>): Token | undefined {
+  for (let j = Math.max(0, i - 2); j < i; j++) {
+    const t = tokens[j]!;
+    if (t.pos === pos && stems.has(t.stem)) return t;
+  }
+  return undefined;
+}
+
 export function matchTools(tokens: readonly Token[], catalog: readonly ToolSpec[]): ToolMatch[] {
-  const consumed = new Set(findBooleanModifiers(tokens, catalog).map((m) => m.token.pos));
-  const words = contentTokens(tokens).filter((t) => !consumed.has(t.pos));
-  // Each distinct stem with the position of its first word, as two arrays: scanned once per catalog tool.
+  const modifiers = findBooleanModifiers(tokens, catalog);
+  const consumed = modifiers.length > 0 ? new Set(modifiers.map((m) => m.token.pos)) : undefined;
+  // Each distinct stem of the content words with the position of its first word, as two arrays: scanned once per
+  // catalog tool. (Index loops, as in findBooleanModifiers.)
   const seen = new Set<string>();
   const stems: string[] = [];
   const firstPositions: number[] = [];
-  for (const w of words) {
-    if (seen.has(w.stem)) continue;
+  for (let t = 0; t < tokens.length; t++) {
+    const w = tokens[t]!;
+    if (!isContentToken(w) || consumed?.has(w.pos) || seen.has(w.stem)) continue;
     seen.add(w.stem);
     stems.push(w.stem);
     firstPositions.push(w.pos);
   }
   const matches: ToolMatch[] = [];
-  for (const tool of catalog) {
+  for (let k = 0; k < catalog.length; k++) {
+    const tool = catalog[k]!;
     const { names, tags } = toolTerms(tool);
     let score = 0;
     let firstPos = Infinity;

@@ -55,14 +55,21 @@ function dependsOn(c: Candidate, target: Candidate): boolean {
 /** Earlier-mentioned tools provide for later ones; a later one provides only where no link runs the other way. */
 function linkCandidates(candidates: Candidate[]): Map<Candidate, Record<string, Candidate>> {
   const sources = new Map<Candidate, Record<string, Candidate>>(candidates.map((c) => [c, {}]));
-  const pairs = candidates.flatMap((p, i) => candidates.map((c, j) => [i, j, p, c] as const)).filter(([i, j]) => i !== j);
-  pairs.sort(([i1, j1], [i2, j2]) => Number(i1 > j1) - Number(i2 > j2) || i1 - i2 || j1 - j2);
-  for (const [, , provider, consumer] of pairs) {
-    const found = link(consumer.tool, provider.tool);
-    if (!found || found.param in consumer.params || provider.providers.includes(consumer) || dependsOn(provider, consumer)) continue;
-    consumer.params[found.param] = found.path;
-    consumer.providers.push(provider);
-    sources.get(consumer)![found.param] = provider;
+  // Every ordered pair, forward ones (i < j) before backward ones, each in (provider, consumer) order: index loops,
+  // where a sorted list of pairs made the ranking planner's largest share of a cold worker's short-lived objects.
+  for (const forward of [true, false]) {
+    for (let i = 0; i < candidates.length; i++) {
+      for (let j = 0; j < candidates.length; j++) {
+        if (i === j || i < j !== forward) continue;
+        const provider = candidates[i]!;
+        const consumer = candidates[j]!;
+        const found = link(consumer.tool, provider.tool);
+        if (!found || found.param in consumer.params || provider.providers.includes(consumer) || dependsOn(provider, consumer)) continue;
+        consumer.params[found.param] = found.path;
+        consumer.providers.push(provider);
+        sources.get(consumer)![found.param] = provider;
+      }
+    }
   }
   return sources;
 }
