@@ -11,7 +11,7 @@ import {
 } from '../../../src/domain';
 import { z } from 'zod';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain';
-import { runnableStepKinds } from '../../../src/domain/validation';
+import { planIssues, runnableStepKinds } from '../../../src/domain/validation';
 import { catalog, validPlanInput } from '../../support/plans';
 
 const ctx: ValidationContext = { catalog, constraints: { max_steps: 20, workspace_root: '/work/ws' } };
@@ -30,6 +30,12 @@ describe('validatePlan', () => {
   it('accepts the valid plan, parsed or not', () => {
     expect(validatePlan(validPlanInput(), ctx)).toEqual([]);
     expect(validatePlan(PlanSchema.parse(validPlanInput()), ctx)).toEqual([]);
+  });
+
+  it('finds the same issues in a typed plan through planIssues, which skips the schema parse', () => {
+    const plan = PlanSchema.parse(withStep(0, (s) => ((s.tool = 'shipmentz'), (s.depends_on = [2]))));
+    expect(codes(planIssues(plan, ctx))).toEqual(['UNKNOWN_TOOL', 'CYCLE']);
+    expect(planIssues(plan, ctx)).toEqual(validatePlan(plan, ctx));
   });
 
   it('rejects a dependency cycle and names it', () => {

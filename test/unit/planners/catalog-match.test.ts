@@ -46,4 +46,12 @@ describe('catalog matching', () => {
     expect(findBooleanModifiers(tokens, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: tokens[1] }]);
     expect(matchTools(tokens, WASTE_CATALOG).map((m) => m.tool.name)).toEqual(['shipments']);
   });
+
+  test('a modifier counts two words before its noun, not three, and a content-word subset (positions with gaps) still finds it', () => {
+    const two = tokenize('contaminated incoming shipments');
+    expect(findBooleanModifiers(two, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: two[0] }]);
+    expect(findBooleanModifiers(tokenize('contaminated and very late shipments'), WASTE_CATALOG)).toEqual([]);
+    const gapped = tokenize('the contaminated and shipments').filter((t) => t.lower !== 'and');
+    expect(findBooleanModifiers(gapped, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: gapped[1] }]);
+  });
 });
