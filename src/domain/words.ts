@@ -36,10 +36,28 @@ export function tokenize(text: string): Token[] {
   // `match` gives the words as strings: a planning activity tokenizes every step's title and description, and
   // matchAll's match objects were most of what that allocated.
   return (text.match(WORD) ?? []).map((word, pos) => {
-    const raw = word.replace(/['’]s$/i, '');
+    const raw = withoutPossessive(word);
     const lower = raw.toLowerCase();
     return { text: raw, lower, stem: stemOfLower(lower), pos };
   });
+}
+
+function withoutPossessive(word: string): string {
+  return word.replace(/['’]s$/i, '');
+}
+
+/**
+ * The stems of the text's content words, in order: what tokenize, contentTokens and `.stem` give together, without
+ * making a token per word (the critics ask this of every step's title and description).
+ */
+export function contentStems(text: string): string[] {
+  const stems: string[] = [];
+  const words = text.match(WORD) ?? [];
+  for (let i = 0; i < words.length; i++) {
+    const lower = withoutPossessive(words[i]!).toLowerCase();
+    if (isContentWord(lower)) stems.push(stemOfLower(lower));
+  }
+  return stems;
 }
 
 export const STOP_WORDS = new Set(
@@ -54,7 +72,11 @@ const DIGITS = /^\d+$/;
 
 /** Whether the token carries meaning for matching: not a stop word, not a bare number. */
 export function isContentToken(token: Token): boolean {
-  return !STOP_WORDS.has(token.lower) && !DIGITS.test(token.lower);
+  return isContentWord(token.lower);
+}
+
+function isContentWord(lower: string): boolean {
+  return !STOP_WORDS.has(lower) && !DIGITS.test(lower);
 }
 
 /** Words that carry meaning for matching (stop words removed). */

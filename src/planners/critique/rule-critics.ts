@@ -11,7 +11,7 @@ import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
 import { toolTerms } from '../catalog-match';
 import { uncoveredActions } from '../coverage';
-import { contentTokens, stem, tokenize } from '../../domain/words';
+import { contentStems, stem } from '../../domain/words';
 
 /** A critic that needs no I/O: a pure function of the plan. */
 type Finding = Omit<Critique, 'critic'>;
@@ -63,7 +63,7 @@ const ACTION_VERBS = new Set(
 export const atomicityCritic = ruleCritic('atomicity', (steps) =>
   steps.flatMap((step): Finding[] => {
     const text = `${step.title}. ${step.description}`;
-    const verbs = new Set(contentTokens(tokenize(step.title)).filter((t) => ACTION_VERBS.has(t.stem)).map((t) => t.stem));
+    const verbs = new Set(contentStems(step.title).filter((s) => ACTION_VERBS.has(s)));
     if (!COMPOUND.test(text) && verbs.size < 2) return [];
     return [{
       severity: 'error',
@@ -107,8 +107,8 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
       return [{ severity: 'error', step_id: step.id, message: `step ${step.id} uses unknown tool "${step.tool}"`, suggestion: `Use one of: ${[...tools.keys()].join(', ')}.` }];
     }
     const { vocabulary } = toolTerms(tool);
-    const words = contentTokens(tokenize(`${step.title} ${step.description}`));
-    if (words.length === 0 || words.some((w) => vocabulary.has(w.stem))) return [];
+    const words = contentStems(`${step.title} ${step.description}`);
+    if (words.length === 0 || words.some((w) => vocabulary.has(w))) return [];
     return [{ severity: 'warning', step_id: step.id, message: `tool "${tool.name}" does not obviously fit step ${step.id} "${step.title}"`, suggestion: 'Check the tool choice against the step, or describe the step in the tool\'s terms.' }];
   });
   const unfit = findings.filter((f) => f.severity === 'warning').length;

@@ -1,5 +1,5 @@
 import { findBooleanModifiers, matchTools, toolTerms } from '../../../src/planners/catalog-match';
-import { stem, tokenize } from '../../../src/domain/words';
+import { contentStems, contentTokens, stem, tokenize } from '../../../src/domain/words';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 
 const shipments = WASTE_CATALOG.find((t) => t.name === 'shipments')!;
@@ -32,6 +32,12 @@ describe('catalog matching', () => {
       ['2', '2', '2', 4],
       ['trucks', 'trucks', 'truck', 5],
     ]);
+  });
+
+  test('contentStems: the stems of the content words, in order, as tokenize and contentTokens give them', () => {
+    const text = "Query the shipments' contaminants for step 1.1 and Hamburg's 12 inspections";
+    expect(contentStems(text)).toEqual(contentTokens(tokenize(text)).map((t) => t.stem));
+    expect(contentStems(text)).toEqual(['query', 'shipment', 'contamin', 'step', 'hamburg', 'inspect']);
   });
 
   test('are derived once per spec, so matching a goal against a catalog again derives nothing; another spec has its own', () => {
