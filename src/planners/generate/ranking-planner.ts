@@ -55,22 +55,17 @@ function dependsOn(c: Candidate, target: Candidate): boolean {
 /** Earlier-mentioned tools provide for later ones; a later one provides only where no link runs the other way. */
 function linkCandidates(candidates: Candidate[]): Map<Candidate, Record<string, Candidate>> {
   const sources = new Map<Candidate, Record<string, Candidate>>(candidates.map((c) => [c, {}]));
-  // Every ordered pair, forward ones (i < j) before backward ones, each in (provider, consumer) order: index loops,
-  // where a sorted list of pairs made the ranking planner's largest share of a cold worker's short-lived objects.
-  for (const forward of [true, false]) {
-    for (let i = 0; i < candidates.length; i++) {
-      for (let j = 0; j < candidates.length; j++) {
-        if (i === j || i < j !== forward) continue;
-        const provider = candidates[i]!;
-        const consumer = candidates[j]!;
-        const found = link(consumer.tool, provider.tool);
-        if (!found || found.param in consumer.params || provider.providers.includes(consumer) || dependsOn(provider, consumer)) continue;
-        consumer.params[found.param] = found.path;
-        consumer.providers.push(provider);
-        sources.get(consumer)![found.param] = provider;
-      }
-    }
-  }
+  const linkPair = (provider: Candidate, consumer: Candidate) => {
+    const found = link(consumer.tool, provider.tool);
+    if (!found || found.param in consumer.params || provider.providers.includes(consumer) || dependsOn(provider, consumer)) return;
+    consumer.params[found.param] = found.path;
+    consumer.providers.push(provider);
+    sources.get(consumer)![found.param] = provider;
+  };
+  // Forward pairs (i < j) before backward ones, each in (provider, consumer) order, by index: a sorted list of the
+  // pairs was the ranking planner's largest share of a cold worker's short-lived objects.
+  for (let i = 0; i < candidates.length; i++) for (let j = i + 1; j < candidates.length; j++) linkPair(candidates[i]!, candidates[j]!);
+  for (let i = 0; i < candidates.length; i++) for (let j = 0; j < i; j++) linkPair(candidates[i]!, candidates[j]!);
   return sources;
 }
 
