@@ -23,6 +23,12 @@ export interface BooleanModifier {
   token: Token;
 }
 
+/** What a goal's words name in a catalog: the tools, and the boolean filters named just before a tool's noun. */
+export interface CatalogMatches {
+  tools: ToolMatch[];
+  modifiers: BooleanModifier[];
+}
+
 /**
  * What matching reads of a tool, derived once per spec and kept while the spec lives: a worker's catalogs hold their
  * specs for its life, and one plan's analysis, planning and critique match the goal's clauses against every tool
@@ -90,7 +96,7 @@ export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSc
  * (as tokenize gives them). Allocates nothing but its answer: one plan's activities call it about fifty times, and
  * on a cold worker (code not yet optimized) its lookups were one of the larger sources of short-lived objects.
  */
-export function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSpec[]): BooleanModifier[] {
+function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSpec[]): BooleanModifier[] {
   const out: BooleanModifier[] = [];
   // Index loops throughout: until V8 optimizes this, each for-of step allocates its iterator result.
   for (let k = 0; k < catalog.length; k++) {
@@ -120,7 +126,12 @@ function wordBefore(tokens: readonly Token[], i: number, pos: number, stems: Rea
   return undefined;
 }
 
-export function matchTools(tokens: readonly Token[], catalog: readonly ToolSpec[]): ToolMatch[] {
+/**
+ * The tools `tokens` (in goal order) name, scored by their names (3) and tags (2) and ordered by the first word that
+ * matched, and the boolean modifiers found on the way (a modifier's word names no tool: "contaminated shipments" is
+ * the shipments tool filtered, not a second tool). Both in one pass, as the analysis and the planner need both.
+ */
+export function matchCatalog(tokens: readonly Token[], catalog: readonly ToolSpec[]): CatalogMatches {
   const modifiers = findBooleanModifiers(tokens, catalog);
   const consumed = modifiers.length > 0 ? new Set(modifiers.map((m) => m.token.pos)) : undefined;
   // Each distinct stem of the content words with the position of its first word, as two arrays: scanned once per
@@ -149,5 +160,5 @@ export function matchTools(tokens: readonly Token[], catalog: readonly ToolSpec[
     }
     if (score >= SELECTION_THRESHOLD) matches.push({ tool, score, firstPos });
   }
-  return matches.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
+  return { tools: matches.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name)), modifiers };
 }

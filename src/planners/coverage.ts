@@ -10,7 +10,7 @@ import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
 import { contentTokens, tokenize } from '../domain/words';
-import { matchTools, toolTerms } from './catalog-match';
+import { matchCatalog, toolTerms } from './catalog-match';
 import { PRESENTATION_VERBS, unmatchedActions } from './analyze/rules-analyzer';
 
 const stems = (text: string) => contentTokens(tokenize(text)).filter((t) => !PRESENTATION_VERBS.has(t.lower)).map((t) => t.stem);
@@ -48,7 +48,7 @@ export function withActionsAccounted(plan: Plan, request: PlanningRequest, catal
     const { vocabulary } = toolTerms(tool);
     return goalStems.some((s) => vocabulary.has(s));
   };
-  const doNothingAsked = used.length > 0 && missing.length > 0 && matchTools(tokenize(goal), catalog).length === 0 && !used.some(knowsGoal);
+  const doNothingAsked = used.length > 0 && missing.length > 0 && matchCatalog(tokenize(goal), catalog).tools.length === 0 && !used.some(knowsGoal);
   if (uncovered.length === 0 && !doNothingAsked) return plan;
   const assumptions = [
     ...plan.assumptions,
@@ -65,7 +65,7 @@ export function withActionsAccounted(plan: Plan, request: PlanningRequest, catal
  */
 export function namedToolsLeftOut(plan: Pick<Plan, 'status'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
   if (plan.status !== 'IMPOSSIBLE') return [];
-  return matchTools(tokenize(effectiveGoal(request)), catalog).map((m) => m.tool.name);
+  return matchCatalog(tokenize(effectiveGoal(request)), catalog).tools.map((m) => m.tool.name);
 }
 
 /**

@@ -9,7 +9,7 @@ import { resolveTemporalReferences } from '../../domain/dates';
 import { effectiveGoal } from '../../domain/request';
 import { RequirementsSchema, type Clarification, type ClarificationLexicon, type Intent, type Requirements } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { findBooleanModifiers, matchingEnum, matchTools, paramSchemas, toolTerms } from '../catalog-match';
+import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
 
@@ -96,12 +96,13 @@ function detectIntent(goal: string, toolsNamed: number): { type: Intent; confide
 /** Clause → abstract step with the service named and the values gone ("Fetch shipments filtered by date range"). */
 function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: string): { step: string; capability?: string } | undefined {
   const tokens = tokenize(clause);
-  const tools = matchTools(tokens, catalog).map((m) => m.tool);
+  const matched = matchCatalog(tokens, catalog);
+  const tools = matched.tools.map((m) => m.tool);
   if (tools.length > 0) {
     const filters = new Set<string>();
     if (resolveTemporalReferences(clause, nowIso).length > 0) filters.add('date range');
     if (findLocations(tokens).length > 0) filters.add('location');
-    for (const m of findBooleanModifiers(tokens, catalog)) filters.add(m.param.replace(/_/g, ' '));
+    for (const m of matched.modifiers) filters.add(m.param.replace(/_/g, ' '));
     for (const tool of tools) {
       for (const [param, schema] of toolTerms(tool).enums) {
         if (tokens.some((t) => matchingEnum(schema, t) !== undefined)) filters.add(param.replace(/_/g, ' '));
@@ -138,7 +139,7 @@ function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): bo
   // A proper noun after the first word ("for Hamburg", "by EcoTrans") names something, as a place does.
   const namesSomething = tokens.slice(1).some((t) => t.text.length > 1 && /^\p{Lu}/u.test(t.text));
   const pinned =
-    namesSomething || matchTools(tokens, catalog).length > 0 || findLocations(tokens).length > 0 || resolveTemporalReferences(text, nowIso).length > 0;
+    namesSomething || matchCatalog(tokens, catalog).tools.length > 0 || findLocations(tokens).length > 0 || resolveTemporalReferences(text, nowIso).length > 0;
   return !pinned && (contentTokens(tokens).length <= 2 || ASKS_TO_SEE.test(text.trim()));
 }
 
@@ -159,7 +160,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
   const { request, catalog } = input;
   const goal = effectiveGoal(request);
   const tokens = tokenize(goal);
-  const tools = matchTools(tokens, catalog);
+  const tools = matchCatalog(tokens, catalog).tools;
   const locations = findLocations(tokens);
   const temporal = goal ? resolveTemporalReferences(goal, request.now) : [];
   const question = clarificationNeeded(input, lexicon);

@@ -10,7 +10,7 @@ import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import type { Requirements } from '../../domain/requirements';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import { findBooleanModifiers, matchingEnum, matchTools, paramSchemas, toolTerms } from '../catalog-match';
+import { matchCatalog, matchingEnum, paramSchemas, toolTerms, type BooleanModifier } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import { findLocations, tokenize, type Token } from '../../domain/words';
 
@@ -69,8 +69,8 @@ function linkCandidates(candidates: Candidate[]): Map<Candidate, Record<string, 
   return sources;
 }
 
-function fillFilters(candidates: Candidate[], tokens: Token[], requirements: Requirements, catalog: readonly ToolSpec[]) {
-  for (const modifier of findBooleanModifiers(tokens, catalog)) {
+function fillFilters(candidates: Candidate[], tokens: Token[], modifiers: readonly BooleanModifier[], requirements: Requirements) {
+  for (const modifier of modifiers) {
     const c = candidates.find((x) => x.tool.name === modifier.tool);
     if (c) c.params[modifier.param] = true;
   }
@@ -119,7 +119,8 @@ export class RankingPlanner implements Planner {
     const catalog = allowed ? fullCatalog.filter((t) => allowed.includes(t.name)) : fullCatalog;
     const tools = indexCatalog(catalog);
     const tokens = tokenize(effectiveGoal(request));
-    const candidates = matchTools(tokens, catalog).map((m) => candidate(m.tool, m.score, m.firstPos));
+    const matched = matchCatalog(tokens, catalog);
+    const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
     // A place no chosen tool can filter by brings in a tool that can ("in Hannover" → facilities).
     const locationParam = (t: ToolSpec) => paramSchemas(t).find(([p]) => LOCATION.test(p))?.[0];
@@ -136,7 +137,7 @@ export class RankingPlanner implements Planner {
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
 
     const sources = linkCandidates(candidates);
-    fillFilters(candidates, tokens, requirements, catalog);
+    fillFilters(candidates, tokens, matched.modifiers, requirements);
 
     // Respect max_steps (and the budget when asked to trim to it): drop the weakest step no other step needs, until
     // the plan fits. Without trim_to_budget a plan over budget stays whole; the run pauses before executing it.

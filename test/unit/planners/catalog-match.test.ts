@@ -1,5 +1,5 @@
-import { findBooleanModifiers, matchTools, toolTerms } from '../../../src/planners/catalog-match';
-import { contentStems, contentTokens, stem, tokenize } from '../../../src/domain/words';
+import { matchCatalog, toolTerms } from '../../../src/planners/catalog-match';
+import { contentStems, contentTokens, stem, tokenize, type Token } from '../../../src/domain/words';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 
 const shipments = WASTE_CATALOG.find((t) => t.name === 'shipments')!;
@@ -49,15 +49,17 @@ describe('catalog matching', () => {
 
   test('"contaminated shipments": the modifier selects the boolean filter, and the noun the tool', () => {
     const tokens = tokenize('Get contaminated shipments from last week');
-    expect(findBooleanModifiers(tokens, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: tokens[1] }]);
-    expect(matchTools(tokens, WASTE_CATALOG).map((m) => m.tool.name)).toEqual(['shipments']);
+    const { tools, modifiers } = matchCatalog(tokens, WASTE_CATALOG);
+    expect(modifiers).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: tokens[1] }]);
+    expect(tools.map((m) => m.tool.name)).toEqual(['shipments']);
   });
 
   test('a modifier counts two words before its noun, not three, and a content-word subset (positions with gaps) still finds it', () => {
     const two = tokenize('contaminated incoming shipments');
-    expect(findBooleanModifiers(two, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: two[0] }]);
-    expect(findBooleanModifiers(tokenize('contaminated and very late shipments'), WASTE_CATALOG)).toEqual([]);
+    const modifiersOf = (tokens: Token[]) => matchCatalog(tokens, WASTE_CATALOG).modifiers;
+    expect(modifiersOf(two)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: two[0] }]);
+    expect(modifiersOf(tokenize('contaminated and very late shipments'))).toEqual([]);
     const gapped = tokenize('the contaminated and shipments').filter((t) => t.lower !== 'and');
-    expect(findBooleanModifiers(gapped, WASTE_CATALOG)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: gapped[1] }]);
+    expect(modifiersOf(gapped)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: gapped[1] }]);
   });
 });
