@@ -4,16 +4,15 @@
  * after its effect. A new worker finishes the run: no planning call repeated, the effect applied once, the budget
  * equal to the sum of completed calls, and the plan still version 1.
  */
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, spawnFixtureWorker, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { withCrashDrill } from '../support/crash-drill';
+import { connectClient, waitFor } from '../support/temporal';
 
 const llmReply = oneSlowStepReplies('record-note', 'Record the note', { text: 'crash-proof note', delay_after_ms: 4000 });
 
@@ -29,26 +28,13 @@ afterAll(async () => {
 });
 
 test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budget = settled calls, same plan version', async () => {
-  const taskQueue = uniqueTaskQueue('crash');
-  const notesDir = mkdtempSync(path.join(os.tmpdir(), 'notes-'));
-  const env = {
-    TEMPORAL_ADDRESS: testAddress(),
-    PLANNER_TASK_QUEUE: taskQueue,
-    NOTES_DIR: notesDir,
-    PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'store-')),
-    OPENAI_BASE_URL: llm.baseURL,
-    OPENAI_API_KEY: 'test-key',
-    PLANNER_MODEL: 'gpt-4o-mini',
-  };
-  const first = await spawnFixtureWorker('planner-worker-process.ts', env);
-  let second: ChildProcess | undefined;
-  try {
+  await withCrashDrill({ prefix: 'crash', llm }, async ({ taskQueue, env, crash }) => {
     const handle = await client.workflow.start(planningWorkflow, {
       taskQueue,
       workflowId: `crash-${taskQueue}`,
       args: [{ request: { goal: 'Record a crash-proof note', tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 1_500 } }],
     });
-    const notesFile = path.join(notesDir, 'notes.jsonl');
+    const notesFile = path.join(env.NOTES_DIR!, 'notes.jsonl');
     await waitFor(() => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0, 60_000, 'the side effect');
     const before = await handle.query(getStateQuery);
     expect(before.stage).toBe('EXECUTING');
@@ -56,8 +42,7 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     const llmCallsBefore = llm.calls;
     expect(llmCallsBefore).toBe(3); // analysis, plan, pre-mortem critique
 
-    await killProcess(first, 'SIGKILL');
-    second = await spawnFixtureWorker('planner-worker-process.ts', env);
+    await crash();
     const outcome = await handle.result();
 
     expect(outcome.stage).toBe('COMPLETED');
@@ -67,14 +52,11 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     expect(state.plan!.version).toBe(1);
     expect(state.versions).toHaveLength(1);
     // The LLM conversation that produced the plan is kept out of history, by reference, and can be read back.
-    const transcript = (await new LocalContentStore(env.PLANNER_STORE_DIR).get(state.versions[0]!.transcript_ref!)) as { role: string }[];
+    const transcript = (await new LocalContentStore(env.PLANNER_STORE_DIR!).get(state.versions[0]!.transcript_ref!)) as { role: string }[];
     expect(transcript.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
     // Every settled call charged exactly once: the three LLM calls the server saw and the one tool call.
     expect(state.audit.filter((a) => a.kind === 'budget')).toHaveLength(4);
     expect(state.budget.spent.calls).toBe(llm.calls + 1);
     expect(state.steps[0]!.result!.replayed).toBe(false); // the tool saw its key in the notes file and did not append
-  } finally {
-    await killProcess(first);
-    if (second) await killProcess(second, 'SIGTERM');
-  }
+  });
 });

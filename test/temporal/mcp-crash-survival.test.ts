@@ -9,7 +9,6 @@
  *   - the server that honours the `_meta` idempotency key: the retry calls again with the same key, the server
  *     answers from its record: exactly-once, one line, the run COMPLETED.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +17,8 @@ import { getStateQuery, readFailure } from '../../src/api';
 import { isTerminal } from '../../src/domain/stages';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, spawnFixtureWorker, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { withCrashDrill } from '../support/crash-drill';
+import { connectClient, waitFor } from '../support/temporal';
 
 const llmReply = oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'exactly one', delay_after_ms: 4000 });
 
@@ -39,22 +39,9 @@ function lines(file: string): string[] {
 
 /** Starts a run, SIGKILLs its worker once the effect is in the file (the reply 4 s away), and lets a new worker finish. */
 async function drill(honourKeys: boolean) {
-  const taskQueue = uniqueTaskQueue(honourKeys ? 'mcp-crash-keyed' : 'mcp-crash');
   const effects = path.join(mkdtempSync(path.join(os.tmpdir(), 'effects-')), 'effects.jsonl');
-  const env = {
-    TEMPORAL_ADDRESS: testAddress(),
-    PLANNER_TASK_QUEUE: taskQueue,
-    NOTES_DIR: mkdtempSync(path.join(os.tmpdir(), 'notes-')),
-    PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'store-')),
-    MCP_EFFECTS_FILE: effects,
-    MCP_HONOUR_KEYS: honourKeys ? '1' : '',
-    OPENAI_BASE_URL: llm.baseURL,
-    OPENAI_API_KEY: 'test-key',
-    PLANNER_MODEL: 'gpt-4o-mini',
-  };
-  const first = await spawnFixtureWorker('planner-worker-process.ts', env);
-  let second: ChildProcess | undefined;
-  try {
+  const env = { MCP_EFFECTS_FILE: effects, MCP_HONOUR_KEYS: honourKeys ? '1' : '' };
+  return await withCrashDrill({ prefix: honourKeys ? 'mcp-crash-keyed' : 'mcp-crash', llm, env }, async ({ taskQueue, crash }) => {
     const handle = await client.workflow.start(planningWorkflow, {
       taskQueue,
       workflowId: `mcp-crash-${taskQueue}`,
@@ -62,17 +49,13 @@ async function drill(honourKeys: boolean) {
     });
     await waitFor(() => lines(effects).length > 0, 60_000, 'the side effect');
     expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');
-    await killProcess(first, 'SIGKILL');
-    second = await spawnFixtureWorker('planner-worker-process.ts', env);
+    await crash();
     // The state as the run ends (queried while it is open); then its outcome or typed failure.
     let state = await handle.query(getStateQuery);
     await waitFor(async () => isTerminal((state = await handle.query(getStateQuery)).stage), 90_000, 'the run to end');
     const failure = await handle.result().then(() => null, (err: unknown) => readFailure(err));
     return { failure, state, effects: lines(effects) };
-  } finally {
-    await killProcess(first);
-    if (second) await killProcess(second, 'SIGTERM'); // a graceful stop (test/temporal/worker-shutdown.test.ts)
-  }
+  });
 }
 
 jest.setTimeout(240_000);
