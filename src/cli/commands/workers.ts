@@ -41,9 +41,22 @@ const TaskQueue = z.string().trim().min(1).optional();
 const ToolQueuesFlag = z.enum(TOOL_QUEUES).optional();
 const TOOL_QUEUES_HELP = "planner: the packs' tools on the planner's task queue (one worker); split: each pack on its own queue (default: $PLANNER_TOOL_QUEUES or planner)";
 
-/** `--metrics-port`, else PLANNER_METRICS_PORT, else none. */
-function metricsPort(flag: unknown, config: PlannerConfig): number | undefined {
-  return parseArg(MetricsPortSchema.optional(), flag, 'metrics port', 'Give --metrics-port a TCP port from 1 to 65535.') ?? config.telemetry.metricsPort;
+/** The options `dev` and `worker` share: what the workers serve, and where their metrics are. */
+function withWorkerOptions(command: Command): Command {
+  return command
+    .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
+    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP);
+}
+
+/** withWorkerOptions' flags, each else its variable in `config`. */
+function workerSettings(opts: Record<string, unknown>, config: PlannerConfig) {
+  return {
+    taskQueue: parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue,
+    toolQueues: parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues,
+    metricsPort:
+      parseArg(MetricsPortSchema.optional(), opts.metricsPort, 'metrics port', 'Give --metrics-port a TCP port from 1 to 65535.') ?? config.telemetry.metricsPort,
+  };
 }
 
 function metricsLine(port: number | undefined): string {
@@ -51,33 +64,27 @@ function metricsLine(port: number | undefined): string {
 }
 
 export function registerWorkerCommands(program: Command): void {
-  const dev = program
-    .command('dev')
-    .description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C; `dev stop` stops the server')
-    .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
-    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
-    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP)
-    .action(
-      action(async (opts) => {
-        const config = cliConfig();
-        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
-        const toolQueues = parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues;
-        const port = metricsPort(opts.metricsPort, config);
-        quietSdkLogs('ERROR', port);
-        const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) => console.log(line));
-        const running = await startWorkers(target, config, { taskQueue, toolQueues });
-        console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
-        console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
-        console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
-        console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
-        try {
-          await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
-        } finally {
-          await running.close();
-        }
-        if (local?.started) console.log(`The dev server keeps running (pid ${local.pid}); stop it with: planner dev stop`);
-      }),
-    );
+  const dev = withWorkerOptions(
+    program.command('dev').description('start (or reuse) the local Temporal dev server and run the workers in-process until Ctrl-C; `dev stop` stops the server'),
+  ).action(
+    action(async (opts) => {
+      const config = cliConfig();
+      const { taskQueue, toolQueues, metricsPort: port } = workerSettings(opts, config);
+      quietSdkLogs('ERROR', port);
+      const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) => console.log(line));
+      const running = await startWorkers(target, config, { taskQueue, toolQueues });
+      console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
+      console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
+      console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
+      console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
+      try {
+        await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
+      } finally {
+        await running.close();
+      }
+      if (local?.started) console.log(`The dev server keeps running (pid ${local.pid}); stop it with: planner dev stop`);
+    }),
+  );
   dev
     .command('stop')
     .description('stop the background dev server that `planner dev` or the demo started')
@@ -88,20 +95,13 @@ export function registerWorkerCommands(program: Command): void {
       }),
     );
 
-  program
-    .command('worker')
-    .description('run the planner and tool workers against TEMPORAL_ADDRESS (or --address) until stopped')
-    .option('--task-queue <queue>', 'planner task queue (default: $PLANNER_TASK_QUEUE or durable-planner)')
+  withWorkerOptions(program.command('worker').description('run the planner and tool workers against TEMPORAL_ADDRESS (or --address) until stopped'))
     .option('--gc-older-than <duration>', 'also run `planner gc --older-than <duration>` at start and every 6 hours, e.g. 30d')
-    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)')
-    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP)
     .action(
       action(async (opts) => {
         const config = cliConfig();
-        const taskQueue = parseArg(TaskQueue, opts.taskQueue, 'task queue') ?? config.taskQueue;
+        const { taskQueue, toolQueues, metricsPort: port } = workerSettings(opts, config);
         const retentionMs = opts.gcOlderThan === undefined ? undefined : parseArg(RetentionSchema, opts.gcOlderThan, '--gc-older-than');
-        const toolQueues = parseArg(ToolQueuesFlag, opts.toolQueues, 'tool queues') ?? config.toolQueues;
-        const port = metricsPort(opts.metricsPort, config);
         quietSdkLogs('WARN', port);
         const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
         const running = await startWorkers(target, config, { taskQueue, toolQueues }).catch((err: Error) => {
