@@ -39,7 +39,7 @@ import type { ToolQueues } from '../src/config';
 import { renderChart } from './chart';
 import { describeHeapLimits, mainThreadHeapLimits, type HeapLimit } from './heap-limits';
 import { exited } from './child-processes';
-import { round } from './figures';
+import { mean, percentile, round } from './figures';
 import { projectRoot } from '../src/project-root';
 import { bundleWorkflows } from '../src/worker';
 
@@ -196,16 +196,6 @@ async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set
 }
 
 // ---- measuring -----------------------------------------------------------------------------------------------
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))]!;
-}
-
-function mean(xs: readonly number[]): number {
-  return xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
-}
 
 async function pool<T>(count: number, concurrency: number, job: (i: number) => Promise<T>): Promise<T[]> {
   const out = new Array<T>(count);

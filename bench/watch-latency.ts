@@ -1,7 +1,7 @@
 /**
  * How soon `planner watch` shows a change, and what watching costs in history.
  *   npm run bench:watch [-- <runs>]
- * Starts its own dev server (temporary database, free ports) and the planner + waste tool workers in-process. Each
+ * Runs on bench/local-planner.ts (its own dev server, the planner + waste tool workers in-process). Each
  * run (ranking planner, approval required) is started, a `planner watch <id> --json` process (the real CLI, one line
  * of JSON per event) attaches while the run awaits approval, and the run is approved. For every event after the
  * approval, the delay is from the event's workflow time (the start of the workflow task that made the change) to the
@@ -10,25 +10,21 @@
  * bench/watch-latency-results.json.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { approveUpdate, getStateQuery, type ProgressEvent } from '../src/api';
-import { startDevServer } from '../src/dev/temporal-server';
 import { projectRoot } from '../src/project-root';
-import { LocalContentStore } from '../src/store/content-store';
-import { createWastePack } from '../src/tools/waste';
-import { createLocalWorkers } from '../src/worker';
 import { planningWorkflow } from '../src/workflows';
+import { mean, percentile } from './figures';
+import { withLocalPlanner } from './local-planner';
 
 const GOAL = 'Get contaminated shipments from last week and show me the contaminant details';
 const TASK_QUEUE = 'bench-watch';
 const ROOT = projectRoot();
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function historyBytes(handle: WorkflowHandle): Promise<number> {
@@ -37,51 +33,44 @@ async function historyBytes(handle: WorkflowHandle): Promise<number> {
 
 async function main() {
   const runs = Number(process.argv[2] ?? 8);
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-watch-'));
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), headless: true });
-  const connection = await NativeConnection.connect({ address: server.address });
-  const pack = await createWastePack({ today: new Date() });
-  const workers = await createLocalWorkers({ connection, namespace: 'default', packs: [pack], taskQueue: TASK_QUEUE, store: new LocalContentStore(path.join(dir, 'store')) });
-  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
-  let id = 0;
+  await withLocalPlanner(TASK_QUEUE, async ({ server, workers, client }) => {
+    let id = 0;
 
-  /** A run awaiting approval, then approved; with a watcher attached in between when `watch`. */
-  const oneRun = async (watch: boolean) => {
-    const handle = await client.workflow.start(planningWorkflow, {
-      taskQueue: TASK_QUEUE,
-      workflowId: `watch-${id++}`,
-      args: [{ request: { goal: GOAL, planner: 'ranking' }, options: { require_approval: true } }],
-    });
-    while ((await handle.query(getStateQuery)).stage !== 'AWAITING_APPROVAL') await sleep(50);
-    const lines: { event: ProgressEvent; receivedAt: number }[] = [];
-    let exited: Promise<void> = Promise.resolve();
-    if (watch) {
-      const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), 'watch', handle.workflowId, '--json'], {
-        cwd: ROOT,
-        env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' },
-        stdio: ['ignore', 'pipe', 'inherit'],
+    /** A run awaiting approval, then approved; with a watcher attached in between when `watch`. */
+    const oneRun = async (watch: boolean) => {
+      const handle = await client.workflow.start(planningWorkflow, {
+        taskQueue: TASK_QUEUE,
+        workflowId: `watch-${id++}`,
+        args: [{ request: { goal: GOAL, planner: 'ranking' }, options: { require_approval: true } }],
       });
-      let buffered = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        const receivedAt = Date.now();
-        buffered += chunk.toString();
-        const complete = buffered.split('\n');
-        buffered = complete.pop()!;
-        for (const line of complete) if (line.trim()) lines.push({ event: JSON.parse(line) as ProgressEvent, receivedAt });
-      });
-      exited = new Promise((resolve) => child.once('close', () => resolve()));
-      while (!lines.some((l) => l.event.kind === 'question')) await sleep(20);
-    }
-    const approvedAt = Date.now();
-    await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
-    if ((await handle.result()).stage !== 'COMPLETED') throw new Error('a bench run did not complete');
-    await exited;
-    const live = lines.filter((l) => Date.parse(l.event.at) >= approvedAt - 5);
-    return { bytes: await historyBytes(handle), delivered: lines.length, delays: live.map((l) => ({ kind: l.event.kind, ms: l.receivedAt - Date.parse(l.event.at) })) };
-  };
+      while ((await handle.query(getStateQuery)).stage !== 'AWAITING_APPROVAL') await sleep(50);
+      const lines: { event: ProgressEvent; receivedAt: number }[] = [];
+      let exited: Promise<void> = Promise.resolve();
+      if (watch) {
+        const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), 'watch', handle.workflowId, '--json'], {
+          cwd: ROOT,
+          env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let buffered = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          const receivedAt = Date.now();
+          buffered += chunk.toString();
+          const complete = buffered.split('\n');
+          buffered = complete.pop()!;
+          for (const line of complete) if (line.trim()) lines.push({ event: JSON.parse(line) as ProgressEvent, receivedAt });
+        });
+        exited = new Promise((resolve) => child.once('close', () => resolve()));
+        while (!lines.some((l) => l.event.kind === 'question')) await sleep(20);
+      }
+      const approvedAt = Date.now();
+      await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
+      if ((await handle.result()).stage !== 'COMPLETED') throw new Error('a bench run did not complete');
+      await exited;
+      const live = lines.filter((l) => Date.parse(l.event.at) >= approvedAt - 5);
+      return { bytes: await historyBytes(handle), delivered: lines.length, delays: live.map((l) => ({ kind: l.event.kind, ms: l.receivedAt - Date.parse(l.event.at) })) };
+    };
 
-  try {
     const summary = await workers.runUntil(
       (async () => {
         await oneRun(false); // warm-up: JIT, caches, the server's first workflows
@@ -94,7 +83,6 @@ async function main() {
         const delays = watched.flatMap((w) => w.delays.map((d) => d.ms)).sort((a, b) => a - b);
         const kinds = [...new Set(watched.flatMap((w) => w.delays.map((d) => d.kind)))];
         const byKind = Object.fromEntries(kinds.map((k) => [k, percentile(watched.flatMap((w) => w.delays.filter((d) => d.kind === k).map((d) => d.ms)).sort((a, b) => a - b), 95)]));
-        const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
         const extraBytes = mean(watched.map((w) => w.bytes)) - mean(unwatched);
         const delivered = mean(watched.map((w) => w.delivered));
         return {
@@ -120,14 +108,7 @@ async function main() {
         `history: ${summary.history_bytes_unwatched_mean} B unwatched, ${summary.history_bytes_watched_mean} B watched, ${summary.history_bytes_per_event} B per event delivered`,
     );
     writeFileSync(path.join(ROOT, 'bench', 'watch-latency-results.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  } finally {
-    await client.connection.close();
-    await workers.close();
-    await connection.close();
-    await pack.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err) => {
