@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from '../../src/seeded-random';
 
 export interface ChatRequestMessage {
   role: string;
@@ -117,13 +118,13 @@ export interface ScriptedLlmServerOptions {
 export interface ScriptedLlmServer {
   /** For the `openai` client (`baseURL`), e.g. http://127.0.0.1:40123/v1 */
   baseURL: string;
+  /** A planner's settings for this server (loadConfig's variables): its URL, a test key and a model name. */
+  env: { OPENAI_BASE_URL: string; OPENAI_API_KEY: string; PLANNER_MODEL: string };
   /** Every request received, in arrival order, faulted ones included. */
   requests: RecordedRequest[];
   readonly calls: number;
   close(): Promise<void>;
 }
-
-import { seededRandom } from '../../src/seeded-random';
 
 function tokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -260,8 +261,10 @@ export async function startScriptedLlmServer(options: ScriptedLlmServerOptions =
   });
   const { port } = server.address() as AddressInfo;
 
+  const baseURL = `http://127.0.0.1:${port}/v1`;
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL,
+    env: { OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'test-key', PLANNER_MODEL: 'gpt-4o-mini' },
     requests,
     get calls() {
       return requests.length;

@@ -11,7 +11,7 @@ import { LocalContentStore } from '../../src/store/content-store';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { withCrashDrill } from '../support/crash-drill';
+import { withCrashDrill } from '../support/planner-process';
 import { connectClient, waitFor } from '../support/temporal';
 
 const llmReply = oneSlowStepReplies('record-note', 'Record the note', { text: 'crash-proof note', delay_after_ms: 4000 });

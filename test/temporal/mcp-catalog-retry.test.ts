@@ -58,7 +58,7 @@ test('a catalog whose server starts only after the worker is retried in the back
   const connection = await NativeConnection.connect({ address: testAddress() });
   const store = new LocalContentStore(path.join(dir, 'store'));
   const taskQueue = uniqueTaskQueue('mcp-retry');
-  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_MODEL: 'gpt-4o-mini' });
+  const config = loadConfig(llm.env);
   const local = await createLocalWorkers({ connection, namespace: 'default', packs, taskQueue, workflowBundle: workflowBundle(), store, planning: createPlanningDependencies({ catalogs, config, store }) });
   expect(local.workers.map((w) => w.options.taskQueue)).not.toContain(mcpTaskQueue(server));
   try {

@@ -17,7 +17,7 @@ import { getStateQuery, readFailure } from '../../src/api';
 import { isTerminal } from '../../src/domain/stages';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { withCrashDrill } from '../support/crash-drill';
+import { withCrashDrill } from '../support/planner-process';
 import { connectClient, waitFor } from '../support/temporal';
 
 const llmReply = oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'exactly one', delay_after_ms: 4000 });

@@ -74,7 +74,7 @@ afterAll(async () => {
 async function withPlanner<T>(fn: (planner: TestPlanner) => Promise<T>): Promise<T> {
   const planner = await startTestPlanner(pack, {
     prefix: 'mcp',
-    env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_MODEL: 'gpt-4o-mini' },
+    env: llm.env,
   });
   try {
     return await fn(planner);

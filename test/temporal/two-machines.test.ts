@@ -50,9 +50,7 @@ async function startMachine(name: 'a' | 'b'): Promise<Machine> {
       PLANNER_STORE_DIR: path.join(folder, 'store'),
       POOL: name,
       NOTES_DIR: notesDir,
-      OPENAI_BASE_URL: llm.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      PLANNER_MODEL: 'gpt-4o-mini',
+      ...llm.env,
     },
     { cwd: folder },
   );

@@ -12,7 +12,8 @@ import type { Client } from '@temporalio/client';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, livingInGroup, spawnFixtureWorker, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { plannerProcessEnv } from '../support/planner-process';
+import { connectClient, killProcess, livingInGroup, spawnFixtureWorker, uniqueTaskQueue, waitFor } from '../support/temporal';
 
 /** How long a worker may take from SIGTERM to exit: the MCP server's close grace (2 s) twice, plus the worker's own. */
 const SHUTDOWN_LIMIT_MS = 15_000;
@@ -43,18 +44,7 @@ function lines(file: string): string[] {
 
 async function startWorker(taskQueue: string, effects: string) {
   const pidFile = path.join(tmp('mcp-pid-'), 'server.pid');
-  const worker = await spawnFixtureWorker('planner-worker-process.ts', {
-    TEMPORAL_ADDRESS: testAddress(),
-    PLANNER_TASK_QUEUE: taskQueue,
-    NOTES_DIR: tmp('notes-'),
-    PLANNER_STORE_DIR: tmp('store-'),
-    MCP_EFFECTS_FILE: effects,
-    MCP_HONOUR_KEYS: '1',
-    MCP_PID_FILE: pidFile,
-    OPENAI_BASE_URL: llm.baseURL,
-    OPENAI_API_KEY: 'test-key',
-    PLANNER_MODEL: 'gpt-4o-mini',
-  });
+  const worker = await spawnFixtureWorker('planner-worker-process.ts', plannerProcessEnv(taskQueue, llm, { MCP_EFFECTS_FILE: effects, MCP_HONOUR_KEYS: '1', MCP_PID_FILE: pidFile }));
   children.push(worker);
   const server = Number(readFileSync(pidFile, 'utf8').trim().split(' ')[0]);
   expect(livingInGroup(server)).toContain(server);

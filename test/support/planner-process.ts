@@ -1,8 +1,8 @@
 /**
- * The crash drill's setting: a planner worker process (test/fixtures/planner-worker-process.ts) on a queue and
- * folders of its own, planning with the scripted LLM; `crash()` SIGKILLs it and starts a second one with the same
- * environment, which takes the retries. Whatever happens, both are stopped when the drill ends (the second
- * gracefully: test/temporal/worker-shutdown.test.ts).
+ * The planner worker process (test/fixtures/planner-worker-process.ts, which runs as `planner worker` does): its
+ * environment, and the crash drill on it. In the drill a worker plans with the scripted LLM; `crash()` SIGKILLs it
+ * and starts a second one with the same environment, which takes the retries. Whatever happens, both are stopped
+ * when the drill ends (the second gracefully: test/temporal/worker-shutdown.test.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -19,21 +19,24 @@ export interface CrashDrill {
   crash(): Promise<void>;
 }
 
+/** A worker process's environment: its queue, fresh NOTES_DIR and PLANNER_STORE_DIR, the scripted LLM, and `extra`. */
+export function plannerProcessEnv(taskQueue: string, llm: ScriptedLlmServer, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: testAddress(),
+    PLANNER_TASK_QUEUE: taskQueue,
+    NOTES_DIR: mkdtempSync(path.join(os.tmpdir(), 'notes-')),
+    PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'store-')),
+    ...llm.env,
+    ...extra,
+  };
+}
+
 export async function withCrashDrill<T>(
   options: { prefix: string; llm: ScriptedLlmServer; env?: Record<string, string> },
   drill: (setting: CrashDrill) => Promise<T>,
 ): Promise<T> {
   const taskQueue = uniqueTaskQueue(options.prefix);
-  const env = {
-    TEMPORAL_ADDRESS: testAddress(),
-    PLANNER_TASK_QUEUE: taskQueue,
-    NOTES_DIR: mkdtempSync(path.join(os.tmpdir(), 'notes-')),
-    PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'store-')),
-    OPENAI_BASE_URL: options.llm.baseURL,
-    OPENAI_API_KEY: 'test-key',
-    PLANNER_MODEL: 'gpt-4o-mini',
-    ...options.env,
-  };
+  const env = plannerProcessEnv(taskQueue, options.llm, options.env);
   const first = await spawnFixtureWorker('planner-worker-process.ts', env);
   let second: ChildProcess | undefined;
   try {
