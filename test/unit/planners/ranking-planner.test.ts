@@ -1,11 +1,25 @@
+import path from 'node:path';
 import { validatePlan } from '../../../src/domain/validation';
 import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from '../../../src/tools/waste/catalog';
 import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
+import { withActionsAccounted } from '../../../src/planners/coverage';
+import { projectRoot } from '../../../src/project-root';
+import { loadGoldenSet } from '../../../bench/eval-harness';
 
 import { rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
 
 describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', () => {
+  test("accounts for every action of the eval's waste goals (vague ones aside): the LLM planner's mending (withActionsAccounted) would change none of its plans", () => {
+    const goals = loadGoldenSet(path.join(projectRoot(), 'bench/eval-goals.json')).filter((g) => g.catalog === 'waste' && g.kind !== 'vague');
+    expect(goals.length).toBeGreaterThan(10);
+    const mended = goals.filter((g) => {
+      const plan = rankingPlan(g.goal);
+      return withActionsAccounted(plan, request(g.goal), WASTE_CATALOG) !== plan;
+    });
+    expect(mended.map((g) => g.id)).toEqual([]);
+  });
+
   test('"shipments from last week" → one shipments step with last week as a date range', () => {
     const plan = rankingPlan('Get me shipments from last week');
     expect(plan.status).toBe('FEASIBLE');
