@@ -129,7 +129,7 @@ function wordBefore(tokens: readonly Token[], i: number, pos: number, stems: Rea
 /**
  * The tools `tokens` (in goal order) name, scored by their names (3) and tags (2) and ordered by the first word that
  * matched, and the boolean modifiers found on the way (a modifier's word names no tool: "contaminated shipments" is
- * the shipments tool filtered, not a second tool). Both in one pass, as the analysis and the planner need both.
+ * the shipments tool filtered, not a second tool). Both from one call, as the analysis and the planner need both.
  */
 export function matchCatalog(tokens: readonly Token[], catalog: readonly ToolSpec[]): CatalogMatches {
   const modifiers = findBooleanModifiers(tokens, catalog);
