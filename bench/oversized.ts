@@ -24,7 +24,6 @@ const GOAL = 'Get contaminated shipments from last week and show me the contamin
 const TASK_QUEUE = 'bench-oversized';
 const OVERSIZED_CONTEXT = 'shipments in Hannover, '.repeat(26_100); // ≈ 600 KB
 
-
 async function main() {
   const runs = Number(process.argv[2] ?? 30);
   await withLocalPlanner(TASK_QUEUE, async ({ server, workers, client }) => {
