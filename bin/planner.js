@@ -1,12 +1,7 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
-// The `planner` bin. It runs with V8's young generation at half its default (8 MB semi-spaces, not 16): a planner
-// worker allocates about twice what a plain Temporal worker does per run, and with the default young generation its
-// peak RSS was up to 1.4x a plain worker's; with this, about the same (README, Performance). npm scripts and
-// docker-compose pass the same option, since `node bin/planner.js` reads no shebang.
-//
-// The published package runs the compiled CLI in dist/. A checkout of the repository runs its TypeScript sources
-// through tsx (a devDependency) instead, so what runs there is always the code being edited, never a stale build;
-// without tsx (e.g. `npm install --omit=dev`) a checkout runs dist/ too (`npm run build`).
+#!/usr/bin/env node
+// The `planner` bin. The published package runs the compiled CLI in dist/. A checkout of the repository runs its
+// TypeScript sources through tsx (a devDependency) instead, so what runs there is always the code being edited,
+// never a stale build; without tsx (e.g. `npm install --omit=dev`) a checkout runs dist/ too (`npm run build`).
 'use strict';
 const { existsSync } = require('node:fs');
 const path = require('node:path');
