@@ -5,7 +5,9 @@
  *   `--worker-heap-mb N`: both sides' worker processes run with `--max-old-space-size=N`, the heap Node gives itself
  *   in a container of 4×N MB, where V8 also grows the heap less eagerly: for the memory figures of such a deployment;
  *   `--gc-trace <dir>`: both sides' worker processes run with `--trace-gc-verbose`, their output kept there, and each
- *   side records the old-generation limits V8 set in its main thread, the decisions behind its peak RSS)
+ *   side records the old-generation limits V8 set in its main thread, the decisions behind its peak RSS;
+ *   `--planner-node-options "<options>"`: the planner's worker process only runs with them, an experiment such as a
+ *   young-generation size)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
  * processes (bench/bench-worker.ts, compiled), each loading only its own side's code and workflow bundle, as a
@@ -75,6 +77,11 @@ interface Flags {
   rawExtraGarbageKb?: number;
   rawExtraCpuMs?: number;
   rawExtraLocalActivities?: number;
+  /**
+   * An experiment on the planner's side only: node options for its worker process, e.g. `--max-semi-space-size=8`
+   * (`--planner-node-options "<options>"`). Not for the figures the targets are read from.
+   */
+  plannerNodeOptions?: string[];
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -101,12 +108,16 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--raw-extra-garbage-kb') flags.rawExtraGarbageKb = int();
     else if (name === '--raw-extra-cpu-ms') flags.rawExtraCpuMs = Number(value());
     else if (name === '--raw-extra-local-activities') flags.rawExtraLocalActivities = int();
+    else if (name === '--planner-node-options') {
+      flags.plannerNodeOptions = value().split(/\s+/).filter(Boolean);
+      if (!flags.plannerNodeOptions.every((o) => o.startsWith('--'))) throw new Error('--planner-node-options takes node options, each starting with --');
+    }
     else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--planner-node-options "<options>"]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -406,13 +417,14 @@ async function main() {
   try {
     const log = (line: string) => console.log(line);
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${flags.plannerNodeOptions ? `; planner worker node options ${flags.plannerNodeOptions.join(' ')}` : ''}${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
     writeFileSync(bundles.baseline, (await bundleWorkflows(require.resolve('./baseline-workflow'), {})).code);
     const workerScript = compileWorker();
-    // The same for both sides: only what was asked for (a CPU profile, a heap limit), never a setting of one side.
+    // The same for both sides: only what was asked for (a CPU profile, a heap limit); a setting of one side only as
+    // the planner-side experiment.
     const workerNodeOptions = [
       ...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', flags.profile] : []),
       ...(flags.workerHeapMb ? [`--max-old-space-size=${flags.workerHeapMb}`] : []),
@@ -443,7 +455,8 @@ async function main() {
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
       const traceFile = flags.gcTrace ? path.join(flags.gcTrace, `${worker.taskQueue}-${Date.now()}.log`) : undefined;
-      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, workerNodeOptions, traceFile);
+      const nodeOptions = worker.mode === 'planner' ? [...workerNodeOptions, ...(flags.plannerNodeOptions ?? [])] : workerNodeOptions;
+      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, nodeOptions, traceFile);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
@@ -605,6 +618,7 @@ async function main() {
         planner_worker: 'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
         worker_node_options: workerNodeOptions.filter((o) => o.startsWith('--max-old-space-size')),
         ...(rawControl ? { raw_control: rawControl } : {}),
+        ...(flags.plannerNodeOptions ? { planner_node_options: flags.plannerNodeOptions } : {}),
         order: 'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',
       },
       ratio,
