@@ -6,8 +6,8 @@
  *   in a container of 4×N MB, where V8 also grows the heap less eagerly: for the memory figures of such a deployment;
  *   `--gc-trace <dir>`: both sides' worker processes run with `--trace-gc-verbose`, their output kept there, and each
  *   side records the old-generation limits V8 set in its main thread, the decisions behind its peak RSS;
- *   `--planner-node-options "<options>"`: the planner's worker process only runs with them, an experiment such as a
- *   young-generation size)
+ *   `--planner-node-options "<options>"`: the planner's worker process also runs with them, after the bin's (the last
+ *   value of an option wins): an experiment, such as `--max-semi-space-size=16` for Node's default young generation)
  *
  * Starts its own dev server (free ports; a temporary SQLite file, or `--db memory`) and, one after the other, worker
  * processes (bench/bench-worker.ts, compiled), each loading only its own side's code and workflow bundle, as a
@@ -42,6 +42,7 @@ import { renderChart } from './chart';
 import { describeHeapLimits, mainThreadHeapLimits, type HeapLimit } from './heap-limits';
 import { exited } from './child-processes';
 import { mean, percentile, round } from './figures';
+import { plannerNodeOptions } from './node-options';
 import { projectRoot } from '../src/project-root';
 import { bundleWorkflows } from '../src/worker';
 
@@ -71,15 +72,19 @@ interface Flags {
    * MB more live data from its start (`--raw-extra-live-mb`), or each raw activity allocates about this many KB of
    * short-lived objects (`--raw-extra-garbage-kb`), or spends this many ms of CPU before it returns, allocating
    * nothing (`--raw-extra-cpu-ms`); or the raw workflow runs this many no-op local activities before its chains
-   * (`--raw-extra-local-activities`). Not for the figures the targets are read from.
+   * (`--raw-extra-local-activities`); or the raw worker runs with the node options of the planner's bin
+   * (`--raw-with-planner-node-options`: like for like, since a plain worker runs with Node's defaults). Not for the
+   * figures the targets are read from.
    */
   rawExtraLiveMb?: number;
   rawExtraGarbageKb?: number;
   rawExtraCpuMs?: number;
   rawExtraLocalActivities?: number;
+  rawWithPlannerNodeOptions?: boolean;
   /**
-   * An experiment on the planner's side only: node options for its worker process, e.g. `--max-semi-space-size=8`
-   * (`--planner-node-options "<options>"`). Not for the figures the targets are read from.
+   * An experiment on the planner's side: node options for its worker process after the bin's, e.g.
+   * `--max-semi-space-size=16` (Node's default young generation; the last value wins) (`--planner-node-options
+   * "<options>"`). Not for the figures the targets are read from.
    */
   plannerNodeOptions?: string[];
 }
@@ -108,6 +113,7 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--raw-extra-garbage-kb') flags.rawExtraGarbageKb = int();
     else if (name === '--raw-extra-cpu-ms') flags.rawExtraCpuMs = Number(value());
     else if (name === '--raw-extra-local-activities') flags.rawExtraLocalActivities = int();
+    else if (name === '--raw-with-planner-node-options') flags.rawWithPlannerNodeOptions = true;
     else if (name === '--planner-node-options') {
       flags.plannerNodeOptions = value().split(/\s+/).filter(Boolean);
       if (!flags.plannerNodeOptions.every((o) => o.startsWith('--'))) throw new Error('--planner-node-options takes node options, each starting with --');
@@ -117,7 +123,7 @@ function parseFlags(argv: string[]): Flags {
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--planner-node-options "<options>"]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--raw-with-planner-node-options] [--planner-node-options "<options>"]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -142,6 +148,11 @@ interface WorkerProcess {
  * in proportion to the modules it loads (about 100 MB of the planner worker's peak RSS in one run). Compiled into
  * node_modules/.cache so the worker's modules resolve the project's packages. Returns the worker script's path.
  */
+/** The node options that size a worker's heap, recorded with the figures (not the profiling and tracing ones). */
+function isHeapOption(option: string): boolean {
+  return option.startsWith('--max-old-space-size') || option.startsWith('--max-semi-space-size');
+}
+
 function compileWorker(): string {
   const out = path.join(ROOT, 'node_modules', '.cache', 'durable-planner-bench');
   rmSync(out, { recursive: true, force: true });
@@ -417,19 +428,24 @@ async function main() {
   try {
     const log = (line: string) => console.log(line);
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}${flags.plannerNodeOptions ? `; planner worker node options ${flags.plannerNodeOptions.join(' ')}` : ''}${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${[...plannerNodeOptions(), ...(flags.plannerNodeOptions ?? [])].join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
     writeFileSync(bundles.baseline, (await bundleWorkflows(require.resolve('./baseline-workflow'), {})).code);
     const workerScript = compileWorker();
-    // The same for both sides: only what was asked for (a CPU profile, a heap limit); a setting of one side only as
-    // the planner-side experiment.
+    // The same for both sides: only what was asked for (a CPU profile, a heap limit); then each side's own: the
+    // planner's worker runs with the node options of the `planner` bin, as `planner worker` does, and the raw worker with
+    // Node's defaults, as a plain Temporal worker does (or, for the like-for-like control, with the planner's).
     const workerNodeOptions = [
       ...(flags.profile ? ['--cpu-prof', '--cpu-prof-dir', flags.profile] : []),
       ...(flags.workerHeapMb ? [`--max-old-space-size=${flags.workerHeapMb}`] : []),
       ...(flags.gcTrace ? ['--trace-gc-verbose'] : []),
     ];
+    const nodeOptions = {
+      planner: [...workerNodeOptions, ...plannerNodeOptions(), ...(flags.plannerNodeOptions ?? [])],
+      baseline: [...workerNodeOptions, ...(flags.rawWithPlannerNodeOptions ? plannerNodeOptions() : [])],
+    };
     if (flags.gcTrace) mkdirSync(flags.gcTrace, { recursive: true });
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
     const c = client;
@@ -455,8 +471,7 @@ async function main() {
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
       const traceFile = flags.gcTrace ? path.join(flags.gcTrace, `${worker.taskQueue}-${Date.now()}.log`) : undefined;
-      const nodeOptions = worker.mode === 'planner' ? [...workerNodeOptions, ...(flags.plannerNodeOptions ?? [])] : workerNodeOptions;
-      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, nodeOptions, traceFile);
+      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, nodeOptions[worker.mode], traceFile);
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
@@ -616,7 +631,10 @@ async function main() {
         server_db: flags.db === 'file' ? 'SQLite file in a temporary folder' : 'in memory',
         shape: 'two parallel chains of 5 no-op steps (10 steps)',
         planner_worker: 'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
-        worker_node_options: workerNodeOptions.filter((o) => o.startsWith('--max-old-space-size')),
+        worker_node_options: {
+          planner: nodeOptions.planner.filter(isHeapOption),
+          raw: nodeOptions.baseline.filter(isHeapOption),
+        },
         ...(rawControl ? { raw_control: rawControl } : {}),
         ...(flags.plannerNodeOptions ? { planner_node_options: flags.plannerNodeOptions } : {}),
         order: 'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',

@@ -1,0 +1,25 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PLANNER_BIN, plannerNodeOptions } from '../../../bench/node-options';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+test('the planner bin runs with a young generation of 8 MB semi-spaces, read from its shebang', () => {
+  expect(plannerNodeOptions()).toEqual(['--max-semi-space-size=8']);
+});
+
+test('the npm scripts and docker-compose that run the bin with node pass the same options, which node does not read from a shebang', () => {
+  const options = plannerNodeOptions().join(' ');
+  const scripts = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
+  for (const name of ['planner', 'demo', 'dev', 'worker']) expect(scripts[name]).toMatch(new RegExp(`^node ${options} bin/planner\\.js\\b`));
+  const compose = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+  const worker = /planner-worker:[\s\S]*?command: (\[.*\])/.exec(compose)?.[1];
+  expect(JSON.parse(worker!)).toEqual(['node', ...plannerNodeOptions(), 'bin/planner.js', 'worker', '--gc-older-than', '30d']);
+});
+
+test('the bin runs as an executable with its shebang options (env -S)', async () => {
+  const { stdout } = await promisify(execFile)(PLANNER_BIN, ['--help'], { cwd: ROOT });
+  expect(stdout).toMatch(/^Usage: planner/m);
+});
