@@ -142,17 +142,17 @@ interface WorkerProcess {
   stop(): Promise<void>;
 }
 
+/** The node options that size a worker's heap, recorded with the figures (not the profiling and tracing ones). */
+function isHeapOption(option: string): boolean {
+  return option.startsWith('--max-old-space-size') || option.startsWith('--max-semi-space-size');
+}
+
 /**
  * The worker processes run compiled JavaScript, as a deployment runs dist/ (`planner worker` from the package), not
  * TypeScript through tsx: tsx's loader hooks, transformed sources and source maps cost each process memory and CPU
  * in proportion to the modules it loads (about 100 MB of the planner worker's peak RSS in one run). Compiled into
  * node_modules/.cache so the worker's modules resolve the project's packages. Returns the worker script's path.
  */
-/** The node options that size a worker's heap, recorded with the figures (not the profiling and tracing ones). */
-function isHeapOption(option: string): boolean {
-  return option.startsWith('--max-old-space-size') || option.startsWith('--max-semi-space-size');
-}
-
 function compileWorker(): string {
   const out = path.join(ROOT, 'node_modules', '.cache', 'durable-planner-bench');
   rmSync(out, { recursive: true, force: true });
