@@ -428,7 +428,10 @@ async function main() {
   try {
     const log = (line: string) => console.log(line);
     const loadAtStart = os.loadavg().map((l) => round(l, 2));
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${[...plannerNodeOptions(), ...(flags.plannerNodeOptions ?? [])].join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
+    // The bin's options are read once, when the run starts: every planner worker of the run gets the same.
+    const binNodeOptions = plannerNodeOptions();
+    const plannerSideOptions = [...binNodeOptions, ...(flags.plannerNodeOptions ?? [])];
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${plannerSideOptions.join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
@@ -443,8 +446,8 @@ async function main() {
       ...(flags.gcTrace ? ['--trace-gc-verbose'] : []),
     ];
     const nodeOptions = {
-      planner: [...workerNodeOptions, ...plannerNodeOptions(), ...(flags.plannerNodeOptions ?? [])],
-      baseline: [...workerNodeOptions, ...(flags.rawWithPlannerNodeOptions ? plannerNodeOptions() : [])],
+      planner: [...workerNodeOptions, ...plannerSideOptions],
+      baseline: [...workerNodeOptions, ...(flags.rawWithPlannerNodeOptions ? binNodeOptions : [])],
     };
     if (flags.gcTrace) mkdirSync(flags.gcTrace, { recursive: true });
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
