@@ -72,7 +72,8 @@ interface Flags {
    * MB more live data from its start (`--raw-extra-live-mb`), or each raw activity allocates about this many KB of
    * short-lived objects (`--raw-extra-garbage-kb`), or spends this many ms of CPU before it returns, allocating
    * nothing (`--raw-extra-cpu-ms`); or the raw workflow runs this many no-op local activities before its chains
-   * (`--raw-extra-local-activities`); or the raw worker runs with the node options of the planner's bin
+   * (`--raw-extra-local-activities`); or the raw workflow publishes what a planner run publishes for operators, a patch
+   * marker, the memo and search attributes (`--raw-extra-visibility`); or the raw worker runs with the node options of the planner's bin
    * (`--raw-with-planner-node-options`: like for like, since a plain worker runs with Node's defaults). Not for the
    * figures the targets are read from.
    */
@@ -80,6 +81,7 @@ interface Flags {
   rawExtraGarbageKb?: number;
   rawExtraCpuMs?: number;
   rawExtraLocalActivities?: number;
+  rawExtraVisibility?: boolean;
   rawWithPlannerNodeOptions?: boolean;
   /**
    * An experiment on the planner's side: node options for its worker process after the bin's, e.g.
@@ -113,6 +115,7 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--raw-extra-garbage-kb') flags.rawExtraGarbageKb = int();
     else if (name === '--raw-extra-cpu-ms') flags.rawExtraCpuMs = Number(value());
     else if (name === '--raw-extra-local-activities') flags.rawExtraLocalActivities = int();
+    else if (name === '--raw-extra-visibility') flags.rawExtraVisibility = true;
     else if (name === '--raw-with-planner-node-options') flags.rawWithPlannerNodeOptions = true;
     else if (name === '--planner-node-options') {
       flags.plannerNodeOptions = value().split(/\s+/).filter(Boolean);
@@ -123,7 +126,7 @@ function parseFlags(argv: string[]): Flags {
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--raw-with-planner-node-options] [--planner-node-options "<options>"]');
+      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--raw-extra-visibility] [--raw-with-planner-node-options] [--planner-node-options "<options>"]');
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -404,12 +407,13 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
 async function main() {
   const flags = parseFlags(process.argv.slice(2));
   const rawControl =
-    flags.rawExtraLiveMb || flags.rawExtraGarbageKb || flags.rawExtraCpuMs || flags.rawExtraLocalActivities
+    flags.rawExtraLiveMb || flags.rawExtraGarbageKb || flags.rawExtraCpuMs || flags.rawExtraLocalActivities || flags.rawExtraVisibility
       ? {
           extra_live_mb: flags.rawExtraLiveMb ?? 0,
           extra_garbage_kb_per_activity: flags.rawExtraGarbageKb ?? 0,
           extra_cpu_ms_per_activity: flags.rawExtraCpuMs ?? 0,
           extra_local_activities_per_plan: flags.rawExtraLocalActivities ?? 0,
+          visibility_like_the_planner: flags.rawExtraVisibility ?? false,
         }
       : undefined;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
@@ -431,7 +435,7 @@ async function main() {
     // The bin's options are read once, when the run starts: every planner worker of the run gets the same.
     const binNodeOptions = plannerNodeOptions();
     const plannerSideOptions = [...binNodeOptions, ...(flags.plannerNodeOptions ?? [])];
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${plannerSideOptions.join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan` : ''}`);
+    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${plannerSideOptions.join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan${rawControl.visibility_like_the_planner ? ', publishes memo and search attributes as the planner does' : ''}` : ''}`);
     server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
@@ -495,7 +499,7 @@ async function main() {
       c.workflow.start('baselineWorkflow', {
         taskQueue,
         workflowId: `${taskQueue}-${tag}-${round}-${i}`,
-        args: [{ branches, ...(activityQueue ? { activityQueue } : {}), ...(flags.rawExtraLocalActivities ? { localActivities: flags.rawExtraLocalActivities } : {}) }],
+        args: [{ branches, ...(activityQueue ? { activityQueue } : {}), ...(flags.rawExtraLocalActivities ? { localActivities: flags.rawExtraLocalActivities } : {}), ...(flags.rawExtraVisibility ? { visibility: true } : {}) }],
       });
     const startPlanner = (taskQueue: string, goal: string, round: number) => (tag: string) => (i: number) =>
       c.workflow.start('planningWorkflow', {
