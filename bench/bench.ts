@@ -37,6 +37,7 @@ import { temporal } from '@temporalio/proto';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from './bench-pack';
 import type { PlanningOutcome } from '../src/api';
+import { planningStartOptions } from '../src/client';
 import type { ToolQueues } from '../src/config';
 import { renderChart } from './chart';
 import { describeHeapLimits, mainThreadHeapLimits, type HeapLimit } from './heap-limits';
@@ -45,6 +46,7 @@ import { mean, percentile, round } from './figures';
 import { plannerNodeOptions } from './node-options';
 import { projectRoot } from '../src/project-root';
 import { bundleWorkflows } from '../src/worker';
+import type { planningWorkflow } from '../src/workflows';
 
 const ROOT = projectRoot();
 const EventType = temporal.api.enums.v1.EventType;
@@ -501,12 +503,9 @@ async function main() {
         workflowId: `${taskQueue}-${tag}-${round}-${i}`,
         args: [{ branches, ...(activityQueue ? { activityQueue } : {}), ...(flags.rawExtraLocalActivities ? { localActivities: flags.rawExtraLocalActivities } : {}), ...(flags.rawExtraVisibility ? { visibility: true } : {}) }],
       });
+    // Started as `planner start` and PlannerClient start runs: the goal in the memo, the Web UI's summary and details.
     const startPlanner = (taskQueue: string, goal: string, round: number) => (tag: string) => (i: number) =>
-      c.workflow.start('planningWorkflow', {
-        taskQueue,
-        workflowId: `${taskQueue}-${tag}-${round}-${i}`,
-        args: [{ request: { goal, tool_catalog: 'bench', planner: 'ranking' } }],
-      });
+      c.workflow.start<typeof planningWorkflow>('planningWorkflow', planningStartOptions({ request: { goal, tool_catalog: 'bench', planner: 'ranking' } }, { taskQueue, workflowId: `${taskQueue}-${tag}-${round}-${i}` }));
     const notDone = (runs: Run<PlanningOutcome>[], version: number) =>
       runs.filter((r) => r.result.stage !== 'COMPLETED' || r.result.steps.length !== 10 || r.result.steps.some((s) => s.status !== 'COMPLETED') || r.result.plan_version !== version);
     const check = (what: string, runs: Run<PlanningOutcome>[], version: number) => {

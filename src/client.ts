@@ -11,6 +11,7 @@ import {
   type WorkflowExecutionInfo,
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -70,16 +71,7 @@ export class PlannerClient {
     input: PlanningWorkflowInput,
     options: StartOptions = {},
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
-    checkWorkflowInput(input);
-    return await this.client.workflow.start(planningWorkflow, {
-      args: [input],
-      taskQueue: options.taskQueue ?? loadConfig().taskQueue,
-      workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-      memo: { goal: redactSecrets(input.request.goal) },
-      ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),
-      staticSummary: `Plan: ${redactSecrets(input.request.goal)}`.slice(0, 200),
-      staticDetails: startDetails(input),
-    });
+    return await this.client.workflow.start(planningWorkflow, planningStartOptions(input, options));
   }
 
   /**
@@ -192,6 +184,24 @@ export class PlannerClient {
 export const STATIC_GOAL_MAX_CHARS = 2_000;
 
 /** The start's static details, markdown: the goal (secrets redacted) and the options the run was started with. */
+/**
+ * How PlannerClient.start (and the bench) start a run: `input` checked first (InvalidInputError, PLAN-006, for what
+ * the run would refuse), the goal as the run reads it (trimmed, secrets redacted) in the memo, so the run publishes
+ * no memo of its own (MEMO_FROM_START_PATCH), and the Web UI's summary and details.
+ */
+export function planningStartOptions(input: PlanningWorkflowInput, options: StartOptions = {}): WorkflowStartOptions<typeof planningWorkflow> {
+  const { goal } = checkWorkflowInput(input).request;
+  return {
+    args: [input],
+    taskQueue: options.taskQueue ?? loadConfig().taskQueue,
+    workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+    memo: { goal },
+    ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),
+    staticSummary: `Plan: ${goal}`.slice(0, 200),
+    staticDetails: startDetails(input),
+  };
+}
+
 export function startDetails(input: PlanningWorkflowInput): string {
   const { request, options = {} } = input;
   const goal = redactSecrets(request.goal);

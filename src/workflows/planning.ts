@@ -25,6 +25,7 @@ import { PLAN_ID_PATCH } from './plan-id';
 import { PlanningRun } from './run';
 import { LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH } from './steps';
 import { move, settle, type Transition } from './transitions';
+import { MEMO_FROM_START_PATCH } from './visibility';
 
 /**
  * Runs started before this patch call every planning activity through the task queue and publish the search
@@ -39,9 +40,40 @@ const BOUNDED_STATE_PATCH = 'bounded-state-archived-versions';
  * Runs started after this patch record its one marker instead of one per earlier patch: it implies them all (the three
  * above, plan-id, step-kind, outcome-unknown and auto-fallback), so they are not asked (a history without this marker
  * replays asking them, as recorded). And they publish search attributes only when the run parks (./visibility.ts).
- * LEAN_STEPS_PATCH (./steps.ts) implies it in turn, and ONE_PROMISE_PER_STEP_PATCH implies that one: a new run records only the last.
+ * LEAN_STEPS_PATCH (./steps.ts) implies it in turn, ONE_PROMISE_PER_STEP_PATCH implies that one, and
+ * MEMO_FROM_START_PATCH (./visibility.ts) that one: a new run records only the last.
  */
 const CONSOLIDATED_PATCH = 'one-marker-for-earlier-patches-and-search-attributes-when-parked';
+
+/**
+ * The recorded path a run is on, asked when it starts (runPaths; the patches of single steps and failures are asked
+ * where they apply): each flag is a patch its history has, or a newer one that implies it.
+ */
+export interface RunPaths {
+  /** LEAN_PLANNING_PATCH: local activities for deterministic work, search attributes per stage. */
+  lean: boolean;
+  /** BOUNDED_STATE_PATCH: old versions archived, audit trimmed, rejections capped. */
+  bounded: boolean;
+  /** PLAN_ID_PATCH (./plan-id.ts): the plan id comes from the first run id, not Math.random. */
+  planIdFromRunId: boolean;
+  /** CONSOLIDATED_PATCH: every earlier patch applies, and search attributes go out when the run parks. */
+  consolidated: boolean;
+  /** MEMO_FROM_START_PATCH (./visibility.ts): every earlier patch applies, and a memo the start set stays. */
+  memoFromStart: boolean;
+}
+
+/** The run's path: a new run asks only the newest patch, which records its one marker and implies the others. */
+function runPaths(): RunPaths {
+  const memoFromStart = patched(MEMO_FROM_START_PATCH);
+  const consolidated = memoFromStart || patched(ONE_PROMISE_PER_STEP_PATCH) || patched(LEAN_STEPS_PATCH) || patched(CONSOLIDATED_PATCH);
+  return {
+    lean: consolidated || patched(LEAN_PLANNING_PATCH),
+    bounded: consolidated || patched(BOUNDED_STATE_PATCH),
+    planIdFromRunId: consolidated || patched(PLAN_ID_PATCH),
+    consolidated,
+    memoFromStart,
+  };
+}
 
 /** The stage graph in one place: the phase that runs each non-terminal stage. */
 const PHASES: Record<Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCELLED'>, (run: PlanningRun) => Promise<Transition>> = {
@@ -63,9 +95,7 @@ function historyIsLong(run: PlanningRun): boolean {
 }
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
-  const consolidated = patched(ONE_PROMISE_PER_STEP_PATCH) || patched(LEAN_STEPS_PATCH) || patched(CONSOLIDATED_PATCH); // a new run: one marker (see ../steps)
-  const lean = consolidated || patched(LEAN_PLANNING_PATCH);
-  const run = PlanningRun.of(input, lean, consolidated || patched(BOUNDED_STATE_PATCH), consolidated || patched(PLAN_ID_PATCH), consolidated);
+  const run = PlanningRun.of(input, runPaths());
   setHandler(messages.getStateQuery, () => run.state);
   setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), { validator: (a) => void checkAnswer(run.state, a) });
   setHandler(messages.answerClarificationSignal, (a) => run.answerBySignal(a));

@@ -18,25 +18,20 @@ import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolut
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
+import type { RunPaths } from './planning';
 import { RunView, waitsIn, type Shown } from './visibility';
 
 export class PlanningRun {
   private constructor(
     readonly state: PlanningState,
-    /** On the LEAN_PLANNING_PATCH path: local activities for deterministic work, search attributes per stage. */
-    readonly lean: boolean,
-    /** On the BOUNDED_STATE_PATCH path: old versions archived, audit trimmed, rejections capped. */
-    readonly bounded = false,
-    readonly planIdFromRunId = false,
-    /** On the CONSOLIDATED_PATCH path: every earlier patch applies, and search attributes go out when the run parks. */
-    readonly consolidated = false,
+    readonly paths: RunPaths,
     readonly progress = new ProgressLog(state),
-    private readonly view = new RunView(progress, consolidated),
+    private readonly view = new RunView(progress, paths.consolidated, paths.memoFromStart),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
-  static of(input: PlanningWorkflowInput, lean: boolean, bounded = false, planIdFromRunId = false, consolidated = false): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), lean, bounded, planIdFromRunId, consolidated);
+  static of(input: PlanningWorkflowInput, paths: RunPaths): PlanningRun {
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), paths);
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
@@ -47,7 +42,7 @@ export class PlanningRun {
   /** Memo, goal keywords and the first stage: once, when a new run starts. */
   begin(): void {
     this.view.publishGoal(this.state);
-    if (!this.lean) this.changed(); // on the lean path entering ANALYZING publishes
+    if (!this.paths.lean) this.changed(); // on the lean path entering ANALYZING publishes
     this.apply({ to: 'ANALYZING', why: 'run started' });
   }
 
@@ -84,7 +79,7 @@ export class PlanningRun {
     this.state.budget = charge(this.state.budget, usage);
     this.audit('budget', `${what}: ${usage.calls} call(s), ${usage.tokens} tokens, $${usage.cost_usd.toFixed(6)}`);
     if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
-    this.changed(this.lean ? { shown, upsertSearchAttributes: false } : {}); // paths before lean: published at once
+    this.changed(this.paths.lean ? { shown, upsertSearchAttributes: false } : {}); // paths before lean: published at once
   }
 
   answer(payload: unknown): string {
@@ -147,7 +142,7 @@ export class PlanningRun {
 
   /** The plan id of every version of this run, made once (./plan-id). */
   planId(): string {
-    return (this.state.plan_id ??= newPlanId(this.planIdFromRunId));
+    return (this.state.plan_id ??= newPlanId(this.paths.planIdFromRunId));
   }
 
   recordPlan(version: PlanVersionRecord): void {
@@ -223,13 +218,13 @@ export class PlanningRun {
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
     const { state } = this;
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
-    if (!this.bounded || state.audit.length <= AUDIT_LIMIT) return;
+    if (!this.paths.bounded || state.audit.length <= AUDIT_LIMIT) return;
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }
 
   /** A change: `shown` now or when the run parks (RunView); all search attributes upserted at once where committed histories did. */
   private changed({ shown = 'now', upsertSearchAttributes = true }: { shown?: Shown; upsertSearchAttributes?: boolean } = {}): void {
-    this.view.changed(this.state, upsertSearchAttributes && !this.consolidated);
+    this.view.changed(this.state, upsertSearchAttributes && !this.paths.consolidated);
     if (shown === 'now') this.show();
   }
 

@@ -38,7 +38,8 @@ export const LEAN_STEPS_PATCH = 'lean-steps';
 /**
  * Runs started after this start each step with `startStep`, which says when the step has ended through callbacks
  * rather than a promise its caller chains on: a tool step makes one promise of its own where runStep makes three.
- * It implies LEAN_STEPS_PATCH, as that one implies CONSOLIDATED_PATCH: a new run records this one marker.
+ * It implies LEAN_STEPS_PATCH, as that one implies CONSOLIDATED_PATCH; MEMO_FROM_START_PATCH (./visibility.ts)
+ * implies it in turn: a new run records that one marker.
  */
 export const ONE_PROMISE_PER_STEP_PATCH = 'one-promise-per-step';
 
@@ -174,7 +175,7 @@ function afterToolFailure(run: PlanningRun, step: Step, index: number, err: unkn
   if (isCancellation(err)) throw err;
   const failure = readFailure(err);
   const policy = run.state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
-  if (failure.code !== 'PLAN-014' || policy !== 'ask' || !(run.consolidated || patched(OUTCOME_UNKNOWN_PATCH))) return fail(run, step, index, failure);
+  if (failure.code !== 'PLAN-014' || policy !== 'ask' || !(run.paths.consolidated || patched(OUTCOME_UNKNOWN_PATCH))) return fail(run, step, index, failure);
   return decideUnknownOutcome(run, step, index, failure, attempt);
 }
 
@@ -236,6 +237,6 @@ async function waitForPerson(run: PlanningRun, step: Step, index: number, wanted
 /** A person's text as a step result, stored in the content store like a tool's data (null needs no storing). */
 async function storedText(run: PlanningRun, step: Step, text: string | null): Promise<StepResult> {
   if (text === null) return textResult(null, NULL_RESULT_REF);
-  const { ref } = await planningActivities(`store step ${step.id}'s result`, run.lean).archive({ value: text });
+  const { ref } = await planningActivities(`store step ${step.id}'s result`, run.paths.lean).archive({ value: text });
   return textResult(text, ref);
 }

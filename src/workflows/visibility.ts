@@ -4,16 +4,27 @@
  * changes it.
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { goalKeywords, PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, PlanTokensSpentKey, PlanVersionKey } from '../api/search-attributes';
 import type { PlanningState } from '../api/state';
 import { isTerminal, type Stage } from '../domain/stages';
 import { planDetails } from './details';
 import type { ProgressLog } from './progress';
 
-/** The memo, and the goal's keywords: at once, or (`parked`) with the first search attributes the run publishes. */
-export function publishGoal(state: PlanningState, parked?: ParkedSearchAttributes): void {
-  upsertMemo({ goal: state.request.goal });
+/**
+ * Runs started after this publish no memo when their start set the goal there as the run reads it (PlannerClient.start
+ * does; a start without it, or with another goal there, gets the run's own): each memo update is one more visibility
+ * write on the server. It implies ONE_PROMISE_PER_STEP_PATCH (../steps.ts) and so every earlier patch: a new run
+ * records this one marker.
+ */
+export const MEMO_FROM_START_PATCH = 'memo-from-start';
+
+/**
+ * The memo (unless `memoFromStart` and the start set it already), and the goal's keywords: at once, or (`parked`)
+ * with the first search attributes the run publishes.
+ */
+export function publishGoal(state: PlanningState, parked?: ParkedSearchAttributes, memoFromStart = false): void {
+  if (!memoFromStart || workflowInfo().memo?.goal !== state.request.goal) upsertMemo({ goal: state.request.goal });
   if (!state.options.search_attributes) return;
   const keywords: SearchAttributeUpdatePair = { key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) };
   if (parked) parked.add(keywords);
@@ -38,10 +49,11 @@ export class RunView {
   constructor(
     private readonly progress: ProgressLog,
     private readonly consolidated: boolean,
+    private readonly memoFromStart = false,
   ) {}
 
   publishGoal(state: PlanningState): void {
-    publishGoal(state, this.consolidated ? this.parked : undefined);
+    publishGoal(state, this.consolidated ? this.parked : undefined, this.memoFromStart);
   }
 
   /** A change, shown by the next `show`; `searchAttributes`: all of them published now (the committed histories' way). */

@@ -24,8 +24,8 @@ afterAll(async () => {
 });
 
 let n = 0;
-function start(input: PlanningWorkflowInput) {
-  return fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `hardening-${n++}-${planner.taskQueue}`, args: [input] });
+function start(input: PlanningWorkflowInput, memo?: Record<string, unknown>) {
+  return fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `hardening-${n++}-${planner.taskQueue}`, args: [input], ...(memo ? { memo } : {}) });
 }
 
 test('a 600 KB context is refused at once with PLAN-006 naming the limit; a normal run on the same worker completes', async () => {
@@ -88,4 +88,13 @@ test('a one-call budget under block keeps the whole 2-step plan and pauses in BU
   expect(state.steps.every((s) => s.status === 'PENDING')).toBe(true);
   expect(state.budget_needed).toMatchObject({ calls: 2 });
   await handle.terminate('test over');
+});
+
+test("a memo a careless client started the run with, its goal unredacted, is replaced by the run's redacted goal", async () => {
+  const goal = `${SCENARIO} with password=hunter2hunter2`;
+  const handle = await start({ request: { goal } }, { goal });
+  await handle.result();
+  const { memo } = await handle.describe();
+  expect(memo).toEqual({ goal: (await handle.query(getStateQuery)).request.goal });
+  expect(JSON.stringify(memo)).not.toContain('hunter2hunter2');
 });

@@ -3,9 +3,11 @@
  * planner, critics, gatekeeper) and the waste pack's tools over embedded PostgreSQL.
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { StepFailedError } from '../../src/domain/errors';
 import type { ToolImplementation } from '../../src/tools/tool';
 import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
+import { planningStartOptions } from '../../src/client';
 import { planningWorkflow } from '../../src/workflows';
 import { recordHistory, startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
 import { waitFor } from '../support/temporal';
@@ -26,11 +28,18 @@ function start(planner: TestPlanner, id: string, input: PlanningWorkflowInput) {
   return fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}`, args: [input] });
 }
 
+/** As PlannerClient.start (and `planner start`) start a run: the goal already in the memo. */
+function startAsPlannerClient(planner: TestPlanner, id: string, input: PlanningWorkflowInput) {
+  return fixtures.client().workflow.start(planningWorkflow, planningStartOptions(input, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}` }));
+}
+
+const memoUpdates = (history: temporal.api.history.v1.IHistory) => history.events!.filter((e) => e.workflowPropertiesModifiedEventAttributes);
+
 
 describe('planningWorkflow', () => {
   test('plans and executes the seed scenario: two steps over real data, budget charged per call', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'scenario', { request: { goal: SCENARIO } });
+      const handle = await startAsPlannerClient(planner, 'scenario', { request: { goal: SCENARIO } });
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       expect(outcome.steps.map((s) => [s.tool, s.status])).toEqual([
@@ -54,6 +63,7 @@ describe('planningWorkflow', () => {
       // One patch marker for a new run, and the stage published only where the run waited (the analysis, an activity
       // under planner auto; its steps) and at the end, not for the stages it passed through inside a workflow task.
       expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(1);
+      expect(memoUpdates(history)).toHaveLength(0); // the start set the memo: the run adds no visibility write for it
       // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
       expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
       const stages = history.events!.flatMap((e) => {
@@ -61,7 +71,7 @@ describe('planningWorkflow', () => {
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
       });
       expect(stages).toEqual(['ANALYZING', 'EXECUTING', 'COMPLETED']);
-      await recordHistory(handle, 'one-promise-per-step-scenario-completed');
+      await recordHistory(handle, 'memo-from-start-scenario-completed');
     });
   });
 
@@ -119,7 +129,10 @@ describe('planningWorkflow', () => {
       expect(outcome.steps.map((s) => s.tool)).toEqual(['shipments']);
       const state = await handle.query(getStateQuery);
       expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' }]);
-      await recordHistory(handle, 'one-promise-per-step-clarification-answered');
+      // Started without a memo (as by the stock `temporal` CLI): the run sets it, once.
+      expect((await handle.describe()).memo).toEqual({ goal: 'Check the reports' });
+      expect(memoUpdates(await handle.fetchHistory())).toHaveLength(1);
+      await recordHistory(handle, 'memo-from-start-clarification-answered');
     });
   });
 
@@ -163,7 +176,7 @@ describe('planningWorkflow', () => {
       expect(ran).toEqual(['shipments', 'contaminants-detected']);
       expect(outcome.budget.limit.tokens).toBe(11_200);
       expect(outcome.budget.spent).toMatchObject({ calls: 2, tokens: 10_300 });
-      await recordHistory(handle, 'one-promise-per-step-budget-raised');
+      await recordHistory(handle, 'memo-from-start-budget-raised');
     }, wrap);
   });
 
@@ -192,7 +205,7 @@ describe('planningWorkflow', () => {
       expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
-      await recordHistory(handle, 'one-promise-per-step-replan-after-failure');
+      await recordHistory(handle, 'memo-from-start-replan-after-failure');
     }, wrap);
   });
 

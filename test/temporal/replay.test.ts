@@ -30,15 +30,18 @@ const WATCHED = ['progress-watched'];
 const CONSOLIDATED = RECORDED.map((n) => `consolidated-${n}`);
 /** Recorded after LEAN_STEPS_PATCH: lean step inputs, fewer promises per step. */
 const LEAN_STEPS = RECORDED.map((n) => `lean-steps-${n}`);
-/** Recorded after ONE_PROMISE_PER_STEP_PATCH (test/temporal/planning-workflow.test.ts): steps started by startStep. */
+/** Recorded after ONE_PROMISE_PER_STEP_PATCH: steps started by startStep. */
 const ONE_PROMISE_PER_STEP = RECORDED.map((n) => `one-promise-per-step-${n}`);
+/** Recorded after MEMO_FROM_START_PATCH (test/temporal/planning-workflow.test.ts): no memo update where the start set it. */
+const MEMO_FROM_START = RECORDED.map((n) => `memo-from-start-${n}`);
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
   // The others were recorded before BOUNDED_STATE_PATCH and must keep replaying without archiving; consolidated-*
-  // past CONSOLIDATED_PATCH, lean-steps-* past LEAN_STEPS_PATCH, and one-promise-per-step-* on today's path.
+  // past CONSOLIDATED_PATCH, lean-steps-* past LEAN_STEPS_PATCH, one-promise-per-step-* past ONE_PROMISE_PER_STEP_PATCH
+  // and memo-from-start-* on today's path.
   expect(files).toEqual(
-    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP].map((n) => `${n}.binpb`)),
+    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP, ...MEMO_FROM_START].map((n) => `${n}.binpb`)),
   );
 });
 
@@ -51,8 +54,8 @@ const json = (payload: temporal.api.common.v1.IPayload | undefined) => JSON.pars
 const patchesOf = (events: temporal.api.history.v1.IHistoryEvent[]) =>
   events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName === 'core_patch' ? [json(e.markerRecordedEventAttributes.details!['patch-data']!.payloads![0]).id] : []));
 
-test('lean-steps-* and one-promise-per-step-* were recorded on those paths: one patch marker each, and lean step inputs', () => {
-  for (const [names, patch] of [[LEAN_STEPS, 'lean-steps'], [ONE_PROMISE_PER_STEP, 'one-promise-per-step']] as const) {
+test('lean-steps-*, one-promise-per-step-* and memo-from-start-* were recorded on those paths: one patch marker each, and lean step inputs', () => {
+  for (const [names, patch] of [[LEAN_STEPS, 'lean-steps'], [ONE_PROMISE_PER_STEP, 'one-promise-per-step'], [MEMO_FROM_START, 'memo-from-start']] as const) {
     for (const name of names) {
       const events = load(`${name}.binpb`).events!;
       const inputs = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])] : []));
@@ -61,6 +64,11 @@ test('lean-steps-* and one-promise-per-step-* were recorded on those paths: one 
       for (const input of inputs) expect([name, Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog', 'idempotency_scope'].includes(k))]).toEqual([name, []]);
     }
   }
+});
+
+test('memo-from-start-scenario-completed, started as PlannerClient starts runs, has no memo update; the run before the patch had one', () => {
+  const memoUpdates = (name: string) => load(`${name}.binpb`).events!.filter((e) => e.workflowPropertiesModifiedEventAttributes).length;
+  expect([memoUpdates('memo-from-start-scenario-completed'), memoUpdates('one-promise-per-step-scenario-completed')]).toEqual([0, 1]);
 });
 
 test('a history the code would not produce is caught as nondeterministic', async () => {

@@ -14,7 +14,7 @@ export async function awaitApproval(run: PlanningRun): Promise<Transition> {
   // Each rejection makes a version: a cap keeps a run from growing without end (bounded runs only, see planning.ts).
   const cap = options.max_rejections ?? DEFAULT_PLANNING_OPTIONS.max_rejections;
   const rejections = (run.state.rejections ?? 0) + 1;
-  if (run.bounded && rejections >= cap) {
+  if (run.paths.bounded && rejections >= cap) {
     const version = run.state.plan?.version;
     return failWith(new PlanRejectedError(`plan v${version} rejected by a person (${approval.reason}); ${rejections} rejections reach max_rejections (${cap}), so the run ends`, { plan_version: version, rejections, max_rejections: cap }));
   }

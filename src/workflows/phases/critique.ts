@@ -15,12 +15,12 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   const plan = state.plan!;
   let critiqued;
   try {
-    critiqued = await planningActivities(`critique plan v${plan.version}`, run.lean && !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget, ...llmSettingsOf(run) });
+    critiqued = await planningActivities(`critique plan v${plan.version}`, run.paths.lean && !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget, ...llmSettingsOf(run) });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
     const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.consolidated || patched(AUTO_FALLBACK_PATCH))) {
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.paths.consolidated || patched(AUTO_FALLBACK_PATCH))) {
       run.planWithRanking(`critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`);
       return await critique(run); // the rule critics now: no LLM call, no second fallback
     }
@@ -32,7 +32,7 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
   const policy = { strict: state.options.strict_critique, max_refinements: state.options.max_refinements, refinements_done: state.refinements };
   // The gatekeeper's rule is pure domain code: consolidated runs apply it here, without a local activity's round trip.
-  const decision = run.consolidated ? decide(critiqued.critiques, policy) : await planningActivities(`gatekeeper for plan v${plan.version}`, run.lean).gatekeeper({ critiques: critiqued.critiques, ...policy });
+  const decision = run.paths.consolidated ? decide(critiqued.critiques, policy) : await planningActivities(`gatekeeper for plan v${plan.version}`, run.paths.lean).gatekeeper({ critiques: critiqued.critiques, ...policy });
   run.recordDecision(decision);
   if (decision.decision === 'refine') {
     const feedback = decision.blocking.map((c) => `${c.critic}${c.step_id ? ` (step ${c.step_id})` : ''}: ${c.message}. ${c.suggestion}`);

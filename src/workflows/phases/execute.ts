@@ -18,7 +18,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   const steps = flattenSteps(plan);
-  const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && (run.consolidated || patched(STEP_KINDS_PATCH));
+  const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && (run.paths.consolidated || patched(STEP_KINDS_PATCH));
   const estimate = (step: Step): Usage => {
     if (!isToolStep(step, everyKindRuns)) return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
     const r = step.tool ? state.routes[step.tool] : undefined;
@@ -29,7 +29,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   if (pause) return pause;
 
   const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
-  const onePromisePerStep = patched(ONE_PROMISE_PER_STEP_PATCH);
+  const onePromisePerStep = run.paths.memoFromStart || patched(ONE_PROMISE_PER_STEP_PATCH); // implied: asking would record a second marker
   const stop = await (onePromisePerStep || patched(LEAN_STEPS_PATCH) ? runSteps : raceSteps)(run, steps, everyKindRuns, affordable, onePromisePerStep);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
