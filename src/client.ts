@@ -180,10 +180,6 @@ export class PlannerClient {
   }
 }
 
-/** The most of the goal the start's static details show (the Web UI's "Details"; the whole goal is in the input). */
-export const STATIC_GOAL_MAX_CHARS = 2_000;
-
-/** The start's static details, markdown: the goal (secrets redacted) and the options the run was started with. */
 /**
  * How PlannerClient.start (and the bench) start a run: `input` checked first (InvalidInputError, PLAN-006, for what
  * the run would refuse), the goal as the run reads it (trimmed, secrets redacted) in the memo, so the run publishes
@@ -202,6 +198,10 @@ export function planningStartOptions(input: PlanningWorkflowInput, options: Star
   };
 }
 
+/** The most of the goal the start's static details show (the Web UI's "Details"; the whole goal is in the input). */
+export const STATIC_GOAL_MAX_CHARS = 2_000;
+
+/** The start's static details, markdown: the goal (secrets redacted) and the options the run was started with. */
 export function startDetails(input: PlanningWorkflowInput): string {
   const { request, options = {} } = input;
   const goal = redactSecrets(request.goal);
