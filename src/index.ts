@@ -17,7 +17,7 @@ export { LocalStorage, openStorage, type GarbageReport, type PlannerStorage } fr
 export { PostgresStorage } from './store/postgres';
 
 // Starting and driving runs.
-export { PlannerClient, type PlanningHandle, type StartOptions } from './client';
+export { PlannerClient, planningStartOptions, type PlanningHandle, type StartOptions } from './client';
 export { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from './temporal-connection';
 
 // The contract: the workflow, its messages and input, the state a run reports, search attributes and failures.
