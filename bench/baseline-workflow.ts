@@ -12,7 +12,11 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { patched, proxyActivities, proxyLocalActivities, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 
-/** The planner's search attributes, by the names and types the bench's server registers (src/api/search-attributes.ts). */
+/**
+ * The planner's search attributes, by the names and types the bench's server registers. Not imported from
+ * src/api/search-attributes.ts: that module brings the planner's word helpers into the raw bundle, to be evaluated
+ * in every raw run.
+ */
 const stage = defineSearchAttributeKey('PlanStage', SearchAttributeType.KEYWORD);
 const version = defineSearchAttributeKey('PlanVersion', SearchAttributeType.INT);
 const cost = defineSearchAttributeKey('PlanCostSpent', SearchAttributeType.DOUBLE);

@@ -34,7 +34,6 @@ import {
   type PlanningWorkflowInput,
   type ProgressBatch,
 } from './api';
-import { redactSecrets } from './domain/secrets';
 import { planningWorkflow } from './workflows';
 
 export interface StartOptions {
@@ -194,17 +193,16 @@ export function planningStartOptions(input: PlanningWorkflowInput, options: Star
     memo: { goal },
     ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),
     staticSummary: `Plan: ${goal}`.slice(0, 200),
-    staticDetails: startDetails(input),
+    staticDetails: startDetails(input, goal),
   };
 }
 
 /** The most of the goal the start's static details show (the Web UI's "Details"; the whole goal is in the input). */
 export const STATIC_GOAL_MAX_CHARS = 2_000;
 
-/** The start's static details, markdown: the goal (secrets redacted) and the options the run was started with. */
-export function startDetails(input: PlanningWorkflowInput): string {
+/** The start's static details, markdown: the goal (checked: secrets redacted) and the options the run was started with. */
+export function startDetails(input: PlanningWorkflowInput, goal: string): string {
   const { request, options = {} } = input;
-  const goal = redactSecrets(request.goal);
   const b = request.budget;
   const lines = [
     `**Goal:** ${(goal.length > STATIC_GOAL_MAX_CHARS ? `${goal.slice(0, STATIC_GOAL_MAX_CHARS - 1)}…` : goal).replace(/\s+/g, ' ')}`,
