@@ -15,6 +15,7 @@ import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../d
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { planIssues, runnableStepKinds } from '../domain/validation';
+import { groundingOf } from '../planners/goal-constraints';
 import { runCritics } from '../planners/critique/run-critics';
 import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
 import type { LlmClient } from '../llm/chat';
@@ -204,7 +205,7 @@ async function cachedPlan(
   if (!hit) return undefined;
   const { stamp, request } = run;
   const plan: Plan = { ...hit.plan, id: stamp.id, version: stamp.version, goal: request.goal, metadata: { ...hit.plan.metadata, created_at: stamp.created_at } };
-  if (planIssues(plan, { catalog: run.catalog, constraints: request.constraints }).length > 0) return undefined;
+  if (planIssues(plan, { catalog: run.catalog, constraints: request.constraints, grounding: groundingOf(request, run.catalog) }).length > 0) return undefined;
   return { plan, llm_calls: [], from_cache: hit.stored_at };
 }
 
@@ -274,7 +275,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       // What this run cannot execute is refused here, before the plan is recorded, never at execution.
-      const issues = planIssues(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind) });
+      const issues = planIssues(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind), grounding: groundingOf(request, catalog) });
       if (issues.length > 0) throw new PlanValidationError(issues);
       if (cache && cacheKey && !generated.from_cache) {
         await cache.put(namespace, cacheKey, generated.plan).catch((err: Error) => log.warn(`plan not cached: ${err.message}`));

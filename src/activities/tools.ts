@@ -3,7 +3,7 @@
  * the tool's task queue). Contract: StepExecutionInputSchema in, StepResultSchema out (src/domain/step-execution.ts).
  *
  *   parse input → find the tool → load the results the params' templates reference (inline data or the content
- *   store) → resolve templates → parse params with the tool's zod schema → keep file params inside workspace_root
+ *   store) → resolve templates (a `.*` list given to a one-value param: one call per value, ../domain/fan-out) → parse params with the tool's zod schema → keep file params inside workspace_root
  *   (the root itself must lie inside the worker's allowed roots; each path param, found by the tool's schema, is
  *   followed to its real path) → idempotency key → run (heartbeats, cancellation; for non-idempotent tools an intent
  *   in the ledger first, and no second run after an unknown outcome unless the tool is `keyed`: see
@@ -17,7 +17,8 @@
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { loadConfig } from '../config';
-import { callUsage, type Usage } from '../domain/budget';
+import { addUsage, callUsage, ZERO_USAGE, type Usage } from '../domain/budget';
+import { combineFannedData, fanOut } from '../domain/fan-out';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { isInsideWorkspace, pathParamValues } from '../domain/paths';
 import { idempotencyScopeOf, INLINE_RESULT_BYTES, StepExecutionInputSchema, previewOf, type StepExecutionInput, type StepResult } from '../domain/step-execution';
@@ -136,25 +137,34 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     const root = input.workspace_root === undefined ? undefined : { given: input.workspace_root, real: await allowedWorkspaceRoot(input.workspace_root, workspaceRoots) };
 
     const resolved = resolveTemplates(input.params, await loadResults(input));
-    const checked = entry.params.safeParse(resolved);
-    if (!checked.success) throw new StepParamsError(tool.spec.name, formatZodIssues(checked.error));
-    const params: unknown = checked.data;
-    if (root) await checkPaths(tool, params, root);
+    // One call, or one per value where a `.*` template gave a list to a param that takes one value.
+    const calls = fanOut(input.params, resolved, tool.spec.parameters).map((set) => {
+      const checked = entry.params.safeParse(set);
+      if (!checked.success) throw new StepParamsError(tool.spec.name, formatZodIssues(checked.error));
+      return checked.data as unknown;
+    });
+    if (root) for (const params of calls) await checkPaths(tool, params, root);
 
     const activity = Context.current();
     const workflowId = input.workflow_id ?? activity.info.workflowExecution?.workflowId;
     if (!workflowId) throw new InvalidInputError('executeStep: no workflow id', 'Outside a workflow, send workflow_id with the step.', {});
-    const key = idempotencyKey(idempotencyScopeOf(input, workflowId), tool.spec.name, params);
-    const ctx: ToolContext = {
-      idempotencyKey: key,
-      heartbeat: () => activity.heartbeat(),
-      signal: activity.cancellationSignal,
-      ...(root ? { workspaceRoot: root.real } : {}),
-    };
+    const scope = idempotencyScopeOf(input, workflowId);
     const origin = { workflowId };
-    const { output, replayed } = await runTool(tool, params, ctx, origin);
+    const outputs: { output: ToolOutput; replayed: boolean }[] = [];
+    for (const params of calls) {
+      const ctx: ToolContext = {
+        idempotencyKey: idempotencyKey(scope, tool.spec.name, params),
+        heartbeat: () => activity.heartbeat(),
+        signal: activity.cancellationSignal,
+        ...(root ? { workspaceRoot: root.real } : {}),
+      };
+      outputs.push(await runTool(tool, params, ctx, origin));
+    }
+    const key = idempotencyKey(scope, tool.spec.name, calls.length === 1 ? calls[0] : calls);
+    const replayed = outputs.some((o) => o.replayed);
+    const usage = outputs.reduce((sum, o) => addUsage(sum, usageOf(tool, o.output.usage)), ZERO_USAGE);
 
-    let data = output.data;
+    let data = calls.length === 1 ? outputs[0]!.output.data : combineFannedData(outputs.map((o) => o.output.data));
     if (tool.resultSchema) {
       const valid = tool.resultSchema.safeParse(data);
       if (!valid.success) throw new ToolResultError(tool.spec.name, formatZodIssues(valid.error));
@@ -169,7 +179,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       items: Array.isArray(data) ? data.length : null,
       preview: previewOf(text),
       ...(bytes <= INLINE_RESULT_BYTES ? { data } : {}),
-      usage: usageOf(tool, output.usage),
+      usage,
       idempotency_key: key,
       replayed,
     };

@@ -17,7 +17,9 @@ export type TemporalReference = z.output<typeof TemporalReferenceSchema>;
 /** Built once: a zod schema is costly to build (the bench promoted 9 MB of them, built at every call, per 220 plans). */
 const NOW_SCHEMA = z.iso.datetime({ offset: true });
 const DAY_MS = 86_400_000;
-const PHRASES = /\b(today|yesterday|(?:this|last)\s+(?:week|month))\b/gi;
+const PHRASES = /\b(today|yesterday|(?:this|last)\s+(?:week|month|year)|(?:the\s+)?(?:last|past)\s+\d{1,3}\s+(?:days?|weeks?))\b/gi;
+/** "the last 7 days", "past 2 weeks": that many days (or weeks of days) up to and including today. */
+const ROLLING = /^(?:the )?(?:last|past) (\d{1,3}) (day|week)s?$/;
 
 function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
@@ -44,6 +46,14 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
     'last week': [monday - 7 * DAY_MS, monday - DAY_MS],
     'this month': [firstOfMonth, today],
     'last month': [Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1), firstOfMonth - DAY_MS],
+    'this year': [Date.UTC(now.getUTCFullYear(), 0, 1), today],
+    'last year': [Date.UTC(now.getUTCFullYear() - 1, 0, 1), Date.UTC(now.getUTCFullYear(), 0, 1) - DAY_MS],
+  };
+  const rangeOf = (phrase: string): [number, number] | undefined => {
+    const rolling = ROLLING.exec(phrase);
+    if (!rolling) return ranges[phrase];
+    const days = Number(rolling[1]) * (rolling[2] === 'week' ? 7 : 1);
+    return days === 0 ? undefined : [today - (days - 1) * DAY_MS, today];
   };
 
   const seen = new Set<string>();
@@ -52,7 +62,9 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
     const phrase = match.toLowerCase().replace(/\s+/g, ' ');
     if (seen.has(phrase)) continue;
     seen.add(phrase);
-    const [start, end] = ranges[phrase]!;
+    const range = rangeOf(phrase);
+    if (!range) continue;
+    const [start, end] = range;
     out.push({ phrase, start: isoDate(start), end: isoDate(end) });
   }
   return out;

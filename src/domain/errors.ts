@@ -114,7 +114,9 @@ export type ValidationIssueCode =
   | 'STATUS_CONTRADICTS_STEPS'
   | 'IMPOSSIBLE_BUT_TOOLS_FIT'
   | 'TEMPLATE_PATH_INVALID'
-  | 'PLACEHOLDER_VALUE';
+  | 'PLACEHOLDER_VALUE'
+  | 'UNBOUND_CONSTRAINT'
+  | 'UNVERIFIED_ID';
 
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
 export class PlanValidationError extends PlannerError {

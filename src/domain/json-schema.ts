@@ -91,9 +91,11 @@ function check(value: unknown, schema: JsonSchema | boolean, path: string, out: 
   if (!isRecord(schema)) return; // `true` or not a schema: accepts anything
   const isText = typeof value === 'string';
   if (isText && isWholeTemplate(value)) {
-    // `.*` maps over every item, so the template gives a list: a param that takes one value would fail at run time.
+    // `.*` maps over every item, so the template gives a list: a top-level param that takes one value runs the step
+    // once per value (./fan-out); deeper in the params a list would fail at run time.
     const types = schema.type === undefined ? undefined : Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (value.includes('.*') && types && !types.includes('array')) {
+    const topLevel = path !== '' && !/[.[]/.test(path);
+    if (value.includes('.*') && types && !types.includes('array') && !topLevel) {
       out.push({ path, keyword: 'type', message: `expected ${types.join(' or ')}, but ${value} gives a list (one value per item); use [0] instead of .* for the first item's value` });
     }
     return;

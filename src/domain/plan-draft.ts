@@ -199,15 +199,15 @@ export function draftOf(plan: Plan): PlanDraft {
 /** A whole `${step[N].data...}` template, as the grammar of a structured output may write it. */
 const TEMPLATE_STRING: JsonSchema = { type: 'string', pattern: '^\\$\\{step\\[[0-9]+\\]\\.data[^}]*\\}$' };
 
-/** zod's long regex `pattern` beside a `format` says the same as the format; grammars choke on some of them. */
-export function withoutFormatPatterns<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(withoutFormatPatterns) as T;
+/** zod's long regex `pattern` beside a `format` says the same as the format; grammars choke on some of them. `all`: every pattern. */
+export function withoutFormatPatterns<T>(schema: T, which: 'beside-format' | 'all' = 'beside-format'): T {
+  if (Array.isArray(schema)) return schema.map((item: unknown) => withoutFormatPatterns(item, which)) as T;
   if (!isRecord(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'pattern' && typeof schema.format === 'string') continue;
+    if (key === 'pattern' && (which === 'all' || typeof schema.format === 'string')) continue;
     if (key === '$schema') continue;
-    out[key] = withoutFormatPatterns(value);
+    out[key] = withoutFormatPatterns(value, which);
   }
   return out as T;
 }
@@ -218,7 +218,8 @@ export function withoutFormatPatterns<T>(schema: T): T {
  * template there invited `"limit": "${step[0].data.length}"`. A plain string takes any text, a template included.
  */
 function paramsSchema(tool: ToolSpec): JsonSchema {
-  const schema = withoutFormatPatterns(tool.parameters);
+  // No pattern at all: an id param's pattern ("FAC-01") would let the model write a guessed id but no template.
+  const schema = withoutFormatPatterns(tool.parameters, 'all');
   const properties = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, prop]) => [name, isRecord(prop) && prop.type === 'array' ? { anyOf: [prop, TEMPLATE_STRING] } : prop]),
   );

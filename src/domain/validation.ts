@@ -6,6 +6,7 @@
 import { estimateStepsUsage, shortfalls, type ToolBudget, type Usage } from './budget';
 import { findCycle, formatCycle } from './dag';
 import { formatZodIssues, type ValidationIssue } from './errors';
+import { unboundConstraintIssues, unverifiedIdIssues, type Grounding } from './grounding';
 import { checkJsonSchema } from './json-schema';
 import { isInsideWorkspace, pathParamValues } from './paths';
 import { ACTION_TYPES, PLAN_LIMITS, PlanSchema, flattenSteps, type ActionType, type Plan, type Step } from './plan';
@@ -26,6 +27,8 @@ export interface ValidationContext {
   llm_step_usage?: Usage;
   /** The step kinds the run can execute (see runnableStepKinds); default all. */
   step_kinds?: readonly ActionType[];
+  /** When given, the goal's constraints must reach a step and ids must come from the goal or data (./grounding). */
+  grounding?: Grounding;
 }
 
 /** The step kinds a run can execute: an `llm` step needs the run to work with an LLM (planner `llm`). */
@@ -83,7 +86,8 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       });
     }
   });
-  steps.forEach((step, i) => issues.push(...checkStep(step, i, steps, tools, constraints)));
+  steps.forEach((step, i) => issues.push(...checkStep(step, i, steps, tools, constraints, context.grounding)));
+  if (context.grounding) issues.push(...unboundConstraintIssues(plan, steps, context.grounding.constraints));
   const kinds = context.step_kinds ?? ACTION_TYPES;
   steps.forEach((step, i) => {
     if (kinds.includes(step.action)) return;
@@ -144,6 +148,7 @@ function checkStep(
   steps: readonly Step[],
   tools: ReadonlyMap<string, ToolSpec>,
   constraints: Partial<Constraints>,
+  grounding: Grounding | undefined,
 ): ValidationIssue[] {
   const stepCount = steps.length;
   const issues: ValidationIssue[] = [];
@@ -169,6 +174,7 @@ function checkStep(
           missing ? `Add the param; "${tool.name}" requires: ${tool.required.join(', ')}.` : `Match the parameter schema of "${tool.name}".`,
         );
       }
+      if (grounding) issues.push(...unverifiedIdIssues(step, i, tool, [...tools.values()], grounding));
     }
   }
 

@@ -45,10 +45,10 @@ export const REQUIREMENTS_EXAMPLE = {
   intent: { type: 'query', confidence: 0.6 },
 } satisfies z.input<typeof RequirementsReplySchema>;
 
-/** zod writes a long regex `pattern` beside `format: "date"`; the format says the same in far fewer tokens. */
+/** Without regex `pattern`s: a date's format, an id's examples say the same in far fewer tokens. */
 function schemaText(schema: unknown): string {
   return JSON.stringify(schema, (_key, value: unknown) => {
-    if (!isRecord(value) || typeof value.format !== 'string' || !('pattern' in value)) return value;
+    if (!isRecord(value) || !('pattern' in value)) return value;
     const { pattern: _pattern, ...rest } = value;
     return rest;
   });
@@ -106,8 +106,9 @@ export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
    - \${step[N].data.*.field} is that field of every item of an array result (an array)
    - \${step[N].data[0].field} is a field of the first item
    - \${step[N].data.field} is a field of an object result
-   A param that takes one value (an id such as facility_id) reads one item, [0]; only a param that takes a list (such as shipment_ids) reads .*.
-5. Dates are ISO dates (YYYY-MM-DD). For relative periods ("last week") use exactly the resolved dates given with the goal, both ends inclusive.
+   A param that takes one value (an id such as facility_id) given .* runs the step once per item: use it to cover every item.
+   An id param gets an id from the data, never a name or a place: look the id up in an earlier step and pass it by template.
+5. Dates are ISO dates (YYYY-MM-DD). For relative periods ("last week") use exactly the resolved dates given with the goal, both ends inclusive. Every filter the goal states (a period, place, status, type, name or amount) goes into a param of a step that filters on it.
 6. "status": FEASIBLE when the tools achieve the whole goal ("missing_capabilities" is empty); PARTIAL when they achieve only part of it: plan that part and name each missing capability in "missing_capabilities"; IMPOSSIBLE when no tool helps: "steps" is empty and "missing_capabilities" names what would be needed.
 7. Never put credentials (API keys, tokens, passwords) in params.
 8. Keep the plan as small as the goal allows. A "title" is a few words.

@@ -89,7 +89,11 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     try {
       const result = await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200, readStored: (ref) => store.get(ref) });
       expect(result).toMatchObject({ expected: true, plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })] });
-      expect(result.rejections).toEqual([`reply: ${invented}`, expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/)]);
+      expect(result.rejections).toEqual([
+        `reply: ${invented}`,
+        expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/),
+        expect.stringMatching(/^\[UNBOUND_CONSTRAINT\] the goal says "Hannover", but no step passes "Hannover" \(fix: .*facilities\.location/),
+      ]);
       expect(result.activities[0]).not.toHaveProperty('transcript_ref');
     } finally {
       await planner.stop();

@@ -23,7 +23,21 @@ import { startTestPlanner } from '../support/planner-workers';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
-const llmReply = plannerReplies({ steps: requirements.steps, capabilities: requirements.required_capabilities, plan: () => planReply() });
+/** The plan for LLM_GOAL; for the Bielefeld goal, one whose second step reads the first facility found, of none. */
+const BIELEFELD_GOAL = 'Contaminants detected in Bielefeld';
+const bielefeldPlan = JSON.stringify({
+  status: 'FEASIBLE',
+  missing_capabilities: [],
+  steps: [
+    { title: 'Facilities in Bielefeld', tool: 'facilities', params: { location: 'Bielefeld' }, depends_on: [] },
+    { title: 'Their contaminants', tool: 'contaminants-detected', params: { facility_id: '${step[0].data[0].id}' }, depends_on: [0] },
+  ],
+});
+const llmReply = plannerReplies({
+  steps: requirements.steps,
+  capabilities: requirements.required_capabilities,
+  plan: (body) => (JSON.stringify(body.messages).includes('Bielefeld') ? bielefeldPlan : planReply()),
+});
 
 let llm: ScriptedLlmServer;
 beforeAll(async () => {
@@ -88,12 +102,12 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
     await paused.executeUpdate(raiseBudgetUpdate, { args: [{ tokens: 10_000 }] });
     expect((await paused.result()).stage).toBe('COMPLETED');
 
-    // A ranking run whose second step fails (no facility is in Bielefeld: its template resolves to nothing) and, with
-    // no re-plans allowed, fails the run.
+    // An LLM run whose second step fails (no facility is in Bielefeld: its template `[0]` resolves to nothing) and,
+    // with no re-plans allowed, fails the run: 3 more LLM calls.
     const failing = await client.workflow.start(planningWorkflow, {
       taskQueue,
       workflowId: `metrics-failing-${taskQueue}`,
-      args: [{ request: { goal: 'Contaminants detected in Bielefeld today', planner: 'ranking' }, options: { max_replans: 0 } }],
+      args: [{ request: { goal: BIELEFELD_GOAL, planner: 'llm' }, options: { max_replans: 0 } }],
     });
     expect(await failing.result().then(() => 'completed', () => 'failed')).toBe('failed');
 
@@ -105,12 +119,12 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
     expect(sampleSum(text, 'planner_plans_total', { outcome: 'COMPLETED', taskQueue })).toBe(2);
     expect(sampleSum(text, 'planner_plans_total', { outcome: 'FAILED', code: 'PLAN-008', taskQueue })).toBe(1);
     expect(sampleSum(text, 'planner_step_failures_total', { tool: 'contaminants-detected', code: 'PLAN-008' })).toBe(1);
-    expect(sampleSum(text, 'planner_llm_calls_total', { model: MODEL, outcome: 'ok' })).toBe(3);
+    expect(sampleSum(text, 'planner_llm_calls_total', { model: MODEL, outcome: 'ok' })).toBe(6);
     expect(sampleSum(text, 'planner_llm_tokens_total', { model: MODEL, kind: 'prompt' })).toBeGreaterThan(0);
     expect(sampleSum(text, 'planner_llm_tokens_total', { model: MODEL, kind: 'completion' })).toBeGreaterThan(0);
-    expect(sampleSum(text, 'planner_llm_cost_usd_count', { model: MODEL })).toBe(3);
+    expect(sampleSum(text, 'planner_llm_cost_usd_count', { model: MODEL })).toBe(6);
     expect(sampleSum(text, 'planner_llm_cost_usd_sum', { model: MODEL })).toBeGreaterThan(0);
-    expect(sampleSum(text, 'planner_llm_call_duration_ms_count', { model: MODEL })).toBe(3);
+    expect(sampleSum(text, 'planner_llm_call_duration_ms_count', { model: MODEL })).toBe(6);
     expect(sampleSum(text, 'planner_tool_calls_total', { tool: 'shipments', outcome: 'ok' })).toBe(2);
     expect(sampleSum(text, 'planner_tool_calls_total', { tool: 'contaminants-detected', outcome: 'ok' })).toBe(1);
     expect(sampleSum(text, 'planner_clarification_wait_ms_count', { by: 'user' })).toBe(1);

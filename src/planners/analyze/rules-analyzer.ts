@@ -12,6 +12,7 @@ import type { ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
+import { goalConstraints } from '../goal-constraints';
 
 const CUSTOM_OPTION = 'Something else (describe it)';
 
@@ -74,9 +75,10 @@ function clarification(goal: string, catalog: readonly ToolSpec[], lexicon: Clar
   const byStem = new Map(Object.entries({ ...GENERIC_LEXICON, ...lexicon }).map(([word, q]) => [stem(word), q]));
   const known = contentTokens(tokenize(goal)).map((t) => byStem.get(t.stem)).find(Boolean);
   if (known) return { question: known.question, options: [...known.options, CUSTOM_OPTION], default_option: 0 };
+  // Real alternatives: the different data the catalog holds, each as its tool says it.
   return {
-    question: `"${goal}" is too vague to plan. What exactly should it cover?`,
-    options: [...catalog.slice(0, 3).map((t) => `${goal} for ${t.name}`), CUSTOM_OPTION],
+    question: `"${goal}" is too vague to plan. Which data should it cover?`,
+    options: [...catalog.slice(0, 3).map((t) => t.description), CUSTOM_OPTION],
     default_option: 0,
   };
 }
@@ -122,7 +124,9 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
     .replace(/[?.!]+$/, '')
     .trim();
   const step = text.charAt(0).toUpperCase() + text.slice(1);
-  return { step, capability: step };
+  // The capability keeps the user's own words ("Order 50 new bins"): it is what a plan names as missing.
+  const said = clause.replace(/[?.!]+$/, '').trim();
+  return { step, capability: said.charAt(0).toUpperCase() + said.slice(1) };
 }
 
 /** Openings that ask to see data, whatever the data ("Check the reports", "Look into the problem loads"). */
@@ -139,7 +143,11 @@ function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): bo
   // A proper noun after the first word ("for Hamburg", "by EcoTrans") names something, as a place does.
   const namesSomething = tokens.slice(1).some((t) => t.text.length > 1 && /^\p{Lu}/u.test(t.text));
   const pinned =
-    namesSomething || matchCatalog(tokens, catalog).tools.length > 0 || findLocations(tokens).length > 0 || resolveTemporalReferences(text, nowIso).length > 0;
+    namesSomething ||
+    matchCatalog(tokens, catalog).tools.length > 0 ||
+    findLocations(tokens).length > 0 ||
+    resolveTemporalReferences(text, nowIso).length > 0 ||
+    goalConstraints(text, nowIso, catalog).length > 0;
   return !pinned && (contentTokens(tokens).length <= 2 || ASKS_TO_SEE.test(text.trim()));
 }
 
@@ -223,13 +231,18 @@ const ASKS_FOR_DATA = openingWith(
   ...questionWords,
 );
 
+/** Whether a clause asks for data or an answer ("List the composting sites") rather than for an action. */
+export function asksForData(clause: string): boolean {
+  return ASKS_FOR_DATA.test(clause);
+}
+
 /**
  * The actions the goal asks for that no tool of the catalog matches ("Email the list to the compliance team"): a
  * plan without them is at most PARTIAL. Clauses that ask for data are left to the planner's judgement.
  */
 export function unmatchedActions(input: RequirementsAnalysisInput): string[] {
   const tools = new Set(input.catalog.map((t) => t.name));
-  return analyzeGoalByRules(input).required_capabilities.filter((c) => !tools.has(c) && !ASKS_FOR_DATA.test(c));
+  return analyzeGoalByRules(input).required_capabilities.filter((c) => !tools.has(c) && !asksForData(c));
 }
 
 export class RuleBasedAnalyzer implements RequirementsAnalyzer {

@@ -20,6 +20,7 @@ import { askForJson } from '../../llm/json-conversation';
 import { planReplySchema } from '../../llm/reply-schemas';
 import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
+import { groundingOf } from '../goal-constraints';
 
 /** Low but not zero for a fresh plan; a refinement must change only what the feedback asks, so 0. */
 export const PLAN_TEMPERATURE = 0.1;
@@ -67,7 +68,7 @@ export class LlmPlanner implements Planner {
       goal: request.goal,
       metadata: { planner: 'llm', model: this.client.model, temperature, created_at: stamp.created_at },
     };
-    const context: ValidationContext = { catalog, constraints: request.constraints };
+    const context: ValidationContext = { catalog, constraints: request.constraints, grounding: groundingOf(request, catalog) };
     const temporal_references = temporalReferencesFor(effectiveGoal(request), request.now, requirements.temporal_references);
     const allowed = request.constraints.allowed_tools;
     const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;

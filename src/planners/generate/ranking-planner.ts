@@ -1,22 +1,25 @@
 /**
  * The deterministic ranking planner: the embedded default when no LLM is configured. It ranks catalog tools by
- * keyword overlap with the goal, links steps whose params take ids another step returns (`${step[N].data.*.id}`),
- * fills params from what the goal says (date ranges, enum values, locations, boolean filters), orders the steps
- * as a DAG and trims to max_steps and the budget. Same input → same plan, byte for byte.
+ * keyword overlap with the goal, brings in a tool for a constraint no chosen tool can apply ("in Hannover",
+ * "each landfill" → facilities), links steps whose params take ids another step returns (`${step[N].data.*.id}`:
+ * a step whose id param takes one id runs once per id), binds every constraint of the goal (periods, enum values,
+ * places, names, amounts: ../goal-constraints) to the nearest step that can take it, fills required params from
+ * their schema's default or examples, orders the steps as a DAG and trims to max_steps and the budget. What it
+ * could not bind or fill it says, in assumptions or missing capabilities. Same input → same plan, byte for byte.
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
 import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
-import type { Requirements } from '../../domain/requirements';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import { matchCatalog, matchingEnum, paramSchemas, toolTerms, type BooleanModifier } from '../catalog-match';
+import type { JsonSchema } from '../../domain/json-schema';
+import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { findLocations, tokenize, type Token } from '../../domain/words';
-
-const DATE_FROM = /^(date_from|from_date|start_date|since)$/;
-const DATE_TO = /^(date_to|to_date|end_date|until)$/;
-const LOCATION = /^(location|city|place|region)$/;
+import { tokenize } from '../../domain/words';
+import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
+import { DATE_FROM, DATE_TO, goalConstraints } from '../goal-constraints';
+import { asksForData } from '../analyze/rules-analyzer';
+import { providedBy } from '../coverage';
 interface Candidate {
   tool: ToolSpec;
   score: number;
@@ -33,14 +36,14 @@ function candidate(tool: ToolSpec, score: number, firstPos: number): Candidate {
 
 /**
  * How `provider`'s result feeds one of `consumer`'s params, as a template on a placeholder index: by the provider's
- * name ("shipments" → shipment_ids gets `*.id`, facility_id gets `[0].id`) or by a field of its rows (inspections
- * rows carry shipment_id → shipment_ids gets `*.shipment_id`).
+ * name ("shipments" → shipment_ids gets `*.id`; facility_id too, and the step runs once per facility) or by a field
+ * of its rows (inspections rows carry shipment_id → shipment_ids gets `*.shipment_id`).
  */
 function link(consumer: ToolSpec, provider: ToolSpec): { param: string; path: string } | undefined {
   const { names: providerStems, rowFields } = toolTerms(provider);
   const { idParams } = toolTerms(consumer);
-  for (const { param, schema, baseStem } of idParams) {
-    if (providerStems.has(baseStem)) return { param, path: schema.type === 'array' ? 'data.*.id' : 'data[0].id' };
+  for (const { param, baseStem } of idParams) {
+    if (providerStems.has(baseStem)) return { param, path: 'data.*.id' };
   }
   for (const { param, schema, base, many } of idParams) {
     if (many && schema.type === 'array' && rowFields.has(`${base}_id`)) return { param, path: `data.*.${base}_id` };
@@ -69,34 +72,53 @@ function linkCandidates(candidates: Candidate[]): Map<Candidate, Record<string, 
   return sources;
 }
 
-function fillFilters(candidates: Candidate[], tokens: Token[], modifiers: readonly BooleanModifier[], requirements: Requirements) {
-  for (const modifier of modifiers) {
-    const c = candidates.find((x) => x.tool.name === modifier.tool);
-    if (c) c.params[modifier.param] = true;
+/** `c`'s params, not yet set, that can take `constraint`. */
+function takers(c: Candidate, constraint: GoalConstraint): string[] {
+  return paramSchemas(c.tool).flatMap(([p]) => (constraint.params.includes(`${c.tool.name}.${p}`) && !(p in c.params) ? [p] : []));
+}
+
+/** A constraint's value as `schema` takes it: `true` for a flag, a number for an amount, else the text. */
+function typedValue(schema: JsonSchema | undefined, value: string): unknown {
+  if (schema?.type === 'boolean') return value === 'true';
+  if (schema?.type === 'number' || schema?.type === 'integer') return Number(value);
+  return value;
+}
+
+/** Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period) or to the nearest step with dates (several). */
+function bindConstraints(candidates: Candidate[], constraints: readonly GoalConstraint[]) {
+  const nearest = (options: Candidate[], at: number) => options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
+  for (const k of constraints) {
+    if (k.kind === 'period') continue;
+    const c = nearest(candidates.filter((x) => takers(x, k).length > 0), k.at);
+    if (!c) continue;
+    const p = takers(c, k)[0]!;
+    c.params[p] = typedValue(paramSchemas(c.tool).find(([name]) => name === p)?.[1], k.values[0]!);
   }
-  // An enum value named in the goal ("accepted", "high-risk") goes to the nearest chosen tool that takes it.
-  const takingEnums = candidates.filter((c) => toolTerms(c.tool).enums.length > 0);
-  for (const token of tokens) {
-    const options = takingEnums.flatMap((c) =>
-      toolTerms(c.tool).enums
-        .filter(([p, s]) => !(p in c.params) && matchingEnum(s, token))
-        .map(([p, s]) => ({ c, p, value: matchingEnum(s, token)! })),
-    );
-    options.sort((a, b) => Math.abs(a.c.firstPos - token.pos) - Math.abs(b.c.firstPos - token.pos));
-    if (options[0]) options[0].c.params[options[0].p] = options[0].value;
-  }
-  // The first date range goes to the steps that start the plan, or else to the first step that can take it.
-  const range = requirements.temporal_references[0];
-  if (!range) return;
+  const periods = constraints.filter((k) => k.kind === 'period');
   const datable = candidates.filter((c) => paramSchemas(c.tool).some(([p]) => DATE_FROM.test(p)));
-  const roots = datable.filter((c) => c.providers.length === 0);
-  for (const c of roots.length > 0 ? roots : datable.slice(0, 1)) {
+  const setPeriod = (c: Candidate, k: GoalConstraint) => {
+    const [start, end = start] = k.values as [string, string?];
     for (const [p] of paramSchemas(c.tool)) {
-      if (DATE_FROM.test(p)) c.params[p] = range.start;
-      if (DATE_TO.test(p)) c.params[p] = range.end;
+      if (DATE_FROM.test(p)) c.params[p] = start;
+      if (DATE_TO.test(p)) c.params[p] = end;
     }
-    c.notes.push(`"${range.phrase}" means ${range.start} to ${range.end} (UTC, both days included)`);
+    c.notes.push(`"${k.words}" means ${start} to ${end} (UTC, both days included)`);
+  };
+  if (periods.length === 1) {
+    const roots = datable.filter((c) => c.providers.length === 0);
+    for (const c of roots.length > 0 ? roots : datable.slice(0, 1)) setPeriod(c, periods[0]!);
+    return;
   }
+  for (const k of periods) {
+    const c = nearest(datable.filter((x) => !paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params)), k.at);
+    if (c) setPeriod(c, k);
+  }
+}
+
+/** A required param the goal left open, filled from its schema's default or first example; undefined when neither. */
+function schemaFill(schema: JsonSchema | undefined): unknown {
+  if (schema?.default !== undefined) return schema.default;
+  return Array.isArray(schema?.examples) ? schema.examples[0] : undefined;
 }
 
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
@@ -118,33 +140,48 @@ export class RankingPlanner implements Planner {
     const allowed = request.constraints.allowed_tools;
     const catalog = allowed ? fullCatalog.filter((t) => allowed.includes(t.name)) : fullCatalog;
     const tools = indexCatalog(catalog);
-    const tokens = tokenize(effectiveGoal(request));
+    const goal = effectiveGoal(request);
+    const tokens = tokenize(goal);
     const matched = matchCatalog(tokens, catalog);
+    const constraints = goalConstraints(goal, request.now, catalog);
     const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
-    // A place no chosen tool can filter by brings in a tool that can ("in Hannover" → facilities).
-    const locationParam = (t: ToolSpec) => paramSchemas(t).find(([p]) => LOCATION.test(p))?.[0];
-    for (const place of findLocations(tokens)) {
-      let holder = candidates.find((c) => locationParam(c.tool));
-      if (!holder) {
-        const tool = catalog.find((t) => locationParam(t));
-        if (!tool) continue;
-        holder = candidate(tool, 0, place.pos);
-        candidates.push(holder);
-      }
-      holder.params[locationParam(holder.tool)!] = place.text;
+    // A constraint no chosen tool can apply brings in a tool that can ("in Hannover", "each landfill" → facilities):
+    // a place always ("What is in Hannover?"), another filter where the goal asks for data (it names a tool) or names
+    // the tool's subject by a tag ("composting sites"); "Order 50 new recycling bins" asks for no data at all.
+    const tagged = (tool: ToolSpec) => tokens.some((t) => toolTerms(tool).tags.has(t.stem));
+    for (const k of constraints) {
+      if (k.kind === 'period' || candidates.some((c) => takers(c, k).length > 0)) continue;
+      const tool = catalog.find(
+        (t) => !candidates.some((c) => c.tool === t) && k.params.some((p) => p.startsWith(`${t.name}.`)) && (k.kind === 'place' || matched.tools.length > 0 || tagged(t)),
+      );
+      if (tool) candidates.push(candidate(tool, 0, k.at));
     }
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
 
     const sources = linkCandidates(candidates);
-    fillFilters(candidates, tokens, matched.modifiers, requirements);
+    bindConstraints(candidates, constraints);
+
+    // A required param neither the goal nor an earlier step fills takes its schema's default or example; a step
+    // still lacking one cannot run, nor can the steps that read its data.
+    const unfilled: string[] = [];
+    for (const c of candidates) {
+      for (const [p, schema] of paramSchemas(c.tool)) {
+        if (!c.tool.required.includes(p) || p in c.params) continue;
+        const value = schemaFill(schema);
+        if (value !== undefined) c.params[p] = value;
+        else unfilled.push(`${c.tool.name} (needs ${p}, which the goal does not give)`);
+      }
+    }
+    const runnable = (c: Candidate): boolean => c.tool.required.every((p) => p in c.params) && c.providers.every(runnable);
+    const usable = candidates.filter(runnable);
 
     // Respect max_steps (and the budget when asked to trim to it): drop the weakest step no other step needs, until
     // the plan fits. Without trim_to_budget a plan over budget stays whole; the run pauses before executing it.
     const budget = createBudget(request.budget);
     const usageOf = (cs: Candidate[]): Usage =>
       estimateStepsUsage(cs.map((c) => ({ action: 'tool_call' as const, tool: c.tool.name })), tools, callUsage(0, 0));
-    let kept = topologicalOrder(candidates);
+    let kept = topologicalOrder(usable);
     const dropped: string[] = [];
     while (kept.length > 0 && (kept.length > request.constraints.max_steps || (trim && !canAfford(budget, usageOf(kept))))) {
       const leaves = kept.filter((c) => !kept.some((other) => other.providers.includes(c)));
@@ -176,10 +213,13 @@ export class RankingPlanner implements Planner {
     });
 
     const chosen = new Set(steps.map((s) => s.tool));
+    const chosenTools = kept.map((c) => c.tool);
     const missing = [...new Set([
       // A tool left out for the limits is named once, with why (a bare tool name as missing would contradict the catalog).
-      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap)),
+      // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) is answered.
+      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap) && !(asksForData(cap) && providedBy(cap, chosenTools))),
       ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
+      ...unfilled,
     ])];
     const status: PlanStatus = steps.length === 0 ? 'IMPOSSIBLE' : missing.length > 0 ? 'PARTIAL' : 'FEASIBLE';
     const depth = (s: Step): number => (s.depends_on.length === 0 ? 1 : 1 + Math.max(...s.depends_on.map((d) => depth(steps[d]!))));
@@ -191,7 +231,10 @@ export class RankingPlanner implements Planner {
       status,
       missing_capabilities: status === 'FEASIBLE' ? [] : missing.length ? missing : [`a tool for: ${request.goal}`],
       tasks: steps.length ? [{ id: '1', title: `Answer: ${request.goal}`, description: 'Query the catalog tools in dependency order.', steps }] : [],
-      assumptions: [...new Set(kept.flatMap((c) => c.notes))],
+      assumptions: [
+        ...new Set(kept.flatMap((c) => c.notes)),
+        ...unboundConstraints(steps, constraints).map((k) => `could not apply "${k.words}": no step of this plan takes it (${k.params.slice(0, 3).join(', ')})`),
+      ],
       complexity: complexityOf(steps.length),
       estimate: { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },
       metadata: { planner: 'ranking', model: null, temperature: null, created_at: stamp.created_at },

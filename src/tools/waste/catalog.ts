@@ -10,6 +10,9 @@ import { toolSpecFromZod, type ToolSpec } from '../../domain/tool-spec';
 export const WASTE_TOOLS_QUEUE = 'durable-planner-tools-waste';
 
 const isoDate = z.iso.date();
+/** Ids as the data has them, so a plan's literal can be told from a name ("FAC-01", not "Hannover"). */
+const facilityId = z.string().regex(/^FAC-\d{2}$/).meta({ examples: ['FAC-01'] });
+const shipmentId = z.string().regex(/^SHP-\d{4}$/).meta({ examples: ['SHP-0001'] });
 const limit = z.number().int().min(1).max(1000).optional().describe('Maximum number of rows to return');
 
 export const ShipmentsParams = z.object({
@@ -17,7 +20,7 @@ export const ShipmentsParams = z.object({
   date_to: isoDate.optional().describe('Latest shipment date (YYYY-MM-DD), inclusive'),
   has_contaminants: z.boolean().optional().describe('Only contaminated shipments (contaminants were detected)'),
   status: z.enum(['pending', 'in_transit', 'delivered', 'rejected']).optional().describe('Shipment status'),
-  facility_id: z.string().optional().describe('Destination facility id'),
+  facility_id: facilityId.optional().describe('Destination facility id (from facilities)'),
   carrier: z.string().optional().describe('Carrier company name'),
   limit,
 });
@@ -47,8 +50,8 @@ export const FacilityRow = z.object({
 });
 
 export const ContaminantsDetectedParams = z.object({
-  shipment_ids: z.array(z.string()).optional().describe('Only detections in these shipments'),
-  facility_id: z.string().optional().describe('Only detections at this facility'),
+  shipment_ids: z.array(shipmentId).optional().describe('Only detections in these shipments (ids from shipments)'),
+  facility_id: facilityId.optional().describe('Only detections at this facility (id from facilities)'),
   date_from: isoDate.optional().describe('Earliest detection date (YYYY-MM-DD), inclusive'),
   date_to: isoDate.optional().describe('Latest detection date (YYYY-MM-DD), inclusive'),
   risk_level: z.enum(['low', 'medium', 'high', 'critical']).optional().describe('Risk level of the contaminant'),
@@ -69,8 +72,8 @@ export const InspectionsParams = z.object({
   status: z.enum(['accepted', 'rejected', 'pending']).optional().describe('Inspection outcome'),
   date_from: isoDate.optional().describe('Earliest inspection date (YYYY-MM-DD), inclusive'),
   date_to: isoDate.optional().describe('Latest inspection date (YYYY-MM-DD), inclusive'),
-  facility_id: z.string().optional().describe('Only inspections at this facility'),
-  shipment_ids: z.array(z.string()).optional().describe('Only inspections of these shipments'),
+  facility_id: facilityId.optional().describe('Only inspections at this facility (id from facilities)'),
+  shipment_ids: z.array(shipmentId).optional().describe('Only inspections of these shipments (ids from shipments)'),
   limit,
 });
 export const InspectionRow = z.object({

@@ -33,6 +33,19 @@ function lookupTool(calls: { params: unknown; ctx: ToolContext }[]): ToolImpleme
   };
 }
 
+/** Takes ONE id (a one-value param): a list given by a `.*` template fans out to one call per id. */
+function byIdTool(calls: { params: unknown; ctx: ToolContext }[]): ToolImplementation {
+  const params = z.object({ site_id: z.string(), status: z.string().optional() });
+  return {
+    spec: toolSpecFromZod({ name: 'by-site', description: 'Rows of one site', params, task_queue: QUEUE, idempotent: true, cost_per_call_usd: 0.001, tokens_per_call: 10 }),
+    paramsSchema: params,
+    async run(p: z.output<typeof params>, ctx) {
+      calls.push({ params: p, ctx });
+      return { data: [{ id: `${p.site_id}-row`, site_id: p.site_id }] };
+    },
+  };
+}
+
 function simpleTool(name: string, run: ToolImplementation['run'], resultSchema?: z.ZodType): ToolImplementation {
   const params = z.object({ q: z.string().optional() });
   return {
@@ -57,6 +70,7 @@ beforeEach(async () => {
   activities = createToolActivities({
     tools: [
       lookupTool(calls),
+      byIdTool(calls),
       createRecordNoteTool(notesDir),
       simpleTool('usage-reporter', async () => ({ data: { ok: true }, usage: { cost_usd: 0.5, tokens: 1234 } })),
       simpleTool('garbage', async () => ({ data: [{ id: 42 }] }), z.array(z.object({ id: z.string() }))),
@@ -102,6 +116,22 @@ describe('executeStep', () => {
     expect(StepResultSchema.parse(result)).toEqual(result);
     expect(result.data).toEqual([{ id: 'SHP-0001', n: 0 }, { id: 'SHP-0002', n: 1 }, { id: 'SHP-0003', n: 2 }]);
     expect(await store.get(result.ref)).toEqual(result.data);
+  });
+
+  test('runs a step once per id when a .* template gives a list to a param that takes one id, and returns the rows of every call', async () => {
+    const sites = [{ id: 'S1' }, { id: 'S2' }, { id: 'S1' }];
+    const result = await run(input({ tool: 'by-site', params: { site_id: '${step[0].data.*.id}', status: 'open' }, inputs: { '0': { data: sites } } }));
+    expect(calls.map((c) => c.params)).toEqual([{ site_id: 'S1', status: 'open' }, { site_id: 'S2', status: 'open' }]);
+    expect(new Set(calls.map((c) => c.ctx.idempotencyKey)).size).toBe(2);
+    expect(result.data).toEqual([{ id: 'S1-row', site_id: 'S1' }, { id: 'S2-row', site_id: 'S2' }]);
+    expect(result.items).toBe(2);
+    expect(result.usage).toEqual({ cost_usd: 0.002, tokens: 20, calls: 2 });
+  });
+
+  test('a lookup that found nothing fans out to no call: the step returns no rows', async () => {
+    const result = await run(input({ tool: 'by-site', params: { site_id: '${step[0].data.*.id}' }, inputs: { '0': { data: [] } } }));
+    expect(calls).toEqual([]);
+    expect(result.data).toEqual([]);
   });
 
   test('prefers inline dependency data and only reads the steps the templates reference', async () => {

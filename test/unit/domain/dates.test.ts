@@ -15,6 +15,10 @@ describe('resolveTemporalReferences (UTC, weeks start Monday, inclusive dates)',
     ["Get me last week's contaminated shipments", ['2026-11-16', '2026-11-22']],
     ['this month so far', ['2026-11-01', '2026-11-23']],
     ['rejections last month', ['2026-10-01', '2026-10-31']],
+    ['detections from the last 7 days', ['2026-11-17', '2026-11-23']],
+    ['loads of the past 2 weeks', ['2026-11-10', '2026-11-23']],
+    ['everything this year', ['2026-01-01', '2026-11-23']],
+    ['the whole of last year', ['2025-01-01', '2025-12-31']],
   ])('%s (now = Monday 2026-11-23)', (text, range) => {
     expect(one(text)).toEqual(range);
   });

@@ -88,13 +88,14 @@ describe('validatePlan', () => {
     ]);
   });
 
-  it('rejects a list template (.*) in a param that takes one value, and accepts it where the param takes a list', () => {
+  it('takes a list template (.*) in a top-level param that takes one value (the step runs once per value), and refuses one deeper in the params', () => {
     const list = '${step[0].data.*.facility_id}';
-    const issues = validatePlan(withStep(1, (s) => (s.params = { facility_id: list })), ctx);
-    expect(issues).toEqual([expect.objectContaining({ code: 'INVALID_PARAM', step_index: 1 })]);
-    expect(issues[0]!.message).toContain(`param facility_id: expected string, but ${list} gives a list`);
+    expect(validatePlan(withStep(1, (s) => (s.params = { facility_id: list })), ctx)).toEqual([]);
     expect(validatePlan(withStep(1, (s) => (s.params = { facility_id: '${step[0].data[0].facility_id}' })), ctx)).toEqual([]);
     expect(validatePlan(withStep(1, (s) => (s.params = { shipment_ids: '${step[0].data.*.id}' })), ctx)).toEqual([]);
+    const nested = validatePlan(withStep(1, (s) => (s.params = { shipment_ids: [list] })), ctx);
+    expect(nested).toEqual([expect.objectContaining({ code: 'INVALID_PARAM', step_index: 1 })]);
+    expect(nested[0]!.message).toContain(`param shipment_ids[0]: expected string, but ${list} gives a list`);
   });
 
   it('rejects a plan that names a catalog tool as missing, in its words or in the singular', () => {

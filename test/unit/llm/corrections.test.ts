@@ -19,7 +19,7 @@ function generate(llm?: LlmSettings) {
 }
 
 const draft = (steps: unknown[], status = 'FEASIBLE') => JSON.stringify({ status, missing_capabilities: [], steps });
-const good = draft([{ title: 'Contaminated shipments', tool: 'shipments', params: { has_contaminants: true }, depends_on: [] }]);
+const good = draft([{ title: 'Contaminated shipments', tool: 'shipments', params: { has_contaminants: true, date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] }]);
 const invented = draft([{ title: 'Contaminated shipments', tool: 'search_shipments', params: { has_contaminants: true }, depends_on: [] }]);
 
 async function caught(promise: Promise<unknown>): Promise<PlannerError> {

@@ -46,7 +46,8 @@ describe('LlmPlanner: a valid first reply', () => {
   });
 
   it('sends a stable system prefix (catalog sorted by name) and puts the request in the user message', async () => {
-    await harness.start({ script: [planReply(), planReply()] });
+    const delivered = { id: '1.1', title: 'Delivered shipments', tool: 'shipments', params: { status: 'delivered', date_from: '2026-11-22', date_to: '2026-11-22' }, depends_on: [] };
+    await harness.start({ script: [planReply(), planReply([delivered])] });
     await generate();
     await generate({ request: request('List shipments delivered yesterday') });
 
@@ -153,7 +154,7 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     await harness.start({ script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins'], steps: [] })] });
     const { plan } = await generate({ request: request(goal) });
 
-    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins', 'Order N new recycling bins from our supplier'] });
+    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins', 'Order 50 new recycling bins from our supplier'] });
     expect(harness.server.calls).toBe(1);
   });
 
@@ -184,14 +185,32 @@ describe('LlmPlanner: retry inside the same conversation', () => {
   });
 
   it('takes an IMPOSSIBLE draft whose steps call the tool it names missing as the FEASIBLE plan its steps make, in one call', async () => {
-    const impossible = { status: 'IMPOSSIBLE', missing_capabilities: ['contaminants-detected'], steps: [
-      { title: 'Their contaminants', tool: 'contaminants-detected', params: { date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
-    ] };
+    const impossible = { status: 'IMPOSSIBLE', missing_capabilities: ['contaminants-detected'], steps: validSteps().map(({ id: _id, ...step }) => step) };
     await harness.start({ script: [JSON.stringify(impossible)] });
     const { plan } = await generate();
 
     expect(plan).toMatchObject({ status: 'FEASIBLE', missing_capabilities: [] });
     expect(harness.server.calls).toBe(1);
+  });
+
+  it('sends back a city given as an id and a dropped period with the goal\'s words, and takes the plan that looks the facilities up', async () => {
+    const goal = 'Which facilities in Hannover received rejected shipments last week?';
+    const guessed = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
+      { title: 'Rejected shipments', tool: 'shipments', params: { status: 'rejected', facility_id: 'Hannover' }, depends_on: [] },
+    ] });
+    const grounded = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
+      { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
+      { title: 'Their rejected shipments', tool: 'shipments', params: { status: 'rejected', facility_id: '${step[0].data.*.id}', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [0] },
+    ] });
+    await harness.start({ script: [guessed, grounded] });
+    const { plan, llm_calls } = await generate({ request: request(goal) });
+
+    expect(llm_calls).toHaveLength(2);
+    expect(plan.tasks[0]!.steps.map((s) => s.tool)).toEqual(['facilities', 'shipments']);
+    const correction = harness.messages(1).at(-1)!.content;
+    expect(correction).toContain('[UNVERIFIED_ID] step 0 ("1.1"): param facility_id is "Hannover"');
+    expect(correction).toContain('call "facilities"');
+    expect(correction).toContain('[UNBOUND_CONSTRAINT] the goal says "last week", but no step passes "2026-11-16" and "2026-11-22"');
   });
 
   it('sends back an IMPOSSIBLE answer to a goal that names catalog tools, and takes the PARTIAL plan that uses them', async () => {
@@ -200,7 +219,7 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     const partial = JSON.stringify({
       status: 'PARTIAL',
       missing_capabilities: ['opening Jira tickets'],
-      steps: [{ title: 'Rejected inspections', tool: 'inspections', params: { status: 'rejected' }, depends_on: [] }],
+      steps: [{ title: 'Rejected inspections', tool: 'inspections', params: { status: 'rejected', date_from: '2026-11-23', date_to: '2026-11-23' }, depends_on: [] }],
     });
     await harness.start({ script: [impossible, partial] });
     const { plan } = await generate({ request: request(goal) });

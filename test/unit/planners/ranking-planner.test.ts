@@ -39,13 +39,13 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
     expect(plan.estimate.calls).toBe(2);
   });
 
-  test('"contaminants detected in Hannover today" → the facility lookup comes first and feeds facility_id', () => {
+  test('"contaminants detected in Hannover today" → the facility lookup comes first and feeds facility_id every facility it finds', () => {
     const plan = rankingPlan('Contaminants detected in Hannover today');
     expect(stepsOf(plan)).toEqual([
       { tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
       {
         tool: 'contaminants-detected',
-        params: { date_from: '2026-11-23', date_to: '2026-11-23', facility_id: '${step[0].data[0].id}' },
+        params: { date_from: '2026-11-23', date_to: '2026-11-23', facility_id: '${step[0].data.*.id}' },
         depends_on: [0],
       },
     ]);

@@ -1,0 +1,149 @@
+/**
+ * Whether a plan answers the goal it was given, not only the tools' schemas: every constraint the goal states reaches
+ * a param that filters on it, and every id a step passes comes from somewhere (the goal, or an earlier step's data
+ * through a template). A plan that drops "last week" or passes the city "Hannover" as a facility id validates
+ * against the schemas and returns a wrong answer that looks right; these checks make it a validation issue instead,
+ * so the LLM planner is corrected in the same conversation and the ranking planner binds what it can itself.
+ * Domain-independent: what counts as a filter or an id comes from the tools' param schemas, never from one catalog.
+ */
+import type { ValidationIssue } from './errors';
+import type { JsonSchema } from './json-schema';
+import type { Plan, Step } from './plan';
+import { containsTemplate } from './templates';
+import type { ToolSpec } from './tool-spec';
+import { isRecord } from './walk';
+import { identifierStems, tokenize } from './words';
+
+export const CONSTRAINT_KINDS = ['period', 'value', 'place', 'name', 'amount'] as const;
+
+/** One thing the goal asks to filter by, and the params of the catalog that can take it. */
+export interface GoalConstraint {
+  kind: (typeof CONSTRAINT_KINDS)[number];
+  /** The goal's own words ("last week", "EcoTrans AG", "at least 100 tons"). */
+  words: string;
+  /** The param values that apply it; all of them must reach one step ("2026-06-01" and "2026-06-07"). */
+  values: string[];
+  /** "tool.param" of every catalog param that can take it. */
+  params: string[];
+  /** Position of its first word among the goal's tokens (for planners that bind it to the nearest step). */
+  at: number;
+}
+
+/** What grounding checks a plan against: the goal's constraints and the text the user gave (ids may come from it). */
+export interface Grounding {
+  constraints: readonly GoalConstraint[];
+  /** The goal with its answers: an id written there is the user's, not an invention. */
+  given_text: string;
+}
+
+/** A param that names records of another tool: `id`, `facility_id`, `shipment_ids`, or one whose description says so. */
+export function isIdParam(name: string, schema: JsonSchema | undefined): boolean {
+  if (/(^|_)ids?$/i.test(name)) return true;
+  return typeof schema?.description === 'string' && /\bidentifiers?\b/i.test(schema.description);
+}
+
+const sameValue = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/** The literal (template-free) scalar values a step passes, as text. */
+function literalValues(params: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      if (!containsTemplate(v)) out.push(v);
+    } else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (isRecord(v)) Object.values(v).forEach(walk);
+  };
+  walk(params);
+  return out;
+}
+
+/** A step applies the constraint: it passes each of its values to a param that can take it (a name may be part of a longer text). */
+function applies(step: Pick<Step, 'tool' | 'params'>, constraint: GoalConstraint): boolean {
+  const passed = Object.entries(step.params).flatMap(([param, value]) => (constraint.params.includes(`${step.tool}.${param}`) ? literalValues(value) : []));
+  const matches = (p: string, value: string) =>
+    sameValue(p, value) || (constraint.kind === 'name' && p.length >= 3 && (p.toLowerCase().includes(value.toLowerCase()) || value.toLowerCase().includes(p.toLowerCase())));
+  return constraint.values.every((value) => passed.some((p) => matches(p, value)));
+}
+
+/** The plan says why it does not apply it: its assumptions or missing capabilities quote the goal's words. */
+function explained(plan: Pick<Plan, 'assumptions' | 'missing_capabilities'>, constraint: GoalConstraint): boolean {
+  const text = [...plan.assumptions, ...plan.missing_capabilities].join('\n').toLowerCase();
+  return text.includes(constraint.words.toLowerCase());
+}
+
+/** The constraints no tool call of `steps` applies. */
+export function unboundConstraints(steps: readonly Pick<Step, 'action' | 'tool' | 'params'>[], constraints: readonly GoalConstraint[]): GoalConstraint[] {
+  const calls = steps.filter((s) => s.action === 'tool_call');
+  return constraints.filter((c) => !calls.some((s) => applies(s, c)));
+}
+
+/** The goal's constraints no step applies and the plan does not explain, as validation issues. */
+export function unboundConstraintIssues(plan: Pick<Plan, 'status' | 'assumptions' | 'missing_capabilities'>, steps: readonly Step[], constraints: readonly GoalConstraint[]): ValidationIssue[] {
+  if (plan.status === 'IMPOSSIBLE' || !steps.some((s) => s.action === 'tool_call')) return [];
+  return unboundConstraints(steps, constraints)
+    .filter((c) => !explained(plan, c))
+    .map((c) => ({
+      code: 'UNBOUND_CONSTRAINT' as const,
+      message: `the goal says "${c.words}", but no step passes ${c.values.map((v) => JSON.stringify(v)).join(' and ')}`,
+      hint: `Pass ${c.values.length > 1 ? 'them' : 'it'} to a param that filters on it (${c.params.slice(0, 4).join(', ')}), or say in assumptions why "${c.words}" cannot be applied.`,
+    }));
+}
+
+/** The catalog tools whose rows are records of `param` ("facility_id" → facilities): where its ids come from. */
+export function idProviders(param: string, catalog: readonly ToolSpec[]): ToolSpec[] {
+  const base = identifierStems(param.replace(/_?ids?$/i, ''));
+  if (base.length === 0) return [];
+  return catalog.filter((tool) => {
+    const row = tool.result?.type === 'array' && isRecord(tool.result.items) ? (tool.result.items as JsonSchema) : tool.result;
+    const names = new Set(identifierStems(tool.name));
+    return row?.properties?.id !== undefined && base.every((w) => names.has(w));
+  });
+}
+
+/** An id written in the user's text, as a whole word ("SHP-0042" in "shipment SHP-0042"). */
+function givenBy(text: string, value: string): boolean {
+  const words = tokenize(value).map((t) => t.lower).join(' ');
+  return words.length > 0 && ` ${tokenize(text).map((t) => t.lower).join(' ')} `.includes(` ${words} `);
+}
+
+/** An example id of `schema` when `value` does not match its pattern (an id of another shape); else undefined. */
+function unlike(schema: JsonSchema | undefined, value: string): string | undefined {
+  const pattern = schema?.type === 'array' && isRecord(schema.items) ? (schema.items as JsonSchema) : schema;
+  const example = Array.isArray(pattern?.examples) ? pattern.examples.find((e): e is string => typeof e === 'string') : undefined;
+  if (typeof pattern?.pattern === 'string' && example !== undefined) {
+    try {
+      if (!new RegExp(pattern.pattern).test(value)) return example;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A step's id params given a literal the user never wrote: an id is looked up (a step returning records, then
+ * `${step[N].data.*.id}`), never guessed, and never a name or a place passed as an id.
+ */
+export function unverifiedIdIssues(step: Step, index: number, tool: ToolSpec, catalog: readonly ToolSpec[], grounding: Grounding): ValidationIssue[] {
+  // A place or a name of the goal is what an id is looked up BY, never an id itself.
+  const lookupWords = new Set(grounding.constraints.filter((c) => c.kind === 'place' || c.kind === 'name').map((c) => c.words.toLowerCase()));
+  const issues: ValidationIssue[] = [];
+  const properties = tool.parameters.properties ?? {};
+  for (const [name, value] of Object.entries(step.params)) {
+    const schema = isRecord(properties[name]) ? (properties[name] as JsonSchema) : undefined;
+    if (!isIdParam(name, schema)) continue;
+    const guessed = literalValues(value).filter((v) => !givenBy(grounding.given_text, v) || lookupWords.has(v.trim().toLowerCase()) || unlike(schema, v) !== undefined);
+    if (guessed.length === 0) continue;
+    const example = unlike(schema, guessed[0]!);
+    const providers = idProviders(name, catalog).filter((p) => p.name !== tool.name);
+    const lookup = providers.length > 0 ? `call "${providers[0]!.name}" with what the goal says (a place, a name, a type) and pass \${step[N].data.*.id}` : 'take it from an earlier step\'s data with ${step[N].data...}';
+    issues.push({
+      code: 'UNVERIFIED_ID',
+      message: `step ${index} ("${step.id}"): param ${name} is ${JSON.stringify(guessed[0])}, an id the goal does not give and no step returned${example ? ` (ids of ${name} look like "${example}")` : ''}`,
+      step_index: index,
+      hint: `Look the id up: ${lookup}; a tool whose ${name} takes one id runs once per id of the list.`,
+    });
+  }
+  return issues;
+}
