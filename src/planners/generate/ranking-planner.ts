@@ -1,14 +1,16 @@
 /**
  * The deterministic ranking planner: the embedded default when no LLM is configured. It ranks catalog tools by
  * keyword overlap with the goal, links steps whose params take ids another step returns (`${step[N].data.*.id}`),
- * fills params from what the goal says (date ranges, enum values, locations, boolean filters), orders the steps
- * as a DAG and trims to max_steps and the budget. Same input → same plan, byte for byte.
+ * fills params from what the goal says (date ranges, enum values, locations, boolean filters) and a required path
+ * from its schema's example, orders the steps as a DAG and trims to max_steps and the budget. Same input → same
+ * plan, byte for byte.
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
 import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import type { Requirements } from '../../domain/requirements';
+import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, matchingEnum, paramSchemas, toolTerms, type BooleanModifier } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
@@ -99,6 +101,22 @@ function fillFilters(candidates: Candidate[], tokens: Token[], modifiers: readon
   }
 }
 
+/**
+ * A required path param that nothing else filled takes the first example its schema gives (for an MCP server, the
+ * first directory it says it may use: src/tools/mcp/self-description.ts): a step on that folder, which the plan's
+ * assumptions name, rather than a step that cannot run.
+ */
+function fillRequiredPaths(candidates: readonly Candidate[]) {
+  for (const c of candidates) {
+    for (const { param, path, list } of pathParamSchemas(c.tool.parameters, c.tool.path_params)) {
+      const example = Array.isArray(path.examples) ? (path.examples[0] as unknown) : undefined;
+      if (list || param in c.params || !c.tool.required.includes(param) || typeof example !== 'string') continue;
+      c.params[param] = example;
+      c.notes.push(`${c.tool.name}.${param} is ${JSON.stringify(example)}, the first example its schema gives: the goal names no path`);
+    }
+  }
+}
+
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
   const order: Candidate[] = [];
   while (order.length < candidates.length) {
@@ -138,6 +156,7 @@ export class RankingPlanner implements Planner {
 
     const sources = linkCandidates(candidates);
     fillFilters(candidates, tokens, matched.modifiers, requirements);
+    fillRequiredPaths(candidates);
 
     // Respect max_steps (and the budget when asked to trim to it): drop the weakest step no other step needs, until
     // the plan fits. Without trim_to_budget a plan over budget stays whole; the run pauses before executing it.
