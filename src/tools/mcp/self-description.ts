@@ -19,10 +19,10 @@ import type { ToolSpec } from '../../domain/tool-spec';
 import { forEachString, isRecord, keyWords } from '../../domain/walk';
 import type { McpConnection, McpToolInfo } from './connection';
 
-/** The longest note a tool's description gains. */
+/** The longest note a tool's description gains, and the most characters a path param's examples take. */
 export const NOTE_MAX_CHARS = 500;
 const MAX_DIRECTORIES = 8;
-const MAX_PATH_CHARS = 1_024;
+const MAX_PATH_CHARS = NOTE_MAX_CHARS;
 const MAX_RESOURCES = 20;
 const MAX_RESOURCE_NAME_CHARS = 80;
 const MAX_EXAMPLES = 3;
@@ -107,12 +107,24 @@ function noteFor(spec: ToolSpec, about: ServerSelfDescription): string {
   return bounded(parts.join(' '), NOTE_MAX_CHARS);
 }
 
+/** The first directories, at most MAX_EXAMPLES of them and NOTE_MAX_CHARS together (the first always fits). */
+function examplesOf(directories: readonly string[]): string[] {
+  const examples: string[] = [];
+  let chars = 0;
+  for (const dir of directories.slice(0, MAX_EXAMPLES)) {
+    chars += dir.length;
+    if (chars > NOTE_MAX_CHARS) break;
+    examples.push(dir);
+  }
+  return examples;
+}
+
 /** `spec` as the planners should see it, given what its server says about itself; `spec` itself when it said nothing. */
 export function describedSpec(spec: ToolSpec, about: ServerSelfDescription): ToolSpec {
   const note = noteFor(spec, about);
   const parameters = structuredClone(spec.parameters);
   const paths = about.directories.length > 0 ? pathParamSchemas(parameters, spec.path_params).filter(({ path }) => path.examples === undefined) : [];
-  for (const { path } of paths) path.examples = about.directories.slice(0, MAX_EXAMPLES);
+  for (const { path } of paths) path.examples = examplesOf(about.directories);
   if (!note && paths.length === 0) return spec;
   return { ...spec, ...(note ? { description: `${spec.description} ${note}` } : {}), parameters };
 }

@@ -23,6 +23,7 @@ test('directoriesIn reads the absolute paths and file:// URIs of a listing, line
   expect(directoriesIn({ content: 'Allowed directories:\n/srv/notes\n/srv/more' })).toEqual(['/srv/notes', '/srv/more']);
   expect(directoriesIn(['file:///srv/a%20b', '- /srv/c', 'relative/d', '/srv/e\u0007bell'])).toEqual(['/srv/a b', '/srv/c']);
   expect(directoriesIn(Array.from({ length: 20 }, (_, i) => `/d${i}`))).toHaveLength(8);
+  expect(directoriesIn([`/${'x'.repeat(NOTE_MAX_CHARS)}`])).toEqual([]);
   expect(directoriesIn(null)).toEqual([]);
 });
 
@@ -57,6 +58,10 @@ describe('describedSpec', () => {
       folder: { type: 'string', examples: ['/theirs'] },
     });
     expect(describedSpec(listRoots, about)).toBe(listRoots);
+
+    // Long directories: the examples stop before NOTE_MAX_CHARS together.
+    const long = ['a', 'b', 'c'].map((d) => `/${d.repeat(200)}`);
+    expect(describedSpec(readFile, { ...NOTHING, directories: long }).parameters.properties!.path).toEqual({ type: 'string', examples: long.slice(0, 2) });
   });
 
   test('its instructions and resources go on every tool, in one note of at most NOTE_MAX_CHARS', () => {
