@@ -273,8 +273,14 @@ function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImp
  */
 export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[]> {
   const mcpConfig = loadPlannerConfig(config.configFile, { required: config.configFile !== undefined });
-  // The MCP client SDK (several MB of heap) is loaded only by a worker that has MCP servers to serve.
-  const mcp = Object.keys(mcpConfig.mcpServers).length > 0 ? await (await import('./tools/mcp')).createMcpPacks(mcpConfig) : [];
+  let mcp: ToolPack[] = [];
+  if (Object.keys(mcpConfig.mcpServers).length > 0) {
+    // Required here, not imported: only a worker with MCP servers to serve loads the MCP client SDK (several MB of
+    // heap). A require, not import(): under tsx (a checkout's bin/planner.js) import() goes to Node's ES module
+    // loader, which resolves no folder ('./tools/mcp') and no extensionless file.
+    const { createMcpPacks } = require('./tools/mcp') as typeof import('./tools/mcp');
+    mcp = await createMcpPacks(mcpConfig);
+  }
   return [
     createLazyWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
     createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),

@@ -46,13 +46,34 @@ const PATH_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filep
 const URL_WORDS = new Set(['url', 'uri', 'endpoint', 'route', 'href', 'link']);
 const PATH_LIKE = /^(?:\/|\.\.?(?:\/|$)|~)/;
 
+/** A param named like a file path: its last word is path, file, dir, folder… (`output_dir`, `files`, `filePath`). */
+export function isPathParamName(key: string): boolean {
+  return PATH_WORDS.has(keyWords(key).at(-1) ?? '');
+}
+
 /** A param that is a file path: named like one (path, output_dir, files...) or valued like one ("/x", "../x", "~/x"). */
 export function isPathParam(key: string | undefined, value: string): boolean {
-  const words = key === undefined ? [] : keyWords(key);
-  const last = words[words.length - 1];
+  const last = key === undefined ? undefined : keyWords(key).at(-1);
   if (last !== undefined && PATH_WORDS.has(last)) return true;
   if (last !== undefined && URL_WORDS.has(last)) return false;
   return PATH_LIKE.test(value);
+}
+
+/**
+ * The top-level params of a tool's parameter schema that hold file paths, each with the string schema of one path
+ * (the param's own, or its items' for a list of paths): those marked `"x-path": true` and, with mode "by-name",
+ * those named like a path. What a schema says before any value exists (pathParamValues finds them in params).
+ */
+export function pathParamSchemas(schema: JsonSchema, mode: PathParamMode): { param: string; path: JsonSchema; list: boolean }[] {
+  const out: { param: string; path: JsonSchema; list: boolean }[] = [];
+  for (const [param, sub] of Object.entries(schema.properties ?? {})) {
+    if (!isRecord(sub)) continue;
+    const list = sub.type === 'array' && isRecord(sub.items);
+    const path = (list ? sub.items : sub) as JsonSchema;
+    if (path.type !== 'string') continue;
+    if (path[PATH_KEYWORD] === true || (mode === 'by-name' && isPathParamName(param))) out.push({ param, path, list });
+  }
+  return out;
 }
 
 export interface PathParamValue {

@@ -47,16 +47,16 @@ export interface LiveCli {
 }
 
 /**
- * `planner …args` running in the background, read as it prints. With `terminal`, it runs on a pseudo-terminal hosted
- * by util-linux `script` (stdin and stdout are TTYs to it, as at a person's terminal); what is written goes to its
- * keyboard.
+ * `planner …args` running in the background in `cwd` (default: the project), read as it prints. With `terminal`, it
+ * runs on a pseudo-terminal hosted by util-linux `script` (stdin and stdout are TTYs to it, as at a person's
+ * terminal); what is written goes to its keyboard.
  */
-export function spawnPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { terminal?: boolean } = {}): LiveCli {
+export function spawnPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { terminal?: boolean; cwd?: string } = {}): LiveCli {
   const argv = [process.execPath, path.join(ROOT, 'bin/planner.js'), ...args];
   const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const [command, commandArgs] = options.terminal ? ['script', ['-qfec', quoted, '/dev/null']] : [argv[0]!, argv.slice(1)];
   const child = spawn(command as string, commandArgs as string[], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: 'default', TERM: 'dumb', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -3,14 +3,16 @@
  * keyword overlap with the goal, brings in a tool for a constraint no chosen tool can apply ("in Hannover",
  * "each landfill" → facilities), links steps whose params take ids another step returns (`${step[N].data.*.id}`:
  * a step whose id param takes one id runs once per id), binds every constraint of the goal (periods, enum values,
- * places, names, amounts: ../goal-constraints) to the nearest step that can take it, fills required params from
- * their schema's default or examples, orders the steps as a DAG and trims to max_steps and the budget. What it
- * could not bind or fill it says, in assumptions or missing capabilities. Same input → same plan, byte for byte.
+ * places, names, amounts: ../goal-constraints) to the nearest step that can take it, fills a required param from
+ * its schema's default (a path from the first example it gives), orders the steps as a DAG and trims to max_steps
+ * and the budget. What it could not bind or fill it says, in assumptions or missing capabilities. Same input → same
+ * plan, byte for byte.
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
 import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
+import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import type { JsonSchema } from '../../domain/json-schema';
 import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
@@ -115,10 +117,20 @@ function bindConstraints(candidates: Candidate[], constraints: readonly GoalCons
   }
 }
 
-/** A required param the goal left open, filled from its schema's default or first example; undefined when neither. */
-function schemaFill(schema: JsonSchema | undefined): unknown {
-  if (schema?.default !== undefined) return schema.default;
-  return Array.isArray(schema?.examples) ? schema.examples[0] : undefined;
+/**
+ * A required path param that nothing else filled takes the first example its schema gives (for an MCP server, the
+ * first directory it says it may use: src/tools/mcp/self-description.ts): a step on that folder, which the plan's
+ * assumptions name, rather than a step that cannot run.
+ */
+function fillRequiredPaths(candidates: readonly Candidate[]) {
+  for (const c of candidates) {
+    for (const { param, path, list } of pathParamSchemas(c.tool.parameters, c.tool.path_params)) {
+      const example = Array.isArray(path.examples) ? (path.examples[0] as unknown) : undefined;
+      if (list || param in c.params || !c.tool.required.includes(param) || typeof example !== 'string') continue;
+      c.params[param] = example;
+      c.notes.push(`${c.tool.name}.${param} is ${JSON.stringify(example)}, the first example its schema gives: the goal names no path`);
+    }
+  }
 }
 
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
@@ -161,15 +173,15 @@ export class RankingPlanner implements Planner {
 
     const sources = linkCandidates(candidates);
     bindConstraints(candidates, constraints);
+    fillRequiredPaths(candidates);
 
-    // A required param neither the goal nor an earlier step fills takes its schema's default or example; a step
-    // still lacking one cannot run, nor can the steps that read its data.
+    // A required param neither the goal nor an earlier step fills takes its schema's default; a step still lacking
+    // one cannot run, nor can the steps that read its data.
     const unfilled: string[] = [];
     for (const c of candidates) {
       for (const [p, schema] of paramSchemas(c.tool)) {
         if (!c.tool.required.includes(p) || p in c.params) continue;
-        const value = schemaFill(schema);
-        if (value !== undefined) c.params[p] = value;
+        if (schema.default !== undefined) c.params[p] = schema.default;
         else unfilled.push(`${c.tool.name} (needs ${p}, which the goal does not give)`);
       }
     }
@@ -215,9 +227,10 @@ export class RankingPlanner implements Planner {
     const chosen = new Set(steps.map((s) => s.tool));
     const chosenTools = kept.map((c) => c.tool);
     const missing = [...new Set([
-      // A tool left out for the limits is named once, with why (a bare tool name as missing would contradict the catalog).
+      // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
+      // would contradict the catalog).
       // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) is answered.
-      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap) && !(asksForData(cap) && providedBy(cap, chosenTools))),
+      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap) && !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) && !(asksForData(cap) && providedBy(cap, chosenTools))),
       ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
       ...unfilled,
     ])];

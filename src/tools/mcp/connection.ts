@@ -168,6 +168,25 @@ export class McpConnection {
     return tools;
   }
 
+  /** The server's `instructions` from its initialize result (connecting first), if it gave any. */
+  async instructions(): Promise<string | undefined> {
+    return (await this.connection()).client.getInstructions();
+  }
+
+  /** The names of the server's resources, at most `limit` (none when it offers no resources). */
+  async resourceNames(limit: number): Promise<string[]> {
+    const live = await this.connection();
+    if (!live.client.getServerCapabilities()?.resources) return [];
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await live.client.listResources(cursor ? { cursor } : undefined, { timeout: this.config.timeout_ms ?? 30_000 });
+      names.push(...page.resources.map((r) => r.name));
+      cursor = page.nextCursor;
+    } while (cursor && names.length < limit);
+    return names.slice(0, limit);
+  }
+
   /** Calls a tool and maps its result to step data (src/tools/mcp/result.ts); every failure is typed (PLAN-008 or PLAN-014). */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<unknown> {
     const meta = options.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_KEY_META]: options.idempotencyKey } } : {};

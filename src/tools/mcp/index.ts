@@ -3,3 +3,4 @@ export * from './connection';
 export * from './errors';
 export * from './pack';
 export * from './result';
+export * from './self-description';

@@ -9,6 +9,9 @@
  * `_meta` in tools/list); otherwise the step fails with StepOutcomeUnknownError. Every call carries the key in
  * `_meta` (IDEMPOTENCY_KEY_META).
  *
+ * Each tool's spec also carries what the server says about itself (its instructions, resources and allowed
+ * directories: self-description.ts), so the planners know, e.g., under which folder a filesystem server's paths lie.
+ *
  * A server that cannot start does not stop the others: createMcpPacks returns an unavailable pack for it (no tools;
  * runs that name its catalog get a retryable CatalogUnavailableError from the planner) and keeps starting it in the
  * background, with backoff, until it starts (`recovered`) or the pack is closed.
@@ -21,6 +24,7 @@ import type { ToolImplementation, ToolPack } from '../tool';
 import type { McpServerConfig, PlannerConfig } from './config';
 import { IDEMPOTENCY_KEY_META, McpConnection, type McpToolInfo } from './connection';
 import { McpServerUnavailableError } from './errors';
+import { describedSpec, describeServer } from './self-description';
 
 export const MCP_TASK_QUEUE_PREFIX = 'durable-planner-tools-mcp-';
 
@@ -136,8 +140,9 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
   const connection = new McpConnection(server, config);
   try {
     const listed = await connection.listTools();
+    const about = await describeServer(connection, listed);
     const tools: ToolImplementation<Record<string, unknown>>[] = listed.map((info) => {
-      const spec = mcpToolSpec(server, info);
+      const spec = describedSpec(mcpToolSpec(server, info), about);
       const keyed = !spec.idempotent && acceptsIdempotencyKey(config, info);
       return {
         spec,

@@ -1,7 +1,7 @@
 /** Path params by schema (x-path marks, the name fallback for unmarked schemas) and the lexical workspace check. */
 import { z } from 'zod';
 import type { JsonSchema } from '../../../src/domain/json-schema';
-import { isInsideWorkspace, pathParamValues } from '../../../src/domain/paths';
+import { isInsideWorkspace, pathParamSchemas, pathParamValues } from '../../../src/domain/paths';
 import { pathParam, toolSpecFromZod } from '../../../src/domain/tool-spec';
 
 const spec = toolSpecFromZod({
@@ -38,6 +38,21 @@ test('by-name mode adds the name/value heuristic; local $refs are followed', () 
   const found = pathParamValues({ file: 'x', q: '../up', src: 'rel', other: 'plain' }, schema, 'by-name');
   expect(found.map((p) => p.value).sort()).toEqual(['../up', 'rel', 'x']);
   expect(pathParamValues({ file: 'x', q: '../up', src: 'rel' }, schema, 'marked').map((p) => p.value)).toEqual(['rel']);
+});
+
+test('pathParamSchemas: the top-level path params a schema declares (marked, or by name), a list of paths by its items', () => {
+  expect(pathParamSchemas(spec.parameters, 'marked').map(({ param, list }) => [param, list])).toEqual([
+    ['source', false],
+    ['targets', true],
+  ]);
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: { path: { type: 'string' }, paths: { type: 'array', items: { type: 'string' } }, url: { type: 'string' }, source: { type: 'string' }, file: { type: 'integer' } },
+  };
+  const found = pathParamSchemas(schema, 'by-name');
+  expect(found.map(({ param }) => param)).toEqual(['path', 'paths']);
+  // The string schema of one path, in place: what a caller annotates lands in the schema.
+  expect(found[1]!.path).toBe((schema.properties!.paths as JsonSchema).items);
 });
 
 test('isInsideWorkspace resolves ".." anywhere in the value', () => {

@@ -3,6 +3,7 @@ import { validatePlan } from '../../../src/domain/validation';
 import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from '../../../src/tools/waste/catalog';
 import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
+import { toolSpecFromJsonSchema } from '../../../src/domain/tool-spec';
 import { withActionsAccounted } from '../../../src/planners/coverage';
 import { projectRoot } from '../../../src/project-root';
 import { loadGoldenSet } from '../../../bench/eval-harness';
@@ -111,6 +112,37 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
     const trimmed = new RankingPlanner().plan({ request: req, requirements, catalog: WASTE_CATALOG, stamp: STAMP, trim_to_budget: true });
     expect(stepsOf(trimmed).map((s) => s.tool)).toEqual(['shipments']);
     expect(trimmed.estimate.calls).toBe(1);
+  });
+
+  test('a required path param the goal does not fill takes the first example of its schema, and the plan says so', () => {
+    const listDirectory = toolSpecFromJsonSchema({
+      name: 'list_directory',
+      description: 'List the entries of a directory',
+      parameters: { type: 'object', properties: { path: { type: 'string', examples: ['/srv/notes', '/srv/more'] }, depth: { type: 'integer', examples: [2] } }, required: ['path'] },
+      task_queue: 'q',
+      idempotent: true,
+      tags: ['list', 'directory'],
+    });
+    const req = request('List the directory', { tool_catalog: 'files' });
+    const requirements = analyzeGoalByRules({ request: req, catalog: [listDirectory] });
+    const plan = new RankingPlanner().plan({ request: req, requirements, catalog: [listDirectory], stamp: STAMP });
+    // Only a path: an example of any other param is no value the goal asked for.
+    expect(stepsOf(plan)).toEqual([{ tool: 'list_directory', params: { path: '/srv/notes' }, depends_on: [] }]);
+    expect(plan.assumptions).toContain('list_directory.path is "/srv/notes", the first example its schema gives: the goal names no path');
+  });
+
+  test('a required param nothing fills (no default, not a path) leaves the step out, and the plan names what it needs', () => {
+    const search = toolSpecFromJsonSchema({
+      name: 'search_notes',
+      description: 'Search the notes for a pattern',
+      parameters: { type: 'object', properties: { pattern: { type: 'string', examples: ['budget'] } }, required: ['pattern'] },
+      task_queue: 'q',
+      idempotent: true,
+      tags: ['search', 'notes'],
+    });
+    const req = request('Search the notes', { tool_catalog: 'files' });
+    const plan = new RankingPlanner().plan({ request: req, requirements: analyzeGoalByRules({ request: req, catalog: [search] }), catalog: [search], stamp: STAMP });
+    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['search_notes (needs pattern, which the goal does not give)'] });
   });
 
   test('allowed_tools limits the catalog the planner may use', () => {
