@@ -3,6 +3,7 @@
  * their payloads, the workflow's input and options, the run's state and outcome, search attributes and failures.
  * Pure: nothing here imports Node or activity code.
  */
+export * from './answer';
 export * from './failures';
 export * from './input';
 export * from './limits';

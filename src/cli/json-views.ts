@@ -7,6 +7,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { ToolBudget, Usage } from '../domain/budget';
 import type { PlanDiff } from '../domain/diff';
 import { flattenSteps, type Plan } from '../domain/plan';
+import { emptyAnswerNote } from '../api/answer';
 import type { PlanFailure } from '../api/failures';
 import type { AuditEntry, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
 
@@ -80,6 +81,8 @@ export interface StateView {
   warnings: string[];
   /** Why the run failed: its PLAN code, message and hint. */
   failure: { type: string; code: string; message: string; hint: string } | null;
+  /** A completed run whose final steps found nothing: what they asked for (emptyAnswerNote). */
+  answer_note: string | null;
 }
 
 export interface RunView {
@@ -180,6 +183,7 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
     approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
     warnings: [...state.warnings],
     failure: state.failure && failureView(state.failure),
+    answer_note: emptyAnswerNote(state),
   };
 }
 
@@ -267,6 +271,8 @@ export interface ResultView {
   stage: string | null;
   planVersion: number | null;
   steps: ResultStepView[];
+  /** A completed run whose final steps found nothing: what they asked for (emptyAnswerNote). */
+  answer_note: string | null;
 }
 
 export interface ResultStepView {

@@ -94,6 +94,7 @@ export function renderState(view: StateView, options: { task?: number } = {}): s
   if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
   if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
+  if (view.answer_note) lines.push('', `Answer: ${safe(view.answer_note)}`);
   return lines;
 }
 
@@ -146,6 +147,7 @@ export function renderResult(view: ResultView): string[] {
     lines.push('', `Step ${step.number} (${safe(step.id)}) ${safe(step.tool ?? '')} [${step.status}]${items}${step.ref ? ` · ${step.ref}` : ''}`);
     lines.push(...(step.data === null && step.status !== 'COMPLETED' ? ['(no result)'] : renderData(step.data)));
   }
+  if (view.answer_note) lines.push('', `Answer: ${safe(view.answer_note)}`);
   return lines;
 }
 

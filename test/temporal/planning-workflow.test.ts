@@ -6,7 +6,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { StepFailedError } from '../../src/domain/errors';
 import type { ToolImplementation } from '../../src/tools/tool';
-import { answerClarificationUpdate, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
+import { answerClarificationUpdate, approveUpdate, emptyAnswerNote, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
 import { planningStartOptions } from '../../src/client';
 import { planningWorkflow } from '../../src/workflows';
 import { recordHistory, startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
@@ -89,9 +89,12 @@ describe('planningWorkflow', () => {
 
   test('a lookup that finds nothing (no facility in Bielefeld): the step fed by it makes no call and returns no rows', async () => {
     await withPlanner(async (planner) => {
-      const outcome = await (await start(planner, 'nothing-found', { request: { goal: 'Contaminants detected in Bielefeld today' } })).result();
+      const handle = await start(planner, 'nothing-found', { request: { goal: 'Contaminants detected in Bielefeld today' } });
+      const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       expect(outcome.steps.map((s) => [s.tool, s.status, s.items])).toEqual([['facilities', 'COMPLETED', 0], ['contaminants-detected', 'COMPLETED', 0]]);
+      // Not a silent COMPLETED: what `planner show` and `planner result` print beside it.
+      expect(emptyAnswerNote(await handle.query(getStateQuery))).toMatch(/^Nothing matched: step 1\.2 \(contaminants-detected\) with .*facility_id from step 1\.1 \(0 rows\)/);
     });
   });
 

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { z } from 'zod';
+import { emptyAnswerNote } from '../../api/answer';
 import type { PlannerClient } from '../../client';
 import { openStorage, type GarbageReport, type PlannerStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg } from '../context';
@@ -23,17 +24,17 @@ export const RetentionSchema = z
   .refine((ms) => ms >= 60_000, 'must be at least 1m');
 
 /** The steps of a run with where their data is: from the run's state (a worker answers), else its result in history. */
-async function resultSources(client: PlannerClient, workflowId: string): Promise<{ stage: string | null; planVersion: number | null; steps: ResultSource[] }> {
+async function resultSources(client: PlannerClient, workflowId: string): Promise<{ stage: string | null; planVersion: number | null; steps: ResultSource[]; answerNote: string | null }> {
   try {
     const state = await client.state(workflowId);
-    return { stage: state.stage, planVersion: state.plan?.version ?? null, steps: resultSourcesOfState(state) };
+    return { stage: state.stage, planVersion: state.plan?.version ?? null, steps: resultSourcesOfState(state), answerNote: emptyAnswerNote(state) };
   } catch (err) {
     // A closed run needs a worker to replay it for the query; without one, its result (in history) names the refs.
     if (!isUnansweredQuery(err)) throw err;
     const truth = await readRunTruth(client, workflowId).catch(() => null);
     if (!truth?.outcome) throw err; // onRun says why
     const steps = truth.outcome.steps.map((s, i): ResultSource => ({ number: i + 1, id: s.id, tool: s.tool, status: s.status, items: s.items, ref: s.ref, final: true }));
-    return { stage: truth.outcome.stage, planVersion: truth.outcome.plan_version, steps };
+    return { stage: truth.outcome.stage, planVersion: truth.outcome.plan_version, steps, answerNote: null };
   }
 }
 
@@ -81,7 +82,7 @@ export function registerStorageCommands(program: Command): void {
         } finally {
           await storage.close();
         }
-        const view: ResultView = { workflowId: id, stage: sources.stage, planVersion: sources.planVersion, steps };
+        const view: ResultView = { workflowId: id, stage: sources.stage, planVersion: sources.planVersion, steps, answer_note: sources.answerNote };
         if (out.json) out.data(view);
         else out.line(renderResult(view).join('\n'));
       }),

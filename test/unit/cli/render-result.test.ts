@@ -1,4 +1,4 @@
-import type { PlanningState } from '../../../src/api';
+import { emptyAnswerNote, type PlanningState } from '../../../src/api';
 import { resultSourcesOfState } from '../../../src/cli/json-views';
 import { renderData, renderResult } from '../../../src/cli/render';
 import { rankingPlan } from '../../support/planning';
@@ -56,6 +56,7 @@ describe('planner result rendering', () => {
         { number: 2, id: '1.2', tool: 'facilities', status: 'COMPLETED', items: 1, ref: `sha256:${'a'.repeat(64)}`, data: [{ id: 'FAC-01' }] },
         { number: 3, id: '1.3', tool: 'inspections', status: 'PENDING', items: null, ref: null, data: null },
       ],
+      answer_note: null,
     });
     expect(lines).toEqual([
       'Results of plan-1 · plan v2 · stage EXECUTING',
@@ -67,5 +68,25 @@ describe('planner result rendering', () => {
       'Step 3 (1.3) inspections [PENDING]',
       '(no result)',
     ]);
+  });
+});
+
+describe('a completed run whose answer is empty says what it asked for', () => {
+  const plan = rankingPlan('Contaminants detected in Bielefeld today');
+  const [lookup, detections] = plan.tasks.flatMap((t) => t.steps);
+  const record = (id: string, items: number) => ({ id, tool: null, status: 'COMPLETED' as const, result: { ref: `sha256:${'b'.repeat(64)}`, bytes: 2, items, preview: '[]', usage: { cost_usd: 0, tokens: 0, calls: 1 }, idempotency_key: 'k', replayed: false } });
+
+  test('every final step returned no rows: the note names each with its filters and where its ids came from', () => {
+    const state = { stage: 'COMPLETED', plan, steps: [record(lookup!.id, 0), record(detections!.id, 0)] } as unknown as PlanningState;
+    expect(emptyAnswerNote(state)).toBe(
+      'Nothing matched: step 1.2 (contaminants-detected) with date_from="2026-11-23", date_to="2026-11-23", facility_id from step 1.1 (0 rows) returned no rows.',
+    );
+    const lines = renderResult({ workflowId: 'w', stage: 'COMPLETED', planVersion: 1, steps: [], answer_note: emptyAnswerNote(state) });
+    expect(lines.at(-1)).toBe(`Answer: ${emptyAnswerNote(state)}`);
+  });
+
+  test('an answer with rows, or a run not completed, has no note', () => {
+    expect(emptyAnswerNote({ stage: 'COMPLETED', plan, steps: [record(lookup!.id, 1), record(detections!.id, 3)] } as unknown as PlanningState)).toBeNull();
+    expect(emptyAnswerNote({ stage: 'EXECUTING', plan, steps: [record(lookup!.id, 0), record(detections!.id, 0)] } as unknown as PlanningState)).toBeNull();
   });
 });

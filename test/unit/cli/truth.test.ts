@@ -57,6 +57,7 @@ describe('terminalSafe', () => {
       approval: null,
       warnings: [evil],
       failure: { type: 'X', code: 'PLAN-008', message: evil, hint: evil },
+      answer_note: evil,
     };
     const lines = [
       ...renderState(view),
