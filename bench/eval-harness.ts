@@ -3,11 +3,14 @@
  * configured) and the CI smoke test (test/temporal/eval-smoke.test.ts, scripted LLM server): the golden set's
  * format, one goal carried through a whole planning run, the judgement of its outcome, the totals and the table.
  *
- * Figures come from the run itself: its final state (stage, plan, missing capabilities, budget) and its event
- * history (every planning activity's duration and the LLM calls its result or failure reports).
+ * Figures come from the run itself: its final state (stage, plan, missing capabilities, budget, each completed
+ * step's result, read back from the content store) and its event history (every planning activity's duration and
+ * the LLM calls its result or failure reports). The answer a run returns is graded against its goal's gold calls,
+ * executed beforehand (bench/eval-gold.ts, bench/eval-scoring.ts). Every run plans on the same pinned day.
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
@@ -18,7 +21,18 @@ import { readFailure, type PlanFailure } from '../src/api/failures';
 import { flattenSteps, type PlanStatus } from '../src/domain/plan';
 import { LlmCallUsageSchema, type LlmCallUsage } from '../src/domain/llm-calls';
 import { planningWorkflow } from '../src/workflows';
+import { projectRoot } from '../src/project-root';
+import type { GoldData } from './eval-gold';
+import { constraintCoverage, goldShape, gradeAnswer, GoldSchema, multisetF1, planShape, planValid, unverifiedIdLiterals, type RunStepData } from './eval-scoring';
 import { round } from './figures';
+
+/** The eval's pinned day: the waste data is generated for it, and every run plans as of its noon (UTC). */
+export const EVAL_DAY = '2026-06-10';
+export const EVAL_NOW = `${EVAL_DAY}T12:00:00Z`;
+/** The folders the eval's goals read: `notes` (the files catalog) and the workspace goals' folders. */
+export const EVAL_FIXTURES = path.join(projectRoot(), 'bench/eval-fixtures');
+/** The folder the `files` catalog's MCP server serves: "${ROOT}" in its goals' gold params. */
+export const EVAL_NOTES = path.join(EVAL_FIXTURES, 'notes');
 
 export const GoalKindSchema = z.enum(['feasible', 'partial', 'impossible', 'vague']);
 export type GoalKind = z.output<typeof GoalKindSchema>;
@@ -38,6 +52,18 @@ export const GoldenGoalSchema = z
     expected_missing: z.array(z.array(z.string().min(1)).min(1)).default([]),
     /** How the harness answers a clarification question. */
     answer: z.union([z.object({ option: z.number().int().min(1) }).strict(), z.object({ text: z.string().min(1) }).strict()]).optional(),
+    /** A workspace goal's folder, relative to the project root: the run's constraints.workspace_root. */
+    workspace: z
+      .string()
+      .max(300)
+      .regex(/^(?!\/)(?!(.*\/)?\.\.(\/|$)).+$/, 'must be a folder relative to the project root, without ..')
+      .optional(),
+    /** The gold plan and answer (bench/eval-scoring.ts); without it the answer is not graded (impossible goals need none). */
+    gold: GoldSchema.optional(),
+    /** Values the plan's params must carry somewhere (constraint coverage). */
+    constraints: z.array(z.string().min(1).max(200)).max(30).default([]),
+    /** Kept out of tuning: reported apart in totals.held_out. */
+    held_out: z.boolean().default(false),
   })
   .strict()
   .refine((g) => (g.kind === 'partial' || g.kind === 'impossible') === g.expected_missing.length > 0, {
@@ -48,12 +74,18 @@ export type GoldenGoal = z.output<typeof GoldenGoalSchema>;
 
 export const GoldenSetSchema = z.object({ about: z.string(), goals: z.array(GoldenGoalSchema).min(1).max(200) }).strict();
 
-export function loadGoldenSet(file: string): GoldenGoal[] {
-  const set = GoldenSetSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
-  const ids = set.goals.map((g) => g.id);
+/** The goals of one or more golden-set files, in order; a goal id may appear once across them all. */
+export function loadGoldenSet(...files: string[]): GoldenGoal[] {
+  const goals = files.flatMap((file) => GoldenSetSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).goals);
+  const ids = goals.map((g) => g.id);
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (duplicate) throw new Error(`golden set ${file}: goal id "${duplicate}" appears twice`);
-  return set.goals;
+  if (duplicate) throw new Error(`golden set ${files.join(', ')}: goal id "${duplicate}" appears twice`);
+  return goals;
+}
+
+/** A workspace goal's root (absolute), as its run and its gold calls use it. */
+export function workspaceRootOf(goal: Pick<GoldenGoal, 'workspace'>): string | undefined {
+  return goal.workspace === undefined ? undefined : path.join(projectRoot(), goal.workspace);
 }
 
 /** One planning activity as the run's history shows it. */
@@ -74,10 +106,26 @@ export interface GoalResult {
   id: string;
   kind: GoalKind;
   goal: string;
-  /** The verdict: the run ended as the golden set says. */
+  catalog: string;
+  held_out: boolean;
+  /** The headline: the run returned the gold answer (see bench/eval-scoring.ts gradeAnswer); null when the goal has no gold. */
+  answer_right: boolean | null;
+  /** Why the answer is or is not right, in a few words. */
+  answer_outcome: string;
+  /** The status verdict: the run ended as the golden set says. */
   expected: boolean;
   /** Why it did or did not, in a few words. */
   outcome: string;
+  /** Share of the goal's constraints found in the plan's params; null when it names none. */
+  constraint_coverage: number | null;
+  /** F1 of the plan's tools (a multiset) against the gold calls'; null without gold. */
+  plan_nodes_f1: number | null;
+  /** F1 of the plan's "tool → tool" dependencies against the gold edges; null without gold. */
+  plan_edges_f1: number | null;
+  /** The plan passed validation (see planValid). */
+  valid: boolean;
+  /** The final plan gives an id param a literal value the user never said. */
+  unverified_id_literal: boolean;
   stage: string;
   plan_status: PlanStatus | null;
   plan_versions: number;
@@ -103,12 +151,30 @@ export interface GoalResult {
   workflow_id: string;
 }
 
-export interface EvalTotals {
+/** The quality figures of a set of goals with a verdict (all, held-out, tuning, one catalog). */
+export interface QualityTotals {
   /** Goals with a verdict (interrupted ones left out). */
   goals: number;
-  interrupted: number;
+  /** Goals whose answer is graded (they have gold, or are impossible). */
+  answer_graded: number;
+  answer_right: number;
+  /** The headline: share of the graded goals whose run returned the right answer. */
+  share_answer_right: number | null;
   expected: number;
-  share_expected: number;
+  /** The status verdict's share (the eval's headline before answers were graded). */
+  share_expected: number | null;
+  mean_constraint_coverage: number | null;
+  mean_plan_nodes_f1: number | null;
+  mean_plan_edges_f1: number | null;
+  share_valid: number | null;
+  /** Runs that COMPLETED with a made-up id literal in their plan. */
+  runs_completed_with_unverified_id: number;
+  /** Goals that are not vague yet made the run ask a question. */
+  clear_goals_asked: number;
+}
+
+export interface EvalTotals extends QualityTotals {
+  interrupted: number;
   /** Expected AND using every expected tool. */
   share_expected_with_tools: number;
   plan_generations: number;
@@ -119,7 +185,10 @@ export interface EvalTotals {
   p90_planning_latency_s: number | null;
   mean_seconds_per_goal: number;
   total_seconds: number;
-  by_kind: Record<string, { goals: number; expected: number }>;
+  by_kind: Record<string, { goals: number; expected: number; answer_right: number }>;
+  by_catalog: Record<string, QualityTotals>;
+  held_out: QualityTotals;
+  tuning: QualityTotals;
 }
 
 const PLANNING_ACTIVITIES = new Set(['analyzeRequirements', 'generatePlan', 'critiquePlan']);
@@ -210,8 +279,13 @@ export interface RunGoalOptions {
   pollMs?: number;
   /** Told the run's handle once it has started (so an interrupted eval can still measure it). */
   onStart?: (handle: WorkflowHandle) => void;
-  /** Reads a value of the planner's content store (LLM transcripts, for `rejections`); without it they stay empty. */
+  /**
+   * Reads a value of the planner's content store: LLM transcripts (for `rejections`; without it they stay empty) and
+   * the results of completed steps too large to be inline in the state (without it such a step has no data).
+   */
   readStored?: (ref: string) => Promise<unknown>;
+  /** The data of the goals' gold calls (executeGold); a goal with gold but none here is not graded. */
+  goldData?: GoldData;
 }
 
 /** A plan generation's refused replies and the error lines each got: from its stored conversation, or its failure's details. */
@@ -232,8 +306,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promise<GoalResult> {
   const started = Date.now();
   const workflowId = `eval-${goal.id}-${started.toString(36)}`;
+  const workspaceRoot = workspaceRootOf(goal);
+  const request = { goal: goal.goal, tool_catalog: goal.catalog, now: EVAL_NOW, ...(workspaceRoot ? { constraints: { workspace_root: workspaceRoot } } : {}) };
   const handle = await options.client.workflow.start(planningWorkflow, {
-    args: [{ request: { goal: goal.goal, tool_catalog: goal.catalog }, options: { ...options.runOptions } }],
+    args: [{ request, options: { ...options.runOptions } }],
     taskQueue: options.taskQueue,
     workflowId,
   });
@@ -261,12 +337,22 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
   }
   const failure = timedOut ? null : await result.catch(() => null);
   const verdict = timedOut ? { expected: false, outcome: `timed out after ${options.timeoutMs / 1000} s` } : undefined;
-  return await measureRun(goal, handle, { started, askedQuestion, failure, readStored: options.readStored, ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}) });
+  return await measureRun(goal, handle, { started, askedQuestion, failure, readStored: options.readStored, goldData: options.goldData, ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}) });
+}
+
+/** The completed steps of a run and the data each returned: inline in the state, else read from the content store. */
+async function completedSteps(state: Pick<PlanningState, 'steps'>, readStored: RunGoalOptions['readStored']): Promise<RunStepData[]> {
+  return await Promise.all(
+    state.steps.flatMap(({ status, tool, result }) =>
+      status === 'COMPLETED' && result ? [(async () => ({ tool, data: 'data' in result ? result.data : await readStored?.(result.ref).catch(() => undefined) }))()] : [],
+    ),
+  );
 }
 
 /**
  * The figures of one run as they stand (a finished run's, or one still going when an eval is interrupted): its
- * state, its planning activities from the history, and the verdict unless one is given.
+ * state, its planning activities from the history, the verdict unless one is given, and its answer and plan graded
+ * against the goal's gold (an interrupted run's answer is not graded).
  */
 export async function measureRun(
   goal: GoldenGoal,
@@ -278,6 +364,7 @@ export async function measureRun(
     verdict?: { expected: boolean; outcome: string };
     stage?: string;
     readStored?: RunGoalOptions['readStored'];
+    goldData?: GoldData;
   },
 ): Promise<GoalResult> {
   const seconds = (Date.now() - facts.started) / 1000;
@@ -289,13 +376,32 @@ export async function measureRun(
   const generations = activities.filter((a) => a.activity === 'generatePlan');
   const rejections = (await Promise.all(generations.map((g) => refusals(g, facts.readStored)))).flat();
   const { failure } = facts;
+  const stage = facts.stage ?? state?.stage ?? 'UNKNOWN';
+  const steps = state ? await completedSteps(state, facts.readStored) : [];
+  const answer =
+    stage === 'INTERRUPTED'
+      ? { answer_right: null, answer_outcome: 'interrupted (no verdict)' }
+      : gradeAnswer(goal, verdict, { stage, steps, goldData: facts.goldData?.get(goal.id) });
+  const shape = planShape(plan);
+  const gold = goal.gold ? goldShape(goal.gold) : undefined;
+  const params = plan ? flattenSteps(plan).map((s) => s.params) : [];
+  // What the user said: the goal and the answers to the run's questions.
+  const userText = [goal.goal, ...(state?.clarifications ?? []).map((c) => c.answer)].join('\n');
   return {
     id: goal.id,
     kind: goal.kind,
     goal: goal.goal,
+    catalog: goal.catalog,
+    held_out: goal.held_out,
+    ...answer,
     expected: verdict.expected,
     outcome: verdict.outcome,
-    stage: facts.stage ?? state?.stage ?? 'UNKNOWN',
+    constraint_coverage: constraintCoverage(goal.constraints, params),
+    plan_nodes_f1: gold ? multisetF1(shape.tools, gold.tools) : null,
+    plan_edges_f1: gold ? multisetF1(shape.edges, gold.edges) : null,
+    valid: state ? planValid(state) : false,
+    unverified_id_literal: unverifiedIdLiterals(params, userText).length > 0,
+    stage,
     plan_status: plan?.status ?? null,
     plan_versions: plan?.version ?? 0,
     steps: plan ? flattenSteps(plan).length : 0,
@@ -328,22 +434,47 @@ function quantile(values: readonly number[], q: number): number | null {
 const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
 const roundOrNull = (n: number | null, digits = 2) => (n === null ? null : round(n, digits));
 
+const share = (part: number, whole: number) => (whole === 0 ? null : round(part / whole, 3));
+const meanOf = (values: readonly (number | null)[]) => roundOrNull(mean(values.filter((v): v is number => v !== null)), 3);
+
+/** The quality figures of goals with a verdict. */
+export function qualityOf(judged: readonly GoalResult[]): QualityTotals {
+  const graded = judged.filter((r) => r.answer_right !== null);
+  const right = graded.filter((r) => r.answer_right).length;
+  const expected = judged.filter((r) => r.expected).length;
+  return {
+    goals: judged.length,
+    answer_graded: graded.length,
+    answer_right: right,
+    share_answer_right: share(right, graded.length),
+    expected,
+    share_expected: share(expected, judged.length),
+    mean_constraint_coverage: meanOf(judged.map((r) => r.constraint_coverage)),
+    mean_plan_nodes_f1: meanOf(judged.map((r) => r.plan_nodes_f1)),
+    mean_plan_edges_f1: meanOf(judged.map((r) => r.plan_edges_f1)),
+    share_valid: share(judged.filter((r) => r.valid).length, judged.length),
+    runs_completed_with_unverified_id: judged.filter((r) => r.stage === 'COMPLETED' && r.unverified_id_literal).length,
+    clear_goals_asked: judged.filter((r) => r.kind !== 'vague' && r.asked_question).length,
+  };
+}
+
+function groupBy<K extends string>(results: readonly GoalResult[], key: (r: GoalResult) => K): Map<K, GoalResult[]> {
+  const groups = new Map<K, GoalResult[]>();
+  for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
+  return groups;
+}
+
 export function summarize(results: readonly GoalResult[], totalSeconds: number): EvalTotals {
   const generations = results.flatMap((r) => r.plan_generations);
-  const expected = results.filter((r) => r.expected).length;
   // A goal still running when the eval was interrupted has no verdict: its planning figures count, its outcome not.
   const judged = results.filter((r) => r.stage !== 'INTERRUPTED');
   const by_kind: EvalTotals['by_kind'] = {};
-  for (const r of judged) {
-    const k = (by_kind[r.kind] ??= { goals: 0, expected: 0 });
-    k.goals += 1;
-    if (r.expected) k.expected += 1;
+  for (const [kind, group] of groupBy(judged, (r) => r.kind)) {
+    by_kind[kind] = { goals: group.length, expected: group.filter((r) => r.expected).length, answer_right: group.filter((r) => r.answer_right).length };
   }
   return {
-    goals: judged.length,
+    ...qualityOf(judged),
     interrupted: results.length - judged.length,
-    expected,
-    share_expected: round(expected / Math.max(1, judged.length), 3),
     share_expected_with_tools: round(judged.filter((r) => r.expected && r.tools_ok).length / Math.max(1, judged.length), 3),
     plan_generations: generations.length,
     mean_llm_calls_per_plan_generation: roundOrNull(mean(generations.map((g) => g.llm_calls)), 3),
@@ -354,6 +485,9 @@ export function summarize(results: readonly GoalResult[], totalSeconds: number):
     mean_seconds_per_goal: roundOrNull(mean(results.map((r) => r.seconds)), 1)!,
     total_seconds: round(totalSeconds, 1),
     by_kind,
+    by_catalog: Object.fromEntries([...groupBy(judged, (r) => r.catalog)].map(([catalog, group]) => [catalog, qualityOf(group)])),
+    held_out: qualityOf(judged.filter((r) => r.held_out)),
+    tuning: qualityOf(judged.filter((r) => !r.held_out)),
   };
 }
 
@@ -361,19 +495,27 @@ function cell(value: unknown): string {
   return String(value ?? '-').replace(/\|/g, '/');
 }
 
-/** A Markdown table: one row per goal, then the totals. */
+const percent = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
+const rightOf = (q: QualityTotals) => `${q.answer_right}/${q.answer_graded} (${percent(q.share_answer_right)})`;
+const yesNo = (b: boolean | null) => (b === null ? '-' : b ? 'yes' : 'NO');
+
+/** A Markdown table: one row per goal (answer right first, the status verdict beside), then the totals. */
 export function renderTable(results: readonly GoalResult[], totals: EvalTotals): string {
-  const header = '| goal | kind | ok | outcome | plan | steps | tools | LLM calls | tokens | plan s | run s |';
-  const rule = '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |';
+  const header = '| goal | kind | answer | expected | outcome | plan | steps | tools | nodes F1 | edges F1 | constraints | LLM calls | tokens | plan s | run s |';
+  const rule = `|${' --- |'.repeat(15)}`;
   const rows = results.map((r) =>
     [
       r.id,
-      r.kind,
-      r.expected ? 'yes' : 'NO',
-      r.outcome,
-      `${r.plan_status ?? '-'} v${r.plan_versions}`,
+      `${r.kind}${r.held_out ? ' (held out)' : ''}`,
+      yesNo(r.answer_right),
+      yesNo(r.expected),
+      r.answer_right === false && r.answer_outcome !== r.outcome ? `${r.outcome}; ${r.answer_outcome}` : r.outcome,
+      `${r.plan_status ?? '-'} v${r.plan_versions}${r.valid ? '' : ' (invalid)'}`,
       r.steps,
       r.tools.join(' ') || '-',
+      r.plan_nodes_f1,
+      r.plan_edges_f1,
+      r.constraint_coverage,
       r.llm_calls,
       r.tokens,
       r.plan_generations.map((g) => g.seconds.toFixed(0)).join('+') || '-',
@@ -383,8 +525,11 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
       .join(' | '),
   );
   const t = totals;
+  const catalogs = Object.entries(t.by_catalog).map(([name, q]) => `${name} ${rightOf(q)}`);
   const summary = [
-    `expected: ${t.expected}/${t.goals} (${(t.share_expected * 100).toFixed(1)}%; with the expected tools ${(t.share_expected_with_tools * 100).toFixed(1)}%)`,
+    `answer right: ${rightOf(t)} of the graded goals; held out ${rightOf(t.held_out)}, tuning ${rightOf(t.tuning)}; by catalog: ${catalogs.join(', ') || '-'}`,
+    `expected (status only): ${t.expected}/${t.goals} (${percent(t.share_expected)}; with the expected tools ${percent(t.share_expected_with_tools)})`,
+    `plan: tools F1 ${t.mean_plan_nodes_f1 ?? '-'}, dependencies F1 ${t.mean_plan_edges_f1 ?? '-'}, constraint coverage ${t.mean_constraint_coverage ?? '-'}, valid ${percent(t.share_valid)}; completed runs with an unverified id: ${t.runs_completed_with_unverified_id}; clear goals that asked a question: ${t.clear_goals_asked}`,
     `mean LLM calls per plan generation: ${t.mean_llm_calls_per_plan_generation ?? '-'} (${t.plan_generations} generations)`,
     `tokens per run: ${t.mean_tokens_per_run}; completion tokens per plan generation: ${t.mean_completion_tokens_per_plan_generation ?? '-'}`,
     `planning latency p50 ${t.p50_planning_latency_s ?? '-'} s, p90 ${t.p90_planning_latency_s ?? '-'} s; ${t.mean_seconds_per_goal} s per goal, ${t.total_seconds} s in all`,
@@ -392,23 +537,48 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
   return [header, rule, ...rows.map((r) => `| ${r} |`), '', ...summary].join('\n');
 }
 
+/** One console line per goal: the answer verdict first, the status verdict beside. */
+export function goalLine(r: GoalResult): string {
+  const gens = r.plan_generations.map((g) => `${g.seconds.toFixed(0)} s/${g.llm_calls} call(s)`).join(', ');
+  const answer = r.answer_right === null ? 'answer -  ' : r.answer_right ? 'answer ok ' : 'answer NO ';
+  const why = r.answer_right === false && r.answer_outcome !== r.outcome ? `; ${r.answer_outcome}` : '';
+  return `${answer} expected ${r.expected ? 'ok' : 'NO'}  ${r.id}: ${r.outcome}${why}; ${r.llm_calls} LLM call(s), ${r.tokens} tokens, ${r.seconds.toFixed(0)} s (plan: ${gens || '-'})`;
+}
+
 /** A goal still running when the eval stops: its figures so far, no verdict. */
 export async function measureInterrupted(goal: GoldenGoal, handle: WorkflowHandle, started: number, readStored?: RunGoalOptions['readStored']): Promise<GoalResult> {
   return await measureRun(goal, handle, { started, askedQuestion: false, failure: null, verdict: { expected: false, outcome: 'interrupted (no verdict)' }, stage: 'INTERRUPTED', readStored });
 }
 
-/** The JSON an eval writes: what was run against what, under which conditions, the totals and every result. */
-export function evalReport(meta: { llm: unknown; goals_file: string; selected: string[]; started: number; note?: string }, results: readonly GoalResult[]) {
+/** The section an eval writes for its planner: what was run against what, under which conditions, the totals and every result. */
+export function evalReport(meta: { llm: unknown; goals_files: string[]; selected: string[]; started: number; note?: string }, results: readonly GoalResult[]) {
   const totals = summarize(results, (Date.now() - meta.started) / 1000);
   return {
     created_at: new Date().toISOString(),
     ...(meta.note ? { note: meta.note } : {}),
     llm: meta.llm,
-    goals_file: meta.goals_file,
+    goals_files: meta.goals_files,
+    today: EVAL_DAY,
     selected: meta.selected,
     finished: results.length === meta.selected.length && totals.interrupted === 0,
     conditions: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => round(l)), node: process.version },
     totals,
     results,
   };
+}
+
+/** The planner label of an eval: its model, or "ranking" without an LLM. */
+export function plannerLabel(llm: { model: string } | undefined): string {
+  return llm?.model ?? 'ranking';
+}
+
+const EvalResultsFileSchema = z.object({ about: z.string(), planners: z.record(z.string(), z.unknown()) }).strict();
+
+const RESULTS_ABOUT =
+  'Results of `npm run eval` (bench/eval.ts), one section per planner: the configured model, or "ranking" without an LLM (--label names another). A run replaces only its own section.';
+
+/** The results file's text with `label`'s section set to `section`, every other planner's kept as it was. */
+export function withPlannerSection(existing: string | undefined, label: string, section: unknown): string {
+  const file = existing === undefined ? { about: RESULTS_ABOUT, planners: {} } : EvalResultsFileSchema.parse(JSON.parse(existing));
+  return `${JSON.stringify({ about: file.about, planners: { ...file.planners, [label]: section } }, null, 2)}\n`;
 }

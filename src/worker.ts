@@ -268,10 +268,11 @@ function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImp
 
 /**
  * The tool packs this worker serves by default: the waste-management demo pack (PGlite, or DATABASE_URL; opened by
- * its first query), the workspace-context tool over PLANNER_WORKSPACE_ROOT (default: the current folder), and one
- * pack per MCP server configured in planner.config.json (PLANNER_CONFIG overrides the path).
+ * its first query; its data generated around `today`, default the current date), the workspace-context tool over
+ * PLANNER_WORKSPACE_ROOT (default: the current folder), and one pack per MCP server configured in
+ * planner.config.json (PLANNER_CONFIG overrides the path).
  */
-export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[]> {
+export async function defaultToolPacks(config: PlannerConfig, options: { today?: string | Date } = {}): Promise<ToolPack[]> {
   const mcpConfig = loadPlannerConfig(config.configFile, { required: config.configFile !== undefined });
   let mcp: ToolPack[] = [];
   if (Object.keys(mcpConfig.mcpServers).length > 0) {
@@ -282,7 +283,7 @@ export async function defaultToolPacks(config: PlannerConfig): Promise<ToolPack[
     mcp = await createMcpPacks(mcpConfig);
   }
   return [
-    createLazyWastePack({ today: new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
+    createLazyWastePack({ today: options.today ?? new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
     createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),
     ...mcp,
   ];

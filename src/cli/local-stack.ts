@@ -55,12 +55,13 @@ export interface RunningWorkers {
 
 /**
  * Registers missing search attributes, then creates the planner worker serving the default tool packs: on its own
- * queue (config.toolQueues `planner`, the default), or with a tool worker per pack queue (`split`).
+ * queue (config.toolQueues `planner`, the default), or with a tool worker per pack queue (`split`). `today` is the
+ * day the waste pack's data is generated around (default: the current date; the eval pins one).
  */
 export async function startWorkers(
   target: TemporalTarget,
   config: PlannerConfig,
-  options: { taskQueue?: string; toolQueues?: ToolQueues; warn?: (line: string) => void } = {},
+  options: { taskQueue?: string; toolQueues?: ToolQueues; warn?: (line: string) => void; today?: string | Date } = {},
 ): Promise<RunningWorkers> {
   const admin = await Connection.connect(target.connectionOptions);
   try {
@@ -73,7 +74,7 @@ export async function startWorkers(
   const workers = await createLocalWorkers({
     connection,
     namespace: target.namespace,
-    packs: await defaultToolPacks(config),
+    packs: await defaultToolPacks(config, { today: options.today }),
     taskQueue: options.taskQueue,
     toolQueues: options.toolQueues ?? config.toolQueues,
     config,

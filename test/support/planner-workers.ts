@@ -88,14 +88,15 @@ export async function recordHistory(handle: WorkflowHandle, name: string): Promi
 }
 
 /**
- * A waste pack and a client for one test file: opened before its tests, closed after. Read them through the
- * returned getters inside tests (they exist only once beforeAll has run).
+ * A waste pack (its data generated around `today`, default the current date) and a client for one test file:
+ * opened before its tests, closed after. Read them through the returned getters inside tests (they exist only once
+ * beforeAll has run).
  */
-export function useWastePackAndClient(): { pack: () => WastePack; client: () => Client } {
+export function useWastePackAndClient(today: string | Date = new Date()): { pack: () => WastePack; client: () => Client } {
   let pack: WastePack | undefined;
   let client: Client | undefined;
   beforeAll(async () => {
-    pack = await createWastePack({ today: new Date() });
+    pack = await createWastePack({ today });
     client = await connectClient();
   });
   afterAll(async () => {

@@ -1,11 +1,14 @@
 /**
  * The eval harness (bench/eval-harness.ts) on its smoke goals, against the scripted chat-completions server: every
- * goal goes through a whole planning run on the real dev server, and the figures come from the run's state and
- * history. The scripted model plans each smoke goal as a good model would, so the harness must report them all as
- * expected, one LLM call per plan generation; a wrong status or unnamed missing capability is judged a miss.
+ * goal goes through a whole planning run on the real dev server (planning as of the eval's pinned day, over waste
+ * data seeded for it), and the figures come from the run's state and history. The scripted model plans each smoke
+ * goal as a good model would, so the harness must report them all as expected and with the golden set's gold answer,
+ * one LLM call per plan generation; a wrong status or unnamed missing capability is judged a miss.
  */
 import path from 'node:path';
-import { judge, loadGoldenSet, runGoal, summarize, type GoalResult, type GoldenGoal } from '../../bench/eval-harness';
+import { executeGold } from '../../bench/eval-gold';
+import { EVAL_DAY, judge, loadGoldenSet, runGoal, summarize, type GoalResult, type GoldenGoal } from '../../bench/eval-harness';
+import { rowsOf } from '../../bench/eval-scoring';
 import { projectRoot } from '../../src/project-root';
 import { LocalContentStore } from '../../src/store/content-store';
 import { startTestPlanner, useWastePackAndClient } from '../support/planner-workers';
@@ -15,9 +18,11 @@ const SMOKE = loadGoldenSet(path.join(projectRoot(), 'bench/eval-goals.json')).f
 
 const step = (title: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) => ({ title, tool, params, depends_on });
 
+/** Last week as of the eval's pinned day (Wednesday 2026-06-10): Monday to Sunday. */
+const lastWeek = { date_from: '2026-06-01', date_to: '2026-06-07' };
+
 /** The plan draft a good model writes for each smoke goal, told by the goal's words. */
 function planFor(goal: string): Record<string, unknown> {
-  const lastWeek = { date_from: '2026-11-16', date_to: '2026-11-22' };
   const plan = (status: string, steps: ReturnType<typeof step>[], missing: string[] = []) => ({ status, missing_capabilities: missing, steps });
   if (goal.includes('Hannover')) return plan('FEASIBLE', [step('Hannover facilities', 'facilities', { location: 'Hannover' })]);
   if (goal.includes('email')) return plan('PARTIAL', [step('Contaminated shipments', 'shipments', { ...lastWeek, has_contaminants: true })], ['sending email']);
@@ -48,7 +53,7 @@ function reply(body: ChatRequestBody): string {
 }
 
 describe('the eval harness on its smoke goals (scripted LLM)', () => {
-  const fixtures = useWastePackAndClient();
+  const fixtures = useWastePackAndClient(EVAL_DAY);
   let llm: ScriptedLlmServer;
   beforeAll(async () => {
     llm = await startScriptedLlmServer({ reply });
@@ -57,23 +62,34 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     await llm.close();
   });
 
-  it('carries every smoke goal through a run and reports them all as expected, one LLM call per plan generation', async () => {
+  it('carries every smoke goal through a run and reports them all as expected and with the gold answer, one LLM call per plan generation', async () => {
     expect(SMOKE.map((g) => g.kind).sort()).toEqual(['feasible', 'feasible', 'impossible', 'partial', 'vague']);
+    expect(SMOKE.filter((g) => !g.gold)).toEqual([]);
+    const goldData = await executeGold(SMOKE, [fixtures.pack()]);
     const planner = await startTestPlanner(fixtures.pack(), { prefix: 'eval', env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' } });
+    const store = new LocalContentStore(planner.storeDir);
     const results: GoalResult[] = [];
     try {
-      for (const goal of SMOKE) results.push(await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200 }));
+      for (const goal of SMOKE) {
+        results.push(await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200, readStored: (ref) => store.get(ref), goldData }));
+      }
     } finally {
       await planner.stop();
     }
-    expect(results.map((r) => [r.id, r.expected, r.outcome])).toEqual(SMOKE.map((g) => [g.id, true, expect.any(String)]));
+    expect(results.map((r) => [r.id, r.answer_right, r.expected, r.answer_outcome])).toEqual(SMOKE.map((g) => [g.id, true, true, expect.any(String)]));
+    expect(results.map((r) => [r.plan_nodes_f1, r.plan_edges_f1, r.constraint_coverage, r.valid, r.unverified_id_literal])).toEqual(
+      SMOKE.map((g) => [1, 1, g.constraints.length > 0 ? 1 : null, true, false]),
+    );
+    // Every gold call returned rows: a right answer is rows the run returned too, not two empty sets.
+    expect(SMOKE.flatMap((g) => goldData.get(g.id)!.map((data) => rowsOf(data).length)).every((rows) => rows > 0)).toBe(true);
     expect(results.find((r) => r.kind === 'vague')!.asked_question).toBe(true);
     expect(results.find((r) => r.kind === 'impossible')).toMatchObject({ stage: 'FAILED', plan_status: 'IMPOSSIBLE', steps: 0 });
     expect(results.find((r) => r.kind === 'partial')).toMatchObject({ stage: 'COMPLETED', plan_status: 'PARTIAL', tools: ['shipments'] });
     // Analysis (twice for the vague goal: before and after its answer), plan and pre-mortem are the LLM calls.
     for (const r of results) expect(r.activities.map((a) => a.activity)).toContain('generatePlan');
     const totals = summarize(results, 1);
-    expect(totals).toMatchObject({ goals: SMOKE.length, expected: SMOKE.length, share_expected: 1, plan_generations: SMOKE.length, mean_llm_calls_per_plan_generation: 1 });
+    expect(totals).toMatchObject({ goals: SMOKE.length, answer_graded: SMOKE.length, share_answer_right: 1, expected: SMOKE.length, share_expected: 1, clear_goals_asked: 0 });
+    expect(totals).toMatchObject({ plan_generations: SMOKE.length, mean_llm_calls_per_plan_generation: 1 });
     expect(totals.mean_tokens_per_run).toBeGreaterThan(0);
     expect(totals.p50_planning_latency_s).not.toBeNull();
     expect(results.reduce((sum, r) => sum + r.llm_calls, 0)).toBe(llm.calls);
@@ -102,7 +118,18 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
   });
 
   it('judges a wrong status, an unnamed missing capability and an unfinished run as misses', () => {
-    const goal = (g: Partial<GoldenGoal>): GoldenGoal => ({ id: 'x', kind: 'partial', goal: 'x', catalog: 'waste', smoke: false, expected_tools: [], expected_missing: [['email', 'mail']], ...g });
+    const goal = (g: Partial<GoldenGoal>): GoldenGoal => ({
+      id: 'x',
+      kind: 'partial',
+      goal: 'x',
+      catalog: 'waste',
+      smoke: false,
+      expected_tools: [],
+      expected_missing: [['email', 'mail']],
+      constraints: [],
+      held_out: false,
+      ...g,
+    });
     const plan = (status: 'FEASIBLE' | 'PARTIAL' | 'IMPOSSIBLE', missing: string[]) => ({ status, missing_capabilities: missing }) as never;
     expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('PARTIAL', ['Sending E-Mail']) }).expected).toBe(true);
     expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('FEASIBLE', []) })).toEqual({ expected: false, outcome: 'plan FEASIBLE, expected PARTIAL (COMPLETED)' });

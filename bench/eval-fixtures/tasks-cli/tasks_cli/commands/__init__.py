@@ -1,0 +1,1 @@
+"""One module per subcommand; each exposes run_<name>(store, ...) returning an exit code."""
