@@ -104,11 +104,10 @@ const ITEM_FIELD_TEMPLATE = /^\$\{step\[(\d+)\]\.data\.(\*\.)?([A-Za-z_]\w*)\}$/
 const takesList = (schema: unknown) => isRecord(schema) && (schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')));
 
 /**
- * Reads of a list's items that say what they mean in the wrong form, mended: `${step[0].data.*.id}` in a param that
- * takes one value means the one item the model expects ("the sorting center in Leipzig"), so it reads the first
- * item; `${step[0].data.id}` when step 0's data is a list of items with an `id` reads the first item's (one value) or
- * every item's (a list param). The plan's assumptions say what was read. Small models write these by habit and,
- * corrected, tend to give the whole plan up.
+ * A read of a list's items in the wrong form, mended: `${step[0].data.id}` when step 0's data is a list of items with
+ * an `id` means every item's id, `${step[0].data.*.id}` (a param that takes one value then runs the step once per
+ * id: ./fan-out). The plan's assumptions say what was read. Small models write this by habit and, corrected, tend to
+ * give the whole plan up.
  */
 function mendedItemReads(
   params: Record<string, unknown>,
@@ -125,11 +124,10 @@ function mendedItemReads(
     const [, step, star, field] = match;
     const result = resultOf(Number(step));
     const itemsHaveField = result?.type === 'array' && isRecord(result.items) && isRecord(result.items.properties) && field! in result.items.properties;
-    const list = takesList(param);
-    if (star ? list : !itemsHaveField) continue;
-    out[name] = list ? `\${step[${step}].data.*.${field}}` : `\${step[${step}].data[0].${field}}`;
-    const read = list ? `every item's ${field}` : `the first item's ${field}`;
-    assumptions.push(`step ${stepId} reads ${String(out[name])}, ${read} of step 1.${Number(step) + 1}'s result: ${name} takes ${list ? 'a list' : 'one value'}`);
+    if (star || !itemsHaveField) continue;
+    out[name] = `\${step[${step}].data.*.${field}}`;
+    const once = takesList(param) ? '' : `, one call per item (${name} takes one value)`;
+    assumptions.push(`step ${stepId} reads ${String(out[name])}, every item's ${field} of step 1.${Number(step) + 1}'s result${once}`);
   }
   return { params: out, assumptions };
 }

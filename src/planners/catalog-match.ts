@@ -92,7 +92,8 @@ export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSc
 }
 
 /**
- * Boolean filters named by a word just before the tool's noun, e.g. "contaminated shipments". `tokens` in goal order
+ * Boolean filters named by a word just before the tool's noun ("contaminated shipments") or after it and "with"
+ * ("shipments with contaminants"). `tokens` in goal order
  * (as tokenize gives them). Allocates nothing but its answer: one plan's activities call it about fifty times, and
  * on a cold worker (code not yet optimized) its lookups were one of the larger sources of short-lived objects.
  */
@@ -109,12 +110,19 @@ function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSp
       for (let b = 0; b < booleans.length; b++) {
         const { param, stems } = booleans[b]!;
         // The two words before the noun in the goal: in order, they are among the two tokens before it.
-        const modifier = wordBefore(tokens, i, noun.pos - 2, stems) ?? wordBefore(tokens, i, noun.pos - 1, stems);
+        const modifier = wordBefore(tokens, i, noun.pos - 2, stems) ?? wordBefore(tokens, i, noun.pos - 1, stems) ?? wordAfterWith(tokens, i, stems);
         if (modifier) out.push({ tool: tool.name, param, token: modifier });
       }
     }
   }
   return out;
+}
+
+/** "shipments with contaminants": the word after "with" just after the noun at index `i`, if its stem is one of `stems`. */
+function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): Token | undefined {
+  const next = tokens[i + 1];
+  const word = tokens[i + 2];
+  return next?.lower === 'with' && word && word.pos === next.pos + 1 && stems.has(word.stem) ? word : undefined;
 }
 
 /** The token at goal position `pos` among the two before index `i`, if its stem is one of `stems`. */

@@ -21,14 +21,18 @@ function usedTools(plan: Pick<Plan, 'tasks'>, catalog: readonly ToolSpec[]): Too
   return catalog.filter((t) => steps.some((s) => s.tool === t.name));
 }
 
+/** Whether one of `tools` does the action: its verb ("gather the code") is a word the tool is known by ("Gathers …"). */
+export function actionDoneBy(action: string, tools: readonly ToolSpec[]): boolean {
+  const verb = stems(action)[0];
+  return verb === undefined || tools.some((t) => toolTerms(t).vocabulary.has(verb));
+}
+
 /** The goal's actions that no step's tool does and the plan does not name as missing (by the action's verb). */
 export function uncoveredActions(plan: Pick<Plan, 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
   if (flattenSteps(plan).some((s) => s.action !== 'tool_call')) return [];
-  const accounted = new Set([...plan.missing_capabilities.flatMap(stems), ...usedTools(plan, catalog).flatMap((t) => [...toolTerms(t).vocabulary])]);
-  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => {
-    const verb = stems(action)[0];
-    return verb !== undefined && !accounted.has(verb);
-  });
+  const named = new Set(plan.missing_capabilities.flatMap(stems));
+  const used = usedTools(plan, catalog);
+  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !named.has(stems(action)[0] ?? '') && !actionDoneBy(action, used));
 }
 
 /**

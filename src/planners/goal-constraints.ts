@@ -33,6 +33,21 @@ const describedAs = (param: string, schema: JsonSchema, stems: readonly string[]
   return stems.some((s) => words.has(s));
 };
 
+/** Values a free-text param names as its examples: `examples`, or "e.g. lead, asbestos, PCB" in its description. */
+function exampleValues(schema: JsonSchema): string[] {
+  const listed = Array.isArray(schema.examples) ? schema.examples.filter((e): e is string => typeof e === 'string') : [];
+  const described = typeof schema.description === 'string' ? /\b(?:e\.g\.|such as|for example)\s*([^.;()]+)/i.exec(schema.description)?.[1] : undefined;
+  return [...listed, ...(described?.split(/,|\bor\b/).map((v) => v.trim()).filter((v) => v.length > 1 && !/\s/.test(v)) ?? [])];
+}
+
+/** The value `token` names among a param's enum, or among the examples of a free-text param ("lead" for contaminant). */
+function knownValue(schema: JsonSchema, token: Token): string | undefined {
+  const fromEnum = matchingEnum(schema, token);
+  if (fromEnum !== undefined || !isText(schema) || isIdParam('', schema)) return fromEnum;
+  // Only a lower-case word: a capitalised one is a place or a name, found as such below.
+  return token.text === token.lower ? exampleValues(schema).find((v) => v.toLowerCase() === token.lower) : undefined;
+}
+
 /** Params that take a date bound: by name, or by a date format. */
 export function isDateParam(param: string, schema: JsonSchema): boolean {
   return DATE_FROM.test(param) || DATE_TO.test(param) || ((schema.format === 'date' || schema.format === 'date-time') && /date|from|to|since|until/.test(param));
@@ -48,8 +63,8 @@ export function isNameParam(param: string, schema: JsonSchema): boolean {
   return isText(schema) && !isIdParam(param, schema) && !/path/i.test(param) && describedAs(param, schema, ['name', 'company', 'person']);
 }
 
-const AMOUNT = /\b(at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
-const AT_MOST = /^(at most|less than|under|below|up to|maximum of|max\.?)$/i;
+const AMOUNT = /\b(at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
+const AT_LEAST = /^(at least|more than|over|above|minimum of|min\.?)$/i;
 
 /** Where in the goal's tokens the text at character `index` begins. */
 function tokenPos(goal: string, index: number): number {
@@ -90,11 +105,11 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
 
   const seenValues = new Set<string>();
   for (const token of tokens) {
-    const takers = paramsOf(catalog, (_, s) => matchingEnum(s, token) !== undefined);
-    const value = takers[0] ? matchingEnum(takers[0].schema, token)! : undefined;
+    const takers = paramsOf(catalog, (_, s) => knownValue(s, token) !== undefined);
+    const value = takers[0] ? knownValue(takers[0].schema, token)! : undefined;
     if (value === undefined || seenValues.has(value)) continue;
     seenValues.add(value);
-    out.push({ kind: 'value', words: token.text, values: [value], params: names(takers.filter((t) => matchingEnum(t.schema, token) === value)), at: token.pos });
+    out.push({ kind: 'value', words: token.text, values: [value], params: names(takers.filter((t) => knownValue(t.schema, token) === value)), at: token.pos });
   }
 
   // A word naming a boolean filter before a tool's noun: "contaminated shipments" → has_contaminants = true.
@@ -129,17 +144,24 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
     const [, direction, number, unit] = m;
     const unitStem = contentStems(unit!)[0];
     if (!unitStem || periodTokens.has(tokenPos(goal, m.index! + m[0].indexOf(number!)))) continue;
-    const atMost = direction !== undefined && AT_MOST.test(direction.trim());
+    // "at least 100" fills a minimum, "at most 100" a maximum; a bare "100 tons" either.
+    const bound = direction === undefined ? undefined : AT_LEAST.test(direction.trim()) ? 'min' : 'max';
     const takers = paramsOf(catalog, (p, s) => {
       if (s.type !== 'number' && s.type !== 'integer') return false;
       const stems = identifierStems(p);
       if (!describedAs(p, s, [unitStem])) return false;
-      // "at least 100" fills a minimum, "at most 100" a maximum; a param of neither kind takes either.
-      return atMost ? !stems.includes('min') : !stems.includes('max');
+      return bound === undefined || !stems.includes(bound === 'min' ? 'max' : 'min');
     });
     if (takers.length > 0) out.push({ kind: 'amount', words: m[0].trim(), values: [number!], params: names(takers), at: tokenPos(goal, m.index!) });
   }
   return out.sort((a, b) => a.at - b.at);
+}
+
+/** A constraint's value as `schema` takes it: `true` for a flag, a number for an amount, else the text. */
+export function typedValue(schema: JsonSchema | undefined, value: string): unknown {
+  if (schema?.type === 'boolean') return value === 'true';
+  if (schema?.type === 'number' || schema?.type === 'integer') return Number(value);
+  return value;
 }
 
 /** What validation grounds a plan of `request` on, over the tools the request may use. */

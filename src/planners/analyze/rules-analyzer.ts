@@ -116,6 +116,9 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
   if (findLocations(tokens).length > 0) return { step: 'Find records by location' };
   const words = contentTokens(tokens);
   if (words.length === 0 || words.every((w) => PRESENTATION_VERBS.has(w.lower))) return undefined;
+  // A clause that only states a constraint ("within 2000 tokens") asks for no action of its own.
+  const constrained = new Set(goalConstraints(clause, nowIso, catalog).flatMap((c) => tokenize(c.words).map((t) => t.lower)));
+  if (constrained.size > 0 && words.every((w) => constrained.has(w.lower))) return undefined;
   const text = clause
     .replace(/\$\{[^}]*\}?/g, 'a value')
     .replace(/\b\d{4}-\d{2}-\d{2}\b/g, 'a date')

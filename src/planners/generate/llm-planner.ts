@@ -21,6 +21,7 @@ import { planReplySchema } from '../../llm/reply-schemas';
 import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 import { groundingOf } from '../goal-constraints';
+import { groundedPlan } from '../ground-plan';
 
 /** Low but not zero for a fresh plan; a refinement must change only what the feedback asks, so 0. */
 export const PLAN_TEMPERATURE = 0.1;
@@ -68,7 +69,8 @@ export class LlmPlanner implements Planner {
       goal: request.goal,
       metadata: { planner: 'llm', model: this.client.model, temperature, created_at: stamp.created_at },
     };
-    const context: ValidationContext = { catalog, constraints: request.constraints, grounding: groundingOf(request, catalog) };
+    const grounding = groundingOf(request, catalog);
+    const context: ValidationContext = { catalog, constraints: request.constraints, grounding };
     const temporal_references = temporalReferencesFor(effectiveGoal(request), request.now, requirements.temporal_references);
     const allowed = request.constraints.allowed_tools;
     const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
@@ -83,7 +85,7 @@ export class LlmPlanner implements Planner {
       schema: planReplySchema(tools, request.constraints.max_steps),
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
-        const parsed = withActionsAccounted(parsePlanReply(text, planStamp, catalog), request, catalog);
+        const parsed = groundedPlan(withActionsAccounted(parsePlanReply(text, planStamp, catalog), request, catalog), grounding, catalog);
         const leftOut = namedToolsLeftOut(parsed, request, tools);
         const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];
         if (issues.length > 0) throw new PlanValidationError(issues);

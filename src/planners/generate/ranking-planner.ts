@@ -14,14 +14,13 @@ import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import type { JsonSchema } from '../../domain/json-schema';
 import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import { tokenize } from '../../domain/words';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
-import { DATE_FROM, DATE_TO, goalConstraints } from '../goal-constraints';
+import { DATE_FROM, DATE_TO, goalConstraints, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
-import { providedBy } from '../coverage';
+import { actionDoneBy, providedBy } from '../coverage';
 interface Candidate {
   tool: ToolSpec;
   score: number;
@@ -79,13 +78,6 @@ function takers(c: Candidate, constraint: GoalConstraint): string[] {
   return paramSchemas(c.tool).flatMap(([p]) => (constraint.params.includes(`${c.tool.name}.${p}`) && !(p in c.params) ? [p] : []));
 }
 
-/** A constraint's value as `schema` takes it: `true` for a flag, a number for an amount, else the text. */
-function typedValue(schema: JsonSchema | undefined, value: string): unknown {
-  if (schema?.type === 'boolean') return value === 'true';
-  if (schema?.type === 'number' || schema?.type === 'integer') return Number(value);
-  return value;
-}
-
 /** Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period) or to the nearest step with dates (several). */
 function bindConstraints(candidates: Candidate[], constraints: readonly GoalConstraint[]) {
   const nearest = (options: Candidate[], at: number) => options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
@@ -133,6 +125,20 @@ function fillRequiredPaths(candidates: readonly Candidate[]) {
   }
 }
 
+/** A param that takes the user's request in words (a tool that ranks or answers by it): the goal is its value. */
+const REQUEST_PARAM = /^(goal|request|question|task|prompt|instruction|objective)$/;
+
+/** Required free-text params that take the request in words get the goal itself, and the plan says so. */
+function fillRequestParams(candidates: readonly Candidate[], goal: string) {
+  for (const c of candidates) {
+    for (const [p, schema] of paramSchemas(c.tool)) {
+      if (!c.tool.required.includes(p) || p in c.params || !REQUEST_PARAM.test(p) || schema.type !== 'string' || schema.enum !== undefined) continue;
+      c.params[p] = goal;
+      c.notes.push(`${c.tool.name}.${p} is the goal as the user wrote it`);
+    }
+  }
+}
+
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
   const order: Candidate[] = [];
   while (order.length < candidates.length) {
@@ -155,7 +161,9 @@ export class RankingPlanner implements Planner {
     const goal = effectiveGoal(request);
     const tokens = tokenize(goal);
     const matched = matchCatalog(tokens, catalog);
-    const constraints = goalConstraints(goal, request.now, catalog);
+    // A constraint inside an action no tool does ("open a Jira ticket") belongs to that action, named missing.
+    const actions = requirements.required_capabilities.filter((c) => !tools.has(c) && !asksForData(c)).map((c) => c.toLowerCase());
+    const constraints = goalConstraints(goal, request.now, catalog).filter((k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase())));
     const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
     // A constraint no chosen tool can apply brings in a tool that can ("in Hannover", "each landfill" → facilities):
@@ -174,6 +182,7 @@ export class RankingPlanner implements Planner {
     const sources = linkCandidates(candidates);
     bindConstraints(candidates, constraints);
     fillRequiredPaths(candidates);
+    fillRequestParams(candidates, goal);
 
     // A required param neither the goal nor an earlier step fills takes its schema's default; a step still lacking
     // one cannot run, nor can the steps that read its data.
@@ -229,8 +238,15 @@ export class RankingPlanner implements Planner {
     const missing = [...new Set([
       // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
       // would contradict the catalog).
-      // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) is answered.
-      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap) && !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) && !(asksForData(cap) && providedBy(cap, chosenTools))),
+      // A clause asking for data that a chosen tool is about ("List the composting sites": facilities), or an action
+      // whose verb a chosen tool does ("Gather the code": workspace-context gathers), is answered.
+      ...requirements.required_capabilities.filter(
+        (cap) =>
+          !chosen.has(cap) &&
+          !dropped.includes(cap) &&
+          !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
+          (fullCatalog.some((t) => t.name === cap) || !(asksForData(cap) ? providedBy(cap, chosenTools) : chosenTools.length > 0 && actionDoneBy(cap, chosenTools))),
+      ),
       ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
       ...unfilled,
     ])];

@@ -76,7 +76,7 @@ describe('planFromDraft', () => {
     expect(PlanSchema.parse(planFromDraft({ ...draft, steps: waits }, stamp, catalog)).tasks[0]!.steps).toHaveLength(3);
   });
 
-  it('mends reads of a list in the wrong form (.* into one value, a field of the list itself) and says so in the assumptions', () => {
+  it('keeps .* into a param that takes one value (one call per item) and mends a field of the list itself to every item\'s, saying so in the assumptions', () => {
     const chain: PlanDraft = {
       status: 'FEASIBLE',
       missing_capabilities: [],
@@ -90,14 +90,13 @@ describe('planFromDraft', () => {
     const plan = PlanSchema.parse(planFromDraft(chain, stamp, catalog));
     expect(plan.tasks[0]!.steps.map((s) => s.params)).toEqual([
       chain.steps[0]!.params,
-      { facility_id: '${step[0].data[0].id}' },
+      { facility_id: '${step[0].data.*.id}' },
       { shipment_ids: '${step[1].data.*.id}' },
-      { shipment_ids: '${step[1].data.*.id}', facility_id: '${step[0].data[0].id}' },
+      { shipment_ids: '${step[1].data.*.id}', facility_id: '${step[0].data.*.id}' },
     ]);
     expect(plan.assumptions).toEqual([
-      "step 1.2 reads ${step[0].data[0].id}, the first item's id of step 1.1's result: facility_id takes one value",
-      "step 1.4 reads ${step[1].data.*.id}, every item's id of step 1.2's result: shipment_ids takes a list",
-      "step 1.4 reads ${step[0].data[0].id}, the first item's id of step 1.1's result: facility_id takes one value",
+      "step 1.4 reads ${step[1].data.*.id}, every item's id of step 1.2's result",
+      "step 1.4 reads ${step[0].data.*.id}, every item's id of step 1.1's result, one call per item (facility_id takes one value)",
     ]);
   });
 

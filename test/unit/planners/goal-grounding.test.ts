@@ -11,6 +11,7 @@ import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { goalConstraints, groundingOf } from '../../../src/planners/goal-constraints';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { WORKSPACE_CATALOG } from '../../../src/tools/workspace';
 import { LIBRARY_CATALOG } from '../../support/library-catalog';
 import { NOW, STAMP, stepsOf } from '../../support/planning';
 
@@ -50,6 +51,20 @@ describe('the constraints of a goal', () => {
     ['List history books by Mary Beard with at least 300 pages', LIBRARY_CATALOG, [['value', 'history'], ['name', 'Mary Beard'], ['amount', '300']]],
   ])('%s', (goal, catalog, expected) => {
     expect(goalConstraints(goal, NOW, catalog).map((c) => [c.kind, c.values.join('/')])).toEqual(expected);
+  });
+
+  test('a lower-case word a free-text param gives as an example ("e.g. lead, asbestos") is a value of that param', () => {
+    expect(goalConstraints('Find lead detections with critical risk from last month', NOW, WASTE_CATALOG).map((c) => [c.kind, c.values.join('/'), c.params.join(',')])).toEqual([
+      ['value', 'lead', 'contaminants-detected.contaminant'],
+      ['value', 'critical', 'contaminants-detected.risk_level'],
+      ['period', '2026-10-01/2026-10-31', expect.stringContaining('contaminants-detected.date_from')],
+    ]);
+  });
+
+  test('"within" or "at most" an amount fills a maximum, "at least" a minimum, whatever the catalog', () => {
+    expect(goalConstraints('Collect the relevant code, at most 1500 tokens', NOW, WORKSPACE_CATALOG).map((c) => [c.kind, c.values[0], c.params])).toEqual([['amount', '1500', ['workspace-context.max_context_tokens']]]);
+    expect(goalConstraints('Context for the list command within 2000 tokens', NOW, WORKSPACE_CATALOG).map((c) => c.values[0])).toEqual(['2000']);
+    expect(goalConstraints('History books with at most 300 pages', NOW, LIBRARY_CATALOG).filter((c) => c.kind === 'amount')).toEqual([]);
   });
 
   test('are only those a param of the catalog can take: no date param, no period', () => {
@@ -163,6 +178,23 @@ describe('the ranking planner binds every constraint it can, and says which it c
     const plan = planOn(goal, WASTE_CATALOG, 'waste');
     expect(plan).toMatchObject({ status: 'PARTIAL', missing_capabilities: ['Phone each site manager to confirm their capacity'] });
     expect(stepsOf(plan)).toEqual([{ tool: 'facilities', params: { type: 'composting' }, depends_on: [] }]);
+  });
+
+  test('"shipments with contaminants" is the flag, as "contaminated shipments" is; a name inside an action no tool does is left to that action', () => {
+    expect(stepsOf(planOn('Shipments with contaminants last week', WASTE_CATALOG, 'waste'))).toEqual([
+      { tool: 'shipments', params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true }, depends_on: [] },
+    ]);
+    const plan = planOn("List this week's rejected inspections and open a Jira ticket for each of them", WASTE_CATALOG, 'waste');
+    expect(plan).toMatchObject({ status: 'PARTIAL', missing_capabilities: ['Open a Jira ticket for each of them'] });
+    expect(stepsOf(plan)).toEqual([{ tool: 'inspections', params: { date_from: '2026-11-23', date_to: '2026-11-23', status: 'rejected' }, depends_on: [] }]);
+  });
+
+  test('a required param that takes the request in words gets the goal; a clause that only states a limit is no missing action', () => {
+    const plan = planOn('Gather the relevant code for a --json flag, at most 1500 tokens', WORKSPACE_CATALOG, 'workspace');
+    expect(plan).toMatchObject({ status: 'FEASIBLE', missing_capabilities: [] });
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'workspace-context', params: { goal: 'Gather the relevant code for a --json flag, at most 1500 tokens', max_context_tokens: 1500 }, depends_on: [] },
+    ]);
   });
 
   test('a goal that asks for no data gets no lookup for a value it happens to name; its missing action keeps the user\'s words', () => {

@@ -193,23 +193,38 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.server.calls).toBe(1);
   });
 
-  it('sends back a city given as an id and a dropped period with the goal\'s words, and takes the plan that looks the facilities up', async () => {
+  it('mends a city given as an id into a lookup and applies the dropped period, in one call, saying so', async () => {
     const goal = 'Which facilities in Hannover received rejected shipments last week?';
     const guessed = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
       { title: 'Rejected shipments', tool: 'shipments', params: { status: 'rejected', facility_id: 'Hannover' }, depends_on: [] },
     ] });
-    const grounded = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
+    await harness.start({ script: [guessed] });
+    const { plan, llm_calls } = await generate({ request: request(goal) });
+
+    expect(llm_calls).toHaveLength(1);
+    expect(plan.tasks[0]!.steps.map((s) => [s.tool, s.params])).toEqual([
+      ['facilities', { location: 'Hannover' }],
+      ['shipments', { status: 'rejected', facility_id: '${step[0].data.*.id}', date_from: '2026-11-16', date_to: '2026-11-22' }],
+    ]);
+    expect(plan.assumptions).toContain('facility_id of step 1.1 was "Hannover", a guess: the ids come from a facilities lookup instead');
+  });
+
+  it('sends back a constraint no step of the reply can take, with the goal\'s words, and takes the plan that applies it', async () => {
+    const goal = 'Which facilities in Hannover received rejected shipments last week?';
+    const partial = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
+      { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
+    ] });
+    const whole = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
       { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
       { title: 'Their rejected shipments', tool: 'shipments', params: { status: 'rejected', facility_id: '${step[0].data.*.id}', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [0] },
     ] });
-    await harness.start({ script: [guessed, grounded] });
+    await harness.start({ script: [partial, whole] });
     const { plan, llm_calls } = await generate({ request: request(goal) });
 
     expect(llm_calls).toHaveLength(2);
     expect(plan.tasks[0]!.steps.map((s) => s.tool)).toEqual(['facilities', 'shipments']);
     const correction = harness.messages(1).at(-1)!.content;
-    expect(correction).toContain('[UNVERIFIED_ID] step 0 ("1.1"): param facility_id is "Hannover"');
-    expect(correction).toContain('call "facilities"');
+    expect(correction).toContain('[UNBOUND_CONSTRAINT] the goal says "rejected", but no step passes "rejected"');
     expect(correction).toContain('[UNBOUND_CONSTRAINT] the goal says "last week", but no step passes "2026-11-16" and "2026-11-22"');
   });
 

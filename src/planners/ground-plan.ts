@@ -1,0 +1,122 @@
+/**
+ * An LLM plan mended to its goal where the mending has one reading, before validation grounds it
+ * (../domain/grounding): an id the model guessed for a param ("FAC-01", "Hannover") becomes a lookup — a first step
+ * calling the tool whose records those ids are, with what the goal says that the tool can filter by (the place, the
+ * type), and a `.*` template — and a constraint of the goal no step applies goes to the first step that can take it
+ * ("last week" to its date params). The plan's assumptions say each mend. A small model, sent back a list of such
+ * issues, tends to give the whole plan up (IMPOSSIBLE); the ranking planner binds the same way from the start.
+ */
+import { isIdParam, idProviders, unboundConstraints, unverifiedIdIssues, type GoalConstraint, type Grounding } from '../domain/grounding';
+import type { JsonSchema } from '../domain/json-schema';
+import { PlanSchema, type Plan, type Step } from '../domain/plan';
+import { complexityOf } from '../domain/plan-draft';
+import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
+import { isRecord } from '../domain/walk';
+import { DATE_FROM, DATE_TO, typedValue } from './goal-constraints';
+
+const TEMPLATE_STEP = /\$\{step\[(\d+)\]/g;
+
+/** `params` with every template's step index moved by `by` (steps were put before them). */
+function shifted(value: unknown, by: number): unknown {
+  if (typeof value === 'string') return value.replace(TEMPLATE_STEP, (_, n: string) => `\${step[${Number(n) + by}]`);
+  if (Array.isArray(value)) return value.map((v) => shifted(v, by));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shifted(v, by)]));
+  return value;
+}
+
+const schemaOf = (tool: ToolSpec, param: string): JsonSchema | undefined => {
+  const schema = tool.parameters.properties?.[param];
+  return isRecord(schema) ? (schema as JsonSchema) : undefined;
+};
+
+/** The params of `tool` that can take `constraint` (for a period, its date bounds) and are not set in `params`. */
+function openParams(tool: ToolSpec, params: Record<string, unknown>, constraint: GoalConstraint): string[] {
+  return Object.keys(tool.parameters.properties ?? {}).filter((p) => constraint.params.includes(`${tool.name}.${p}`) && !(p in params));
+}
+
+/** Sets `constraint` on `params` of `tool` if it can take it; the params it set. */
+function apply(tool: ToolSpec, params: Record<string, unknown>, constraint: GoalConstraint): string[] {
+  const open = openParams(tool, params, constraint);
+  if (constraint.kind === 'period') {
+    const from = open.find((p) => DATE_FROM.test(p));
+    const to = open.find((p) => DATE_TO.test(p));
+    if (!from || !to) return [];
+    const [start, end = start] = constraint.values as [string, string?];
+    params[from] = start;
+    params[to] = end;
+    return [from, to];
+  }
+  const param = open[0];
+  if (param === undefined) return [];
+  params[param] = typedValue(schemaOf(tool, param), constraint.values[0]!);
+  return [param];
+}
+
+export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly ToolSpec[]): Plan {
+  if (plan.tasks.length !== 1 || plan.status === 'IMPOSSIBLE') return plan;
+  const tools = indexCatalog(catalog);
+  const task = plan.tasks[0]!;
+  const notes: string[] = [];
+  const lookups: { tool: ToolSpec; params: Record<string, unknown> }[] = [];
+  /** Per original step: the id params that read a lookup, by lookup index. */
+  const reads = new Map<number, Record<string, number>>();
+
+  task.steps.forEach((step, i) => {
+    const tool = step.tool ? tools.get(step.tool) : undefined;
+    if (step.action !== 'tool_call' || !tool) return;
+    for (const issue of unverifiedIdIssues(step, i, tool, catalog, grounding)) {
+      const param = Object.keys(step.params).find((p) => isIdParam(p, schemaOf(tool, p)) && issue.message.includes(`param ${p} `));
+      const provider = param ? idProviders(param, catalog).find((p) => p.name !== tool.name) : undefined;
+      if (!param || !provider) continue;
+      let at = lookups.findIndex((l) => l.tool === provider);
+      if (at < 0) {
+        const params: Record<string, unknown> = {};
+        const applied = grounding.constraints.filter((k) => k.kind !== 'period' && apply(provider, params, k).length > 0);
+        if (applied.length === 0) continue; // nothing of the goal to look the ids up by
+        at = lookups.push({ tool: provider, params }) - 1;
+      }
+      reads.set(i, { ...reads.get(i), [param]: at });
+      notes.push(`${param} of step ${step.id} was ${JSON.stringify(step.params[param])}, a guess: the ids come from a ${provider.name} lookup instead`);
+    }
+  });
+
+  const by = lookups.length;
+  const steps: Step[] = [
+    ...lookups.map(({ tool, params }): Step => ({
+      id: '',
+      title: `Look up ${tool.name}`,
+      description: tool.description,
+      action: 'tool_call',
+      tool: tool.name,
+      params,
+      depends_on: [],
+      parallel: true,
+      expected_output: `Rows from ${tool.name}`,
+      verification: [],
+    })),
+    ...task.steps.map((step, i): Step => {
+      const own = reads.get(i) ?? {};
+      const params = { ...(shifted(step.params, by) as Record<string, unknown>), ...Object.fromEntries(Object.entries(own).map(([p, at]) => [p, `\${step[${at}].data.*.id}`])) };
+      const depends_on = [...new Set([...step.depends_on.map((d) => d + by), ...Object.values(own)])].sort((a, b) => a - b);
+      return { ...step, params, depends_on };
+    }),
+  ].map((step, i) => (by > 0 ? { ...step, id: `${task.id}.${i + 1}` } : step));
+
+  for (const k of unboundConstraints(steps, grounding.constraints)) {
+    for (const step of steps) {
+      const tool = step.tool ? tools.get(step.tool) : undefined;
+      const set = step.action === 'tool_call' && tool ? apply(tool, step.params, k) : [];
+      if (set.length === 0) continue;
+      notes.push(`"${k.words}" applies to step ${step.id} (${set.map((p) => `${p}=${JSON.stringify(step.params[p])}`).join(', ')})`);
+      break;
+    }
+  }
+  if (notes.length === 0) return plan;
+  return PlanSchema.parse({
+    ...plan,
+    tasks: [{ ...task, steps }],
+    assumptions: [...plan.assumptions, ...notes],
+    complexity: complexityOf(steps.length),
+    estimate: { ...plan.estimate, calls: plan.estimate.calls + by },
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * An LLM plan mended to its goal where the mend has one reading: a guessed id becomes a lookup by what the goal
+ * says, and a constraint no step applies goes to the first step that takes it. On the waste catalog and on a
+ * lending library the rules were not written for.
+ */
+import { flattenSteps, PlanSchema, type Plan, type Step } from '../../../src/domain/plan';
+import { parsePlanningRequest } from '../../../src/domain/request';
+import type { ToolSpec } from '../../../src/domain/tool-spec';
+import { planIssues } from '../../../src/domain/validation';
+import { groundedPlan } from '../../../src/planners/ground-plan';
+import { groundingOf } from '../../../src/planners/goal-constraints';
+import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { LIBRARY_CATALOG } from '../../support/library-catalog';
+import { NOW, STAMP } from '../../support/planning';
+
+function planOf(goal: string, steps: Partial<Step>[]): Plan {
+  return PlanSchema.parse({
+    id: STAMP.id,
+    version: 1,
+    goal,
+    status: 'FEASIBLE',
+    tasks: [{ id: '1', title: 'Answer', steps: steps.map((s, i) => ({ id: `1.${i + 1}`, title: `Step ${i + 1}`, action: 'tool_call', depends_on: [], ...s })) }],
+    complexity: 1,
+    estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 0 },
+    metadata: { planner: 'llm', model: 'm', temperature: 0.1, created_at: NOW },
+  });
+}
+
+function ground(goal: string, catalog: readonly ToolSpec[], steps: Partial<Step>[]) {
+  const grounding = groundingOf(parsePlanningRequest({ goal, trace_id: 't', tool_catalog: 'c', budget: { cost_usd: 1, tokens: 1000, calls: 10 }, now: NOW }), catalog);
+  const plan = groundedPlan(planOf(goal, steps), grounding, catalog);
+  return { plan, steps: flattenSteps(plan).map((s) => ({ id: s.id, tool: s.tool, params: s.params, depends_on: s.depends_on })), issues: planIssues(plan, { catalog, grounding }) };
+}
+
+describe('groundedPlan', () => {
+  test('a guessed facility id becomes a facilities lookup by the goal\'s place and type, read by a .* template; the period goes to the step with dates', () => {
+    const { plan, steps, issues } = ground('Which carriers delivered shipments to the landfill in München last month?', WASTE_CATALOG, [
+      { tool: 'shipments', params: { facility_id: 'FAC-0001', status: 'delivered' } },
+    ]);
+    expect(steps).toEqual([
+      { id: '1.1', tool: 'facilities', params: { type: 'landfill', location: 'München' }, depends_on: [] },
+      { id: '1.2', tool: 'shipments', params: { facility_id: '${step[0].data.*.id}', status: 'delivered', date_from: '2026-10-01', date_to: '2026-10-31' }, depends_on: [0] },
+    ]);
+    expect(issues).toEqual([]);
+    expect(plan.assumptions).toEqual([
+      'facility_id of step 1.1 was "FAC-0001", a guess: the ids come from a facilities lookup instead',
+      '"last month" applies to step 1.2 (date_from="2026-10-01", date_to="2026-10-31")',
+    ]);
+  });
+
+  test('templates and dependencies of the steps after a lookup move with them', () => {
+    const { steps, issues } = ground('Contaminants found in shipments to facilities in Hannover yesterday', WASTE_CATALOG, [
+      { tool: 'shipments', params: { facility_id: 'Hannover', date_from: '2026-11-22', date_to: '2026-11-22' } },
+      { tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+    ]);
+    expect(steps.map((s) => [s.tool, s.params, s.depends_on])).toEqual([
+      ['facilities', { location: 'Hannover' }, []],
+      ['shipments', { facility_id: '${step[0].data.*.id}', date_from: '2026-11-22', date_to: '2026-11-22' }, [0]],
+      ['contaminants-detected', { shipment_ids: '${step[1].data.*.id}' }, [1]],
+    ]);
+    expect(issues).toEqual([]);
+  });
+
+  test('an id the user wrote stays; with nothing of the goal to look an id up by, the guess is left for validation to send back', () => {
+    const given = ground('Shipments to FAC-02 last week', WASTE_CATALOG, [{ tool: 'shipments', params: { facility_id: 'FAC-02', date_from: '2026-11-16', date_to: '2026-11-22' } }]);
+    expect(given.plan.assumptions).toEqual([]);
+    const nothing = ground('Shipments to the big facility last week', WASTE_CATALOG, [{ tool: 'shipments', params: { facility_id: 'FAC-01' } }]);
+    expect(nothing.steps.map((s) => s.tool)).toEqual(['shipments']);
+    expect(nothing.issues.map((i) => i.code)).toEqual(['UNVERIFIED_ID']);
+  });
+
+  test('on the library: a city given as a member id becomes a members lookup, the status joins the loans step', () => {
+    const { steps, issues } = ground('Which loans of members in Leipzig were overdue last month?', LIBRARY_CATALOG, [
+      { tool: 'loans', params: { member_id: 'Leipzig', since: '2026-10-01', until: '2026-10-31' } },
+    ]);
+    expect(steps.map((s) => [s.tool, s.params])).toEqual([
+      ['members', { city: 'Leipzig' }],
+      ['loans', { member_id: '${step[0].data.*.id}', since: '2026-10-01', until: '2026-10-31', status: 'overdue' }],
+    ]);
+    expect(issues).toEqual([]);
+  });
+});
