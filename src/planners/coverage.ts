@@ -9,9 +9,9 @@
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, tokenize } from '../domain/words';
+import { contentTokens, splitClauses, tokenize } from '../domain/words';
 import { matchCatalog, toolTerms } from './catalog-match';
-import { PRESENTATION_VERBS, unmatchedActions } from './analyze/rules-analyzer';
+import { PRESENTATION_VERBS, asksForData, unmatchedActions } from './analyze/rules-analyzer';
 
 const stems = (text: string) => contentTokens(tokenize(text)).filter((t) => !PRESENTATION_VERBS.has(t.lower)).map((t) => t.stem);
 
@@ -52,7 +52,10 @@ export function withActionsAccounted(plan: Plan, request: PlanningRequest, catal
     const { vocabulary } = toolTerms(tool);
     return goalStems.some((s) => vocabulary.has(s));
   };
-  const doNothingAsked = used.length > 0 && missing.length > 0 && matchCatalog(tokenize(goal), catalog).tools.length === 0 && !used.some(knowsGoal);
+  // No clause asks for data or names a tool ("Order 50 new recycling bins"): reading data does nothing asked, even
+  // where a tool knows one of the goal's words ("recycling").
+  const asksNoData = splitClauses(goal).every((clause) => !asksForData(clause) && matchCatalog(tokenize(clause), catalog).tools.length === 0);
+  const doNothingAsked = used.length > 0 && missing.length > 0 && matchCatalog(tokenize(goal), catalog).tools.length === 0 && (asksNoData || !used.some(knowsGoal));
   if (uncovered.length === 0 && !doNothingAsked) return plan;
   const assumptions = [
     ...plan.assumptions,

@@ -2,9 +2,10 @@
  * An LLM plan mended to its goal where the mending has one reading, before validation grounds it
  * (../domain/grounding): an id the model guessed for a param ("FAC-01", "Hannover") becomes a lookup — a first step
  * calling the tool whose records those ids are, with what the goal says that the tool can filter by (the place, the
- * type), and a `.*` template — and a constraint of the goal no step applies goes to the first step that can take it
- * ("last week" to its date params). The plan's assumptions say each mend. A small model, sent back a list of such
- * issues, tends to give the whole plan up (IMPOSSIBLE); the ranking planner binds the same way from the start.
+ * type), and a `.*` template —, a constraint of the goal no step applies goes to the first step that can take it
+ * ("last week" to its date params), and an enum value the goal never names is dropped. The plan's assumptions say
+ * each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
+ * ranking planner binds the same way from the start.
  */
 import { isIdParam, idProviders, unboundConstraints, unverifiedIdIssues, type GoalConstraint, type Grounding } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
@@ -101,6 +102,20 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
       return { ...step, params, depends_on };
     }),
   ].map((step, i) => (by > 0 ? { ...step, id: `${task.id}.${i + 1}` } : step));
+
+  // An enum value the goal never names ("type": "sorting" for "all facilities in Hannover") narrows the answer to
+  // something not asked: dropped. (Values the goal names are its constraints; a value read from data is a template.)
+  const named = new Set(grounding.constraints.flatMap((k) => k.values.map((v) => v.toLowerCase())));
+  for (const step of steps) {
+    const tool = step.tool ? tools.get(step.tool) : undefined;
+    if (step.action !== 'tool_call' || !tool) continue;
+    for (const [param, value] of Object.entries(step.params)) {
+      const schema = schemaOf(tool, param);
+      if (typeof value !== 'string' || !Array.isArray(schema?.enum) || !schema.enum.includes(value) || named.has(value.toLowerCase())) continue;
+      delete step.params[param];
+      notes.push(`${param}=${JSON.stringify(value)} of step ${step.id} was dropped: the goal does not ask for it`);
+    }
+  }
 
   for (const k of unboundConstraints(steps, grounding.constraints)) {
     for (const step of steps) {

@@ -69,6 +69,13 @@ describe('groundedPlan', () => {
     expect(nothing.issues.map((i) => i.code)).toEqual(['UNVERIFIED_ID']);
   });
 
+  test('an enum value the goal never names is dropped, one it names is kept', () => {
+    const { plan, steps } = ground('List all waste facilities in Hannover', WASTE_CATALOG, [{ tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } }]);
+    expect(steps.map((s) => s.params)).toEqual([{ location: 'Hannover' }]);
+    expect(plan.assumptions).toEqual(['type="sorting" of step 1.1 was dropped: the goal does not ask for it']);
+    expect(ground('List the sorting facilities in Hannover', WASTE_CATALOG, [{ tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } }]).plan.assumptions).toEqual([]);
+  });
+
   test('on the library: a city given as a member id becomes a members lookup, the status joins the loans step', () => {
     const { steps, issues } = ground('Which loans of members in Leipzig were overdue last month?', LIBRARY_CATALOG, [
       { tool: 'loans', params: { member_id: 'Leipzig', since: '2026-10-01', until: '2026-10-31' } },

@@ -158,6 +158,16 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(harness.server.calls).toBe(1);
   });
 
+  it('makes a plan that reads data for a goal asking for none IMPOSSIBLE, though its tool knows a word of the goal', async () => {
+    const recycling = JSON.stringify({ status: 'PARTIAL', missing_capabilities: ['ordering bins'], steps: [
+      { title: 'Recycling sites', tool: 'facilities', params: { type: 'recycling', limit: 50 }, depends_on: [] },
+    ] });
+    await harness.start({ script: [recycling] });
+    const { plan } = await generate({ request: request('Order 50 new recycling bins from our supplier') });
+    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', tasks: [] });
+    expect(plan.missing_capabilities).toContain('ordering bins');
+  });
+
   it('makes a plan whose steps do nothing the goal names IMPOSSIBLE, without its steps, and names "bookings" as booking', async () => {
     const facilities = { title: 'Composting sites', tool: 'facilities', params: { type: 'composting' }, depends_on: [] };
     const translate = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [facilities, { ...facilities, depends_on: [0] }] });
