@@ -3,16 +3,19 @@
  * (../domain/grounding): an id the model guessed for a param ("FAC-01", "Hannover") becomes a lookup — a first step
  * calling the tool whose records those ids are, with what the goal says that the tool can filter by (the place, the
  * type), and a `.*` template —, a constraint of the goal no step applies goes to the first step that can take it
- * ("last week" to its date params), and an enum value the goal never names is dropped. The plan's assumptions say
- * each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
+ * ("last week" to its date params), and an optional filter whose value the goal never says is dropped. The plan's
+ * assumptions say each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
  * ranking planner binds the same way from the start.
  */
 import { isIdParam, idProviders, unboundConstraints, unverifiedIdIssues, type GoalConstraint, type Grounding } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
 import { PlanSchema, type Plan, type Step } from '../domain/plan';
 import { complexityOf } from '../domain/plan-draft';
+import { pathParamSchemas } from '../domain/paths';
+import { containsTemplate } from '../domain/templates';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
+import { tokenize } from '../domain/words';
 import { DATE_FROM, DATE_TO, typedValue } from './goal-constraints';
 
 const TEMPLATE_STEP = /\$\{step\[(\d+)\]/g;
@@ -103,15 +106,23 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
     }),
   ].map((step, i) => (by > 0 ? { ...step, id: `${task.id}.${i + 1}` } : step));
 
-  // An enum value the goal never names ("type": "sorting" for "all facilities in Hannover") narrows the answer to
-  // something not asked: dropped. (Values the goal names are its constraints; a value read from data is a template.)
+  // An optional filter whose value the goal never says narrows the answer to something not asked ("type": "sorting"
+  // for "all facilities in Hannover", "contaminant": "none", "limit": 20): dropped. Kept: the goal's own values and
+  // constraints, values read from data (templates), flags, dates, ids (checked above) and paths (where, not what).
   const named = new Set(grounding.constraints.flatMap((k) => k.values.map((v) => v.toLowerCase())));
+  const said = grounding.given_text.toLowerCase();
+  const saidWords = new Set(tokenize(said).map((t) => t.lower));
   for (const step of steps) {
     const tool = step.tool ? tools.get(step.tool) : undefined;
-    if (step.action !== 'tool_call' || !tool) continue;
+    // Only a read's params are filters; what a tool with an effect is given is what it writes.
+    if (step.action !== 'tool_call' || !tool || !tool.idempotent) continue;
+    const paths = new Set(pathParamSchemas(tool.parameters, tool.path_params).map((p) => p.param));
     for (const [param, value] of Object.entries(step.params)) {
       const schema = schemaOf(tool, param);
-      if (typeof value !== 'string' || !Array.isArray(schema?.enum) || !schema.enum.includes(value) || named.has(value.toLowerCase())) continue;
+      const filter = typeof value === 'number' ? schema?.type === 'number' || schema?.type === 'integer' : typeof value === 'string' && schema?.type === 'string' && schema.format === undefined && !containsTemplate(value);
+      if (!filter || tool.required.includes(param) || paths.has(param) || isIdParam(param, schema)) continue;
+      const text = String(value).toLowerCase();
+      if (named.has(text) || (typeof value === 'number' ? saidWords.has(text) : said.includes(text))) continue;
       delete step.params[param];
       notes.push(`${param}=${JSON.stringify(value)} of step ${step.id} was dropped: the goal does not ask for it`);
     }

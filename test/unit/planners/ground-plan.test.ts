@@ -69,6 +69,18 @@ describe('groundedPlan', () => {
     expect(nothing.issues.map((i) => i.code)).toEqual(['UNVERIFIED_ID']);
   });
 
+  test('a filter value the goal never says ("none", a limit of 20) is dropped; the goal\'s own values stay', () => {
+    const { plan, steps } = ground('Show me all medium-risk contaminant detections from the last 7 days', WASTE_CATALOG, [
+      { tool: 'contaminants-detected', params: { risk_level: 'medium', contaminant: 'none', limit: 20, date_from: '2026-11-17', date_to: '2026-11-23' } },
+    ]);
+    expect(steps.map((s) => s.params)).toEqual([{ risk_level: 'medium', date_from: '2026-11-17', date_to: '2026-11-23' }]);
+    expect(plan.assumptions).toEqual([
+      'contaminant="none" of step 1.1 was dropped: the goal does not ask for it',
+      'limit=20 of step 1.1 was dropped: the goal does not ask for it',
+    ]);
+    expect(ground('The 5 latest lead detections', WASTE_CATALOG, [{ tool: 'contaminants-detected', params: { contaminant: 'lead', limit: 5 } }]).plan.assumptions).toEqual([]);
+  });
+
   test('an enum value the goal never names is dropped, one it names is kept', () => {
     const { plan, steps } = ground('List all waste facilities in Hannover', WASTE_CATALOG, [{ tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } }]);
     expect(steps.map((s) => s.params)).toEqual([{ location: 'Hannover' }]);
