@@ -17,11 +17,12 @@ import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import type { JsonSchema } from '../../domain/json-schema';
 import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { tokenize } from '../../domain/words';
+import { identifierWords, tokenize } from '../../domain/words';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
 import { providedBy } from '../coverage';
+import { contentSearch } from '../content-search';
 interface Candidate {
   tool: ToolSpec;
   score: number;
@@ -133,6 +134,11 @@ function fillRequiredPaths(candidates: readonly Candidate[]) {
   }
 }
 
+/** "Query shipments", but "Call read_multiple_files": a name of several words may begin with its own verb, and a title of two verbs reads as a step doing two things. */
+function titleVerb(tool: ToolSpec): string {
+  return identifierWords(tool.name).length > 1 ? 'Call' : 'Query';
+}
+
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
   const order: Candidate[] = [];
   while (order.length < candidates.length) {
@@ -169,9 +175,21 @@ export class RankingPlanner implements Planner {
       );
       if (tool) candidates.push(candidate(tool, 0, k.at));
     }
+    // A question no tool is named for may be about what stored files say: find them by its key words, then read them.
+    const search = candidates.length === 0 && asksForData(goal) ? contentSearch(goal, tokens, catalog, request.now) : undefined;
+    const searchSteps = search ? [candidate(search.searcher, 0, 0), candidate(search.reader, 0, 1)] : [];
+    candidates.push(...searchSteps);
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
 
     const sources = linkCandidates(candidates);
+    if (search) {
+      const [searcher, reader] = searchSteps as [Candidate, Candidate];
+      Object.assign(searcher.params, search.searchParams);
+      searcher.notes.push(...search.notes);
+      reader.params[search.readerParam] = search.readerPath;
+      reader.providers.push(searcher);
+      sources.get(reader)![search.readerParam] = searcher;
+    }
     bindConstraints(candidates, constraints);
     fillRequiredPaths(candidates);
 
@@ -212,7 +230,7 @@ export class RankingPlanner implements Planner {
       const filters = Object.keys(params).filter((k) => !sources.get(c)![k]);
       return {
         id: `1.${i + 1}`,
-        title: `Query ${c.tool.name}${depends_on.length ? ` for the results of ${depends_on.map((d) => `step 1.${d + 1}`).join(' and ')}` : ''}`,
+        title: `${titleVerb(c.tool)} ${c.tool.name}${depends_on.length ? ` for the results of ${depends_on.map((d) => `step 1.${d + 1}`).join(' and ')}` : ''}`,
         description: `${c.tool.description}${filters.length ? ` Filters: ${filters.map((k) => `${k}=${JSON.stringify(params[k])}`).join(', ')}.` : ''}`,
         action: 'tool_call',
         tool: c.tool.name,
@@ -230,7 +248,10 @@ export class RankingPlanner implements Planner {
       // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
       // would contradict the catalog).
       // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) is answered.
-      ...requirements.required_capabilities.filter((cap) => !chosen.has(cap) && !dropped.includes(cap) && !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) && !(asksForData(cap) && providedBy(cap, chosenTools))),
+      // A clause asking for data is answered by reading the files a content search found.
+      ...requirements.required_capabilities.filter(
+        (cap) => !chosen.has(cap) && !dropped.includes(cap) && !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) && !(asksForData(cap) && (providedBy(cap, chosenTools) || (search !== undefined && chosen.has(search.reader.name)))),
+      ),
       ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
       ...unfilled,
     ])];
