@@ -4,9 +4,10 @@
  * "each landfill" → facilities), links steps whose params take ids another step returns (`${step[N].data.*.id}`:
  * a step whose id param takes one id runs once per id), binds every constraint of the goal (periods, enum values,
  * places, names, amounts: ../goal-constraints) to the nearest step that can take it, fills a required param from
- * its schema's default (a path from the first example it gives), orders the steps as a DAG and trims to max_steps
- * and the budget. What it could not bind or fill it says, in assumptions or missing capabilities. Same input → same
- * plan, byte for byte.
+ * its schema's default (a path from the first example it gives), answers a question no tool is named for by
+ * searching stored files for its key words and reading what the search finds (../content-search), orders the steps
+ * as a DAG and trims to max_steps and the budget. What it could not bind or fill it says, in assumptions or missing
+ * capabilities. Same input → same plan, byte for byte.
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
