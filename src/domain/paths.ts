@@ -14,6 +14,12 @@ import { forEachString, formatPath, isRecord, keyWords, lastKey, type PathSegmen
 export const PATH_KEYWORD = 'x-path';
 
 /**
+ * The field of a tool result that lists absolute paths (src/tools/mcp/result.ts adds it to an MCP text result whose
+ * lines are all paths): what a plan passes from a step that finds files to one that reads them.
+ */
+export const LISTED_PATHS = 'paths';
+
+/**
  * How a tool's path params are found. "marked": exactly the strings whose schema has `"x-path": true` (tools built
  * from zod, whose schema is the planner's own). "by-name": those, plus any string the name/value heuristic
  * (`isPathParam`) takes for a path — for schemas the planner does not write, such as MCP servers'.

@@ -4,9 +4,11 @@
  * catalog, and planningWorkflow runs the steps on the pack's worker through the MCP client.
  *
  * server-filesystem answers every tool with structuredContent `{ content: "<text>" }`, so a step's data is that
- * object: list_directory → { content: "[FILE] notes.txt" }, search_files → { content: "<abs path>" } (one match),
- * read_text_file → { content: "<file text>" }. The path of the file to read flows through `${step[1].data.content}`
- * (search_files' single match); list_directory's "[FILE] name" lines are not a path a template can address.
+ * object: list_directory → { content: "[FILE] notes.txt" }, search_files → { content: "<abs path>", paths: [...] }
+ * (the pack adds `paths` to a text of absolute paths, one a line: src/tools/mcp/result.ts), read_text_file →
+ * { content: "<file text>" }. The path of the file to read flows through `${step[1].data.content}` (search_files'
+ * single match) or `${step[1].data.paths.*}` (every match); list_directory's "[FILE] name" lines are not a path a
+ * template can address.
  */
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -128,7 +130,7 @@ test('plans and executes "list the files in the folder and read notes.txt" throu
     expect(state.routing.map((r) => r.queue)).toEqual([planner.toolQueue, planner.toolQueue, planner.toolQueue]);
     expect(state.plan!.tasks[0]!.steps[2]!.params).toEqual({ path: '${step[1].data.content}' });
     expect(state.steps[0]!.result!.data).toEqual({ content: '[FILE] notes.txt' });
-    expect(state.steps[1]!.result!.data).toEqual({ content: path.join(folder, 'notes.txt') });
+    expect(state.steps[1]!.result!.data).toEqual({ content: path.join(folder, 'notes.txt'), paths: [path.join(folder, 'notes.txt')] });
     expect(state.steps[2]!.result!.data).toEqual({ content: NOTES });
   });
 });

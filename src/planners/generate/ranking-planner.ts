@@ -4,9 +4,10 @@
  * "each landfill" → facilities), links steps whose params take ids another step returns (`${step[N].data.*.id}`:
  * a step whose id param takes one id runs once per id), binds every constraint of the goal (periods, enum values,
  * places, names, amounts: ../goal-constraints) to the nearest step that can take it, fills a required param from
- * its schema's default (a path from the first example it gives), orders the steps as a DAG and trims to max_steps
- * and the budget. What it could not bind or fill it says, in assumptions or missing capabilities. Same input → same
- * plan, byte for byte.
+ * its schema's default (a path from the first example it gives), answers a question no tool is named for by
+ * searching stored files for its key words and reading what the search finds (../content-search), orders the steps
+ * as a DAG and trims to max_steps and the budget. What it could not bind or fill it says, in assumptions or missing
+ * capabilities. Same input → same plan, byte for byte.
  */
 import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
@@ -16,11 +17,12 @@ import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { tokenize } from '../../domain/words';
+import { identifierWords, tokenize } from '../../domain/words';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
 import { actionDoneBy, providedBy } from '../coverage';
+import { contentSearch } from '../content-search';
 interface Candidate {
   tool: ToolSpec;
   score: number;
@@ -139,6 +141,11 @@ function fillRequestParams(candidates: readonly Candidate[], goal: string) {
   }
 }
 
+/** "Query shipments", but "Call read_multiple_files": a name of several words may begin with its own verb, and a title of two verbs reads as a step doing two things. */
+function titleVerb(tool: ToolSpec): string {
+  return identifierWords(tool.name).length > 1 ? 'Call' : 'Query';
+}
+
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
   const order: Candidate[] = [];
   while (order.length < candidates.length) {
@@ -177,9 +184,21 @@ export class RankingPlanner implements Planner {
       );
       if (tool) candidates.push(candidate(tool, 0, k.at));
     }
+    // A question no tool is named for may be about what stored files say: find them by its key words, then read them.
+    const search = candidates.length === 0 && asksForData(goal) ? contentSearch(goal, tokens, catalog, request.now) : undefined;
+    const searchSteps = search ? [candidate(search.searcher, 0, 0), candidate(search.reader, 0, 1)] : [];
+    candidates.push(...searchSteps);
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
 
     const sources = linkCandidates(candidates);
+    if (search) {
+      const [searcher, reader] = searchSteps as [Candidate, Candidate];
+      Object.assign(searcher.params, search.searchParams);
+      searcher.notes.push(...search.notes);
+      reader.params[search.readerParam] = search.readerPath;
+      reader.providers.push(searcher);
+      sources.get(reader)![search.readerParam] = searcher;
+    }
     bindConstraints(candidates, constraints);
     fillRequiredPaths(candidates);
     fillRequestParams(candidates, goal);
@@ -221,7 +240,7 @@ export class RankingPlanner implements Planner {
       const filters = Object.keys(params).filter((k) => !sources.get(c)![k]);
       return {
         id: `1.${i + 1}`,
-        title: `Query ${c.tool.name}${depends_on.length ? ` for the results of ${depends_on.map((d) => `step 1.${d + 1}`).join(' and ')}` : ''}`,
+        title: `${titleVerb(c.tool)} ${c.tool.name}${depends_on.length ? ` for the results of ${depends_on.map((d) => `step 1.${d + 1}`).join(' and ')}` : ''}`,
         description: `${c.tool.description}${filters.length ? ` Filters: ${filters.map((k) => `${k}=${JSON.stringify(params[k])}`).join(', ')}.` : ''}`,
         action: 'tool_call',
         tool: c.tool.name,
@@ -238,14 +257,16 @@ export class RankingPlanner implements Planner {
     const missing = [...new Set([
       // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
       // would contradict the catalog).
-      // A clause asking for data that a chosen tool is about ("List the composting sites": facilities), or an action
-      // whose verb a chosen tool does ("Gather the code": workspace-context gathers), is answered.
+      // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) or that reading
+      // the files a content search found answers, or an action whose verb a chosen tool does ("Gather the code":
+      // workspace-context gathers), is answered.
       ...requirements.required_capabilities.filter(
         (cap) =>
           !chosen.has(cap) &&
           !dropped.includes(cap) &&
           !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
-          (fullCatalog.some((t) => t.name === cap) || !(asksForData(cap) ? providedBy(cap, chosenTools) : chosenTools.length > 0 && actionDoneBy(cap, chosenTools))),
+          (fullCatalog.some((t) => t.name === cap) ||
+            !(asksForData(cap) ? providedBy(cap, chosenTools) || (search !== undefined && chosen.has(search.reader.name)) : chosenTools.length > 0 && actionDoneBy(cap, chosenTools))),
       ),
       ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
       ...unfilled,

@@ -19,6 +19,7 @@
 import { z } from 'zod';
 import type { JsonSchema } from '../../domain/json-schema';
 import { checkJsonSchema } from '../../domain/json-schema';
+import { LISTED_PATHS } from '../../domain/paths';
 import { toolSpecFromJsonSchema, type ToolSpec } from '../../domain/tool-spec';
 import type { ToolImplementation, ToolPack } from '../tool';
 import type { McpServerConfig, PlannerConfig } from './config';
@@ -58,6 +59,18 @@ function inputSchemaOf(tool: McpToolInfo): JsonSchema {
   return { ...schema, type: 'object', properties: schema.properties ?? {} };
 }
 
+/**
+ * The tool's output schema with the `paths` list result.ts adds to a text result that lists absolute paths: declared
+ * (optional) on every object result with a text field, so a plan may read `${step[N].data.paths}`.
+ */
+function withListedPathsField(output: JsonSchema): JsonSchema {
+  const properties = output.properties ?? {};
+  const hasText = Object.values(properties).some((p) => typeof p === 'object' && p !== null && (p as JsonSchema).type === 'string');
+  if (output.type !== 'object' || !hasText || LISTED_PATHS in properties) return output;
+  const paths: JsonSchema = { type: 'array', items: { type: 'string' }, description: 'The absolute paths the text lists, one a line (present only when every line of it is one).' };
+  return { ...output, properties: { ...properties, [LISTED_PATHS]: paths } };
+}
+
 export function mcpToolSpec(server: string, tool: McpToolInfo): ToolSpec {
   const annotations = tool.annotations ?? {};
   return toolSpecFromJsonSchema({
@@ -67,7 +80,7 @@ export function mcpToolSpec(server: string, tool: McpToolInfo): ToolSpec {
     task_queue: mcpTaskQueue(server),
     idempotent: annotations.readOnlyHint === true || annotations.idempotentHint === true,
     tags: tagsOf(tool.name),
-    ...(tool.outputSchema ? { result: tool.outputSchema as JsonSchema } : {}),
+    ...(tool.outputSchema ? { result: withListedPathsField(tool.outputSchema as JsonSchema) } : {}),
   });
 }
 

@@ -5,7 +5,12 @@
  *   - otherwise the content blocks: a text block that is JSON is parsed, other text stays a string; images, audio
  *     and blobs are described (type, MIME type, size) rather than copied; one block gives its value, several a list;
  *   - a legacy `toolResult` is taken as-is.
+ * A structured result whose text lists absolute paths, one a line (server-filesystem's search_files:
+ * `{ content: "/notes/a.md\n/notes/b.md" }`), also gives them as a list, `paths` (LISTED_PATHS): a template can
+ * pass `${step[N].data.paths}` to a tool that reads a list of paths, or fan a one-path tool out over them, where the
+ * text itself would be one string naming every file.
  */
+import { LISTED_PATHS } from '../../domain/paths';
 import { isRecord } from '../../domain/walk';
 import { McpToolError } from './errors';
 
@@ -20,6 +25,25 @@ export interface McpCallResult {
   isError?: boolean;
   toolResult?: unknown;
   [key: string]: unknown;
+}
+
+const MAX_LISTED_PATHS = 1000;
+
+/** The lines of `text` when every non-empty one is an absolute POSIX path (at least one); else undefined. */
+export function absolutePathLines(text: string): string[] | undefined {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  if (lines.length === 0 || lines.length > MAX_LISTED_PATHS) return undefined;
+  return lines.every((l) => l.startsWith('/') && !/[\u0000-\u001f\u007f]/.test(l)) ? lines : undefined;
+}
+
+/** `data` with `paths` added when one of its text fields lists absolute paths (and it has no field of that name). */
+function withListedPaths(data: Record<string, unknown>): Record<string, unknown> {
+  if (LISTED_PATHS in data) return data;
+  for (const value of Object.values(data)) {
+    const paths = typeof value === 'string' ? absolutePathLines(value) : undefined;
+    if (paths) return { ...data, [LISTED_PATHS]: paths };
+  }
+  return data;
 }
 
 function parseText(text: string): unknown {
@@ -65,7 +89,7 @@ export function resultText(result: McpCallResult): string {
 
 export function mcpResultData(server: string, tool: string, result: McpCallResult): unknown {
   if (result.isError === true) throw new McpToolError(server, tool, resultText(result) || 'the tool reported an error without a message');
-  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
+  if (result.structuredContent !== undefined && result.structuredContent !== null) return withListedPaths(result.structuredContent);
   if (!Array.isArray(result.content) && 'toolResult' in result) return result.toolResult ?? null;
   const values = (result.content ?? []).map(blockValue);
   if (values.length === 0) return null;

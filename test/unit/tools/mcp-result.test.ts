@@ -34,6 +34,17 @@ describe('MCP result → step data', () => {
     ]);
   });
 
+  test('a structured text listing absolute paths, one a line, also gives them as the list `paths`; other text does not', () => {
+    expect(mcpResultData('s', 't', { structuredContent: { content: '/notes/a.md\n/notes/meetings/b.md\n' } })).toEqual({
+      content: '/notes/a.md\n/notes/meetings/b.md\n',
+      paths: ['/notes/a.md', '/notes/meetings/b.md'],
+    });
+    expect(mcpResultData('s', 't', { structuredContent: { content: 'No matches found' } })).toEqual({ content: 'No matches found' });
+    expect(mcpResultData('s', 't', { structuredContent: { content: '/notes/a.md\n[FILE] b.md' } })).toEqual({ content: '/notes/a.md\n[FILE] b.md' });
+    // A field of the server's own is never overwritten.
+    expect(mcpResultData('s', 't', { structuredContent: { content: '/a', paths: 3 } })).toEqual({ content: '/a', paths: 3 });
+  });
+
   test('no content is null; a legacy toolResult is taken as-is', () => {
     expect(mcpResultData('s', 't', { content: [] })).toBeNull();
     expect(mcpResultData('s', 't', { toolResult: { ok: 1 } })).toEqual({ ok: 1 });
@@ -72,6 +83,16 @@ describe('MCP tool → catalog entry', () => {
     expect(mcpToolSpec('files', { ...info, annotations: { destructiveHint: true } }).idempotent).toBe(false);
     expect(mcpToolSpec('files', { name: 'ping' })).toMatchObject({ description: 'ping', parameters: { type: 'object', properties: {} }, required: [] });
     expect(mcpTaskQueue('x')).toBe('durable-planner-tools-mcp-x');
+  });
+
+  test('an object result with a text field declares the optional `paths` list a listing of paths gives', () => {
+    const text = { type: 'object', properties: { content: { type: 'string' } }, additionalProperties: false };
+    expect(mcpToolSpec('s', { name: 'search', inputSchema: { type: 'object' }, outputSchema: text }).result).toEqual({
+      ...text,
+      properties: { content: { type: 'string' }, paths: expect.objectContaining({ type: 'array', items: { type: 'string' } }) },
+    });
+    const counts = { type: 'object', properties: { n: { type: 'number' } } };
+    expect(mcpToolSpec('s', { name: 'count', inputSchema: { type: 'object' }, outputSchema: counts }).result).toEqual(counts);
   });
 
   test('tags: words of snake, kebab and camel case names, without stop words', () => {
