@@ -121,29 +121,41 @@ function unlike(schema: JsonSchema | undefined, value: string): string | undefin
   return undefined;
 }
 
+/** An id param of a step given a literal the user never wrote, with an example id when it is unlike the schema's pattern. */
+export interface GuessedId {
+  param: string;
+  value: string;
+  example?: string;
+}
+
 /**
  * A step's id params given a literal the user never wrote: an id is looked up (a step returning records, then
  * `${step[N].data.*.id}`), never guessed, and never a name or a place passed as an id.
  */
-export function unverifiedIdIssues(step: Step, index: number, tool: ToolSpec, catalog: readonly ToolSpec[], grounding: Grounding): ValidationIssue[] {
+export function guessedIds(step: Pick<Step, 'params'>, tool: ToolSpec, grounding: Grounding): GuessedId[] {
   // A place or a name of the goal is what an id is looked up BY, never an id itself.
   const lookupWords = new Set(grounding.constraints.filter((c) => c.kind === 'place' || c.kind === 'name').map((c) => c.words.toLowerCase()));
-  const issues: ValidationIssue[] = [];
   const properties = tool.parameters.properties ?? {};
-  for (const [name, value] of Object.entries(step.params)) {
-    const schema = isRecord(properties[name]) ? (properties[name] as JsonSchema) : undefined;
-    if (!isIdParam(name, schema)) continue;
-    const guessed = literalValues(value).filter((v) => !givenBy(grounding.given_text, v) || lookupWords.has(v.trim().toLowerCase()) || unlike(schema, v) !== undefined);
-    if (guessed.length === 0) continue;
-    const example = unlike(schema, guessed[0]!);
-    const providers = idProviders(name, catalog).filter((p) => p.name !== tool.name);
+  return Object.entries(step.params).flatMap(([param, value]) => {
+    const schema = isRecord(properties[param]) ? (properties[param] as JsonSchema) : undefined;
+    if (!isIdParam(param, schema)) return [];
+    const guessed = literalValues(value).find((v) => !givenBy(grounding.given_text, v) || lookupWords.has(v.trim().toLowerCase()) || unlike(schema, v) !== undefined);
+    if (guessed === undefined) return [];
+    const example = unlike(schema, guessed);
+    return [{ param, value: guessed, ...(example ? { example } : {}) }];
+  });
+}
+
+/** guessedIds as validation issues, each naming the tool to look the id up with. */
+export function unverifiedIdIssues(step: Step, index: number, tool: ToolSpec, catalog: readonly ToolSpec[], grounding: Grounding): ValidationIssue[] {
+  return guessedIds(step, tool, grounding).map(({ param, value, example }) => {
+    const providers = idProviders(param, catalog).filter((p) => p.name !== tool.name);
     const lookup = providers.length > 0 ? `call "${providers[0]!.name}" with what the goal says (a place, a name, a type) and pass \${step[N].data.*.id}` : 'take it from an earlier step\'s data with ${step[N].data...}';
-    issues.push({
-      code: 'UNVERIFIED_ID',
-      message: `step ${index} ("${step.id}"): param ${name} is ${JSON.stringify(guessed[0])}, an id the goal does not give and no step returned${example ? ` (ids of ${name} look like "${example}")` : ''}`,
+    return {
+      code: 'UNVERIFIED_ID' as const,
+      message: `step ${index} ("${step.id}"): param ${param} is ${JSON.stringify(value)}, an id the goal does not give and no step returned${example ? ` (ids of ${param} look like "${example}")` : ''}`,
       step_index: index,
-      hint: `Look the id up: ${lookup}; a tool whose ${name} takes one id runs once per id of the list.`,
-    });
-  }
-  return issues;
+      hint: `Look the id up: ${lookup}; a tool whose ${param} takes one id runs once per id of the list.`,
+    };
+  });
 }

@@ -7,7 +7,7 @@
  * assumptions say each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
  * ranking planner binds the same way from the start.
  */
-import { isIdParam, idProviders, unboundConstraints, unverifiedIdIssues, type GoalConstraint, type Grounding } from '../domain/grounding';
+import { guessedIds, isIdParam, idProviders, unboundConstraints, type GoalConstraint, type Grounding } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
 import { PlanSchema, type Plan, type Step } from '../domain/plan';
 import { complexityOf } from '../domain/plan-draft';
@@ -68,10 +68,9 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
   task.steps.forEach((step, i) => {
     const tool = step.tool ? tools.get(step.tool) : undefined;
     if (step.action !== 'tool_call' || !tool) return;
-    for (const issue of unverifiedIdIssues(step, i, tool, catalog, grounding)) {
-      const param = Object.keys(step.params).find((p) => isIdParam(p, schemaOf(tool, p)) && issue.message.includes(`param ${p} `));
-      const provider = param ? idProviders(param, catalog).find((p) => p.name !== tool.name) : undefined;
-      if (!param || !provider) continue;
+    for (const { param } of guessedIds(step, tool, grounding)) {
+      const provider = idProviders(param, catalog).find((p) => p.name !== tool.name);
+      if (!provider) continue;
       let at = lookups.findIndex((l) => l.tool === provider);
       if (at < 0) {
         const params: Record<string, unknown> = {};
