@@ -1,7 +1,7 @@
 /** Builders for planning tests: requests over the waste catalog at a fixed `now` (Monday 2026-11-23). */
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../../src/domain/request';
 import type { Requirements } from '../../src/domain/requirements';
-import type { Plan } from '../../src/domain/plan';
+import { PlanSchema, type Plan, type PlanInput, type Step } from '../../src/domain/plan';
 import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
 import { analyzeGoalByRules } from '../../src/planners/analyze/rules-analyzer';
 import { WASTE_CATALOG, WASTE_CLARIFICATIONS } from '../../src/tools/waste/catalog';
@@ -32,4 +32,19 @@ export function rankingPlan(goal: string, overrides: Partial<PlanningRequestInpu
 
 export function stepsOf(plan: Plan) {
   return plan.tasks.flatMap((t) => t.steps).map((s) => ({ tool: s.tool, params: s.params, depends_on: s.depends_on }));
+}
+
+/** A FEASIBLE one-task plan for `goal` whose steps are `steps` (tool calls unless they say otherwise), ids 1.1, 1.2, … */
+export function planOfSteps(goal: string, steps: Partial<Step>[], extra: Partial<PlanInput> = {}): Plan {
+  return PlanSchema.parse({
+    id: STAMP.id,
+    version: 1,
+    goal,
+    status: 'FEASIBLE',
+    tasks: [{ id: '1', title: 'Answer', steps: steps.map((s, i) => ({ id: `1.${i + 1}`, title: `Step ${i + 1}`, action: 'tool_call', depends_on: [], ...s })) }],
+    complexity: 1,
+    estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 0 },
+    metadata: { planner: 'llm', model: 'm', temperature: 0.1, created_at: NOW },
+    ...extra,
+  });
 }

@@ -13,7 +13,7 @@ import { goalConstraints, groundingOf } from '../../../src/planners/goal-constra
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { WORKSPACE_CATALOG } from '../../../src/tools/workspace';
 import { LIBRARY_CATALOG } from '../../support/library-catalog';
-import { NOW, STAMP, stepsOf } from '../../support/planning';
+import { NOW, STAMP, planOfSteps, stepsOf } from '../../support/planning';
 
 function requestOn(goal: string, catalog: string) {
   return parsePlanningRequest({ goal, trace_id: 't', tool_catalog: catalog, budget: { cost_usd: 1, tokens: 100_000, calls: 50 }, now: NOW });
@@ -27,18 +27,7 @@ function planOn(goal: string, catalog: readonly ToolSpec[], name: string) {
 
 /** The issues of a one-task plan of `steps` for `goal`, grounded on the goal. */
 function issuesOf(goal: string, catalog: readonly ToolSpec[], steps: Partial<Step>[], extra: Partial<PlanInput> = {}) {
-  const plan = {
-    id: STAMP.id,
-    version: 1,
-    goal,
-    status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Answer', steps: steps.map((s, i) => ({ id: `1.${i + 1}`, title: `Step ${i + 1}`, action: 'tool_call', depends_on: [], ...s })) }],
-    complexity: 1,
-    estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 0 },
-    metadata: { planner: 'ranking', model: null, temperature: null, created_at: NOW },
-    ...extra,
-  };
-  return validatePlan(plan, { catalog, grounding: groundingOf(requestOn(goal, 'any'), catalog) });
+  return validatePlan(planOfSteps(goal, steps, extra), { catalog, grounding: groundingOf(requestOn(goal, 'any'), catalog) });
 }
 
 describe('the constraints of a goal', () => {

@@ -3,7 +3,7 @@
  * says, and a constraint no step applies goes to the first step that takes it. On the waste catalog and on a
  * lending library the rules were not written for.
  */
-import { flattenSteps, PlanSchema, type Plan, type Step } from '../../../src/domain/plan';
+import { flattenSteps, type Step } from '../../../src/domain/plan';
 import { parsePlanningRequest } from '../../../src/domain/request';
 import type { ToolSpec } from '../../../src/domain/tool-spec';
 import { planIssues } from '../../../src/domain/validation';
@@ -11,24 +11,11 @@ import { groundedPlan } from '../../../src/planners/ground-plan';
 import { groundingOf } from '../../../src/planners/goal-constraints';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { LIBRARY_CATALOG } from '../../support/library-catalog';
-import { NOW, STAMP } from '../../support/planning';
-
-function planOf(goal: string, steps: Partial<Step>[]): Plan {
-  return PlanSchema.parse({
-    id: STAMP.id,
-    version: 1,
-    goal,
-    status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Answer', steps: steps.map((s, i) => ({ id: `1.${i + 1}`, title: `Step ${i + 1}`, action: 'tool_call', depends_on: [], ...s })) }],
-    complexity: 1,
-    estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 0 },
-    metadata: { planner: 'llm', model: 'm', temperature: 0.1, created_at: NOW },
-  });
-}
+import { NOW, planOfSteps } from '../../support/planning';
 
 function ground(goal: string, catalog: readonly ToolSpec[], steps: Partial<Step>[]) {
   const grounding = groundingOf(parsePlanningRequest({ goal, trace_id: 't', tool_catalog: 'c', budget: { cost_usd: 1, tokens: 1000, calls: 10 }, now: NOW }), catalog);
-  const plan = groundedPlan(planOf(goal, steps), grounding, catalog);
+  const plan = groundedPlan(planOfSteps(goal, steps), grounding, catalog);
   return { plan, steps: flattenSteps(plan).map((s) => ({ id: s.id, tool: s.tool, params: s.params, depends_on: s.depends_on })), issues: planIssues(plan, { catalog, grounding }) };
 }
 
