@@ -10,7 +10,7 @@
  *
  * The catalogs: `waste` seeded for the pinned day (EVAL_DAY; every run's request.now is EVAL_NOW), `workspace`
  * (a goal's `workspace` folder is its run's workspace_root), and `files`, the MCP filesystem server over
- * bench/eval-fixtures/notes, configured as `planner dev` configures MCP servers (a planner.config.json). Before the
+ * a copy of bench/eval-fixtures/notes, configured as `planner dev` configures MCP servers (a planner.config.json). Before the
  * runs, each goal's gold calls are executed against the same catalogs (bench/eval-gold.ts), so each run's answer is
  * graded against the gold answer, not only its status (bench/eval-scoring.ts).
  *
@@ -20,7 +20,7 @@
  * configured model, or "ranking"; --label overrides; the other planners' sections stay), after every goal.
  * SIGINT/SIGTERM measures the goal in progress as it stands (no verdict) and writes before stopping.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -63,11 +63,11 @@ function options(name: string): string[] {
 /** The catalog of the MCP filesystem server: the server's name in planner.config.json. */
 const FILES_CATALOG = 'files';
 
-/** The planner.config.json of the eval's `files` catalog: server-filesystem run by this Node over EVAL_NOTES. */
-function writeMcpConfig(dir: string): string {
+/** The planner.config.json of the eval's `files` catalog: server-filesystem run by this Node over `notes`. */
+function writeMcpConfig(dir: string, notes: string): string {
   const server = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
   const file = path.join(dir, 'planner.config.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { [FILES_CATALOG]: { command: process.execPath, args: [server, EVAL_NOTES] } } }));
+  writeFileSync(file, JSON.stringify({ mcpServers: { [FILES_CATALOG]: { command: process.execPath, args: [server, notes] } } }));
   return file;
 }
 
@@ -89,13 +89,16 @@ async function main(): Promise<void> {
   if (!statSync(EVAL_NOTES, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${path.relative(ROOT, EVAL_NOTES)} (the files catalog's folder) is missing`);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'planner-eval-'));
+  // The server works on a copy: a plan calling one of its write tools must not change the committed fixture.
+  const notes = path.join(dir, 'notes');
+  cpSync(EVAL_NOTES, notes, { recursive: true });
   const taskQueue = `planner-eval-${process.pid}`;
   const config = loadConfig({
     ...process.env,
     PLANNER_TASK_QUEUE: taskQueue,
     PLANNER_STORE_DIR: path.join(dir, 'store'),
     TEMPORAL_ADDRESS: undefined,
-    PLANNER_CONFIG: writeMcpConfig(dir),
+    PLANNER_CONFIG: writeMcpConfig(dir, notes),
     // The project (the default workspace) and the fixtures (workspace goals' folders) are the roots runs may use.
     PLANNER_WORKSPACE_ROOT: ROOT,
     PLANNER_WORKSPACE_ROOTS: [ROOT, EVAL_FIXTURES].join(path.delimiter),
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
 
   // The gold answers, from the same catalogs as the workers', before anything runs.
   const goldPacks = await defaultToolPacks(config, { today: EVAL_DAY });
-  const goldData = await executeGold(goals, goldPacks, { [FILES_CATALOG]: EVAL_NOTES }).finally(() => Promise.all(goldPacks.map((p) => p.close())));
+  const goldData = await executeGold(goals, goldPacks, { [FILES_CATALOG]: notes }).finally(() => Promise.all(goldPacks.map((p) => p.close())));
   console.log(`gold: ${goldData.size} goal(s) with gold calls executed`);
 
   quietSdkLogs();
