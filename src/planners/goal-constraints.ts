@@ -113,7 +113,8 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   }
 
   // A word naming a boolean filter before a tool's noun: "contaminated shipments" → has_contaminants = true.
-  for (const m of matchCatalog(tokens, catalog).modifiers) {
+  const matched = matchCatalog(tokens, catalog);
+  for (const m of matched.modifiers) {
     out.push({ kind: 'value', words: m.token.text, values: ['true'], params: [`${m.tool}.${m.param}`], at: m.token.pos });
   }
 
@@ -123,7 +124,7 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
 
   const nameParams = paramsOf(catalog, isNameParam);
   if (nameParams.length > 0) {
-    const toolWords = new Set(matchCatalog(tokens, catalog).tools.flatMap((m) => [...toolTerms(m.tool).names, ...toolTerms(m.tool).tags]));
+    const toolWords = new Set(matched.tools.flatMap((m) => [...toolTerms(m.tool).names, ...toolTerms(m.tool).tags]));
     // Words of an id or a code ("FAC-02", "Q3 2026") are no name.
     const coded = [...goal.matchAll(/[\p{L}\p{N}]+(?:[-_/.][\p{L}\p{N}]+)*/gu)]
       .filter((m) => /\d/.test(m[0]))
