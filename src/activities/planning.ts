@@ -14,6 +14,8 @@ import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
+import { unsaidLiterals, type Grounding } from '../domain/grounding';
+import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
 import { planIssues, runnableStepKinds } from '../domain/validation';
 import { groundingOf } from '../planners/goal-constraints';
 import { runCritics } from '../planners/critique/run-critics';
@@ -27,6 +29,7 @@ import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';
 import { allowedWorkspaceRoot } from '../tools/workspace/roots';
 import { withPlannerFailures } from '../api/failures';
+import type { UnsaidStepLiteral } from '../api/state';
 
 export interface PlanningDependencies {
   catalogs: ToolCatalogs;
@@ -48,7 +51,22 @@ export interface PlanningDependencies {
 export type WithTranscriptRef<R> = Omit<R, 'transcript'> & { transcript_ref?: string };
 
 /** generatePlan's result: the plan, the planner that made it, and (when asked, `with_routes`) its tools' routes. */
-export type GeneratedPlan = WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string; routes?: Record<string, ToolRoute> };
+export type GeneratedPlan = WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string; routes?: Record<string, ToolRoute>; unsaid?: UnsaidStepLiteral[] };
+
+/** At most this many unsaid literals go with a plan, each clipped: they are part of the run's state. */
+const UNSAID_MAX = 20;
+const UNSAID_VALUE_MAX = 200;
+
+/** The literals of the plan's tool steps the goal does not account for (src/domain/grounding.ts), bounded. */
+function unsaidOf(plan: Plan, catalog: readonly ToolSpec[], grounding: Grounding): UnsaidStepLiteral[] {
+  const tools = indexCatalog(catalog);
+  return flattenSteps(plan)
+    .flatMap((step) => {
+      const tool = step.action === 'tool_call' && step.tool ? tools.get(step.tool) : undefined;
+      return tool ? unsaidLiterals(step, tool, grounding).map((u) => ({ step_id: step.id, param: u.param, value: u.value.slice(0, UNSAID_VALUE_MAX) })) : [];
+    })
+    .slice(0, UNSAID_MAX);
+}
 
 const GenerateInputSchema = z.object({
   request: PlanningRequestSchema,
@@ -275,13 +293,15 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       // What the planner saw of the workspace is part of the plan's record.
       const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
       // What this run cannot execute is refused here, before the plan is recorded, never at execution.
-      const issues = planIssues(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind), grounding: groundingOf(request, catalog) });
+      const grounding = groundingOf(request, catalog);
+      const issues = planIssues(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind), grounding });
       if (issues.length > 0) throw new PlanValidationError(issues);
       if (cache && cacheKey && !generated.from_cache) {
         await cache.put(namespace, cacheKey, generated.plan).catch((err: Error) => log.warn(`plan not cached: ${err.message}`));
       }
       const routes = with_routes ? { routes: deps.catalogs.routes(request.tool_catalog, [...new Set(flattenSteps(result.plan).flatMap((s) => (s.tool ? [s.tool] : [])))]) } : {};
-      return { ...(await keepOutOfHistory(result)), planner: planner.kind, ...routes };
+      const unsaid = unsaidOf(result.plan, catalog, grounding);
+      return { ...(await keepOutOfHistory(result)), planner: planner.kind, ...routes, ...(unsaid.length > 0 ? { unsaid } : {}) };
     }),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {

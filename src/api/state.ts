@@ -60,6 +60,15 @@ export interface PlanVersionRecord extends PlanVersion {
   created_at: string;
   /** Content address of the LLM conversation that produced it (LLM planner only). */
   transcript_ref?: string;
+  /** Literals its steps pass that the goal does not account for (src/domain/grounding.ts `unsaidLiterals`). */
+  unsaid?: UnsaidStepLiteral[];
+}
+
+/** A literal a step passes that the goal does not say: what a step that returns nothing may have filtered by wrongly. */
+export interface UnsaidStepLiteral {
+  step_id: string;
+  param: string;
+  value: string;
 }
 
 /**
@@ -137,6 +146,8 @@ export interface PlanningState {
   warnings: string[];
   refinements: number;
   replans: number;
+  /** The run re-planned once because its answer came back empty on a value the goal does not say (absent: not yet). */
+  empty_answer_replanned?: boolean;
   /** Versions a person rejected; the run ends at `options.max_rejections` (absent on older runs: 0). */
   rejections?: number;
   /** The latest audit entries (at most AUDIT_LIMIT on a bounded run): older ones are dropped, counted here. */
@@ -159,24 +170,6 @@ export interface PlanningOutcome {
   budget: ToolBudget;
   warnings: string[];
   failure: PlanFailure | null;
-}
-
-export function outcomeOf(state: PlanningState): PlanningOutcome {
-  return {
-    workflow_id: state.workflow_id,
-    stage: state.stage,
-    plan_version: state.plan?.version ?? null,
-    plan_status: state.plan?.status ?? null,
-    steps: state.steps.map((s) => ({
-      id: s.id,
-      tool: s.tool,
-      status: s.status,
-      items: s.result?.items ?? null,
-      preview: s.result?.preview ?? null,
-      ref: s.result?.ref ?? null,
-    })),
-    budget: state.budget,
-    warnings: state.warnings,
-    failure: state.failure,
-  };
+  /** A completed run whose final steps found nothing: what they asked for (src/api/answer.ts); else null. */
+  answer_note?: string | null;
 }

@@ -90,6 +90,39 @@ export function unboundConstraintIssues(plan: Pick<Plan, 'status' | 'assumptions
     }));
 }
 
+/**
+ * Whether the goal accounts for a literal (as text): it is a constraint's value, or the user wrote it — a number or a
+ * flag as a whole word ("7" is not said by "2017"), other text anywhere. What it does not account for, the planner chose.
+ */
+export function saidByGoal(value: string, grounding: Grounding): boolean {
+  const text = value.trim().toLowerCase();
+  if (text.length === 0 || grounding.constraints.some((c) => c.values.some((v) => v.trim().toLowerCase() === text))) return true;
+  if (/^(-?\d+(\.\d+)?|true|false)$/.test(text)) return tokenize(grounding.given_text).some((t) => t.lower === text);
+  return grounding.given_text.toLowerCase().includes(text);
+}
+
+/** A literal a step passes that neither the goal nor the tool's schema accounts for. */
+export interface UnsaidLiteral {
+  param: string;
+  value: string;
+}
+
+/**
+ * The literals of a step the planner chose: not a constraint's value, not the user's words, not the default or an
+ * example the tool's schema gives (an allowed directory, say). When the step then returns nothing, one of these may
+ * be why (a search for words the notes do not use, a status the user never named): the run re-plans once, naming them.
+ */
+export function unsaidLiterals(step: Pick<Step, 'params'>, tool: ToolSpec, grounding: Grounding): UnsaidLiteral[] {
+  const properties = tool.parameters.properties ?? {};
+  return Object.entries(step.params).flatMap(([param, value]) => {
+    const schema = isRecord(properties[param]) ? (properties[param] as JsonSchema) : undefined;
+    const offered = [schema?.default, ...(Array.isArray(schema?.examples) ? schema.examples : [])].filter((v) => v !== undefined).map((v) => String(v).toLowerCase());
+    return literalValues(value)
+      .filter((v) => !saidByGoal(v, grounding) && !offered.includes(v.toLowerCase()))
+      .map((v) => ({ param, value: v }));
+  });
+}
+
 /** The catalog tools whose rows are records of `param` ("facility_id" → facilities): where its ids come from. */
 export function idProviders(param: string, catalog: readonly ToolSpec[]): ToolSpec[] {
   const base = identifierStems(param.replace(/_?ids?$/i, ''));

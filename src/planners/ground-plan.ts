@@ -7,7 +7,7 @@
  * assumptions say each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
  * ranking planner binds the same way from the start.
  */
-import { guessedIds, isIdParam, idProviders, unboundConstraints, type GoalConstraint, type Grounding } from '../domain/grounding';
+import { guessedIds, isIdParam, idProviders, saidByGoal, unboundConstraints, type GoalConstraint, type Grounding } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
 import { PlanSchema, type Plan, type Step } from '../domain/plan';
 import { complexityOf } from '../domain/plan-draft';
@@ -15,7 +15,6 @@ import { pathParamSchemas } from '../domain/paths';
 import { containsTemplate } from '../domain/templates';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
-import { tokenize } from '../domain/words';
 import { DATE_FROM, DATE_TO, typedValue } from './goal-constraints';
 
 const TEMPLATE_STEP = /\$\{step\[(\d+)\]/g;
@@ -108,9 +107,6 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
   // An optional filter whose value the goal never says narrows the answer to something not asked ("type": "sorting"
   // for "all facilities in Hannover", "contaminant": "none", "limit": 20): dropped. Kept: the goal's own values and
   // constraints, values read from data (templates), flags, dates, ids (checked above) and paths (where, not what).
-  const named = new Set(grounding.constraints.flatMap((k) => k.values.map((v) => v.toLowerCase())));
-  const said = grounding.given_text.toLowerCase();
-  const saidWords = new Set(tokenize(said).map((t) => t.lower));
   for (const step of steps) {
     const tool = step.tool ? tools.get(step.tool) : undefined;
     // Only a read's params are filters; what a tool with an effect is given is what it writes.
@@ -120,8 +116,7 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
       const schema = schemaOf(tool, param);
       const filter = typeof value === 'number' ? schema?.type === 'number' || schema?.type === 'integer' : typeof value === 'string' && schema?.type === 'string' && schema.format === undefined && !containsTemplate(value);
       if (!filter || tool.required.includes(param) || paths.has(param) || isIdParam(param, schema)) continue;
-      const text = String(value).toLowerCase();
-      if (named.has(text) || (typeof value === 'number' ? saidWords.has(text) : said.includes(text))) continue;
+      if (saidByGoal(String(value), grounding)) continue;
       delete step.params[param];
       notes.push(`${param}=${JSON.stringify(value)} of step ${step.id} was dropped: the goal does not ask for it`);
     }

@@ -2,6 +2,7 @@
  * The run's current details for the Web UI (Temporal user metadata, `setCurrentDetails`): a short markdown view of
  * where the run stands. Pure; clipped to CURRENT_DETAILS_MAX_CHARS so it always fits the metadata query's reply.
  */
+import { emptyAnswerNote } from '../api/answer';
 import { pendingInput, type PendingInput } from '../api/progress';
 import type { PlanningState, StepRecord } from '../api/state';
 import type { Usage } from '../domain/budget';
@@ -19,7 +20,8 @@ export function planDetails(state: PlanningState): string {
     `**Budget:** ${usageLine(state.budget.spent, state.budget.limit)} (${state.budget.policy})`,
   ].join('  \n');
   const pending = pendingInput(state);
-  const tail = [pending ? pendingBlock(pending, state.workflow_id) : '', state.failure ? `**Failed:** ${cell(state.failure.message)}` : ''].filter(Boolean);
+  const empty = emptyAnswerNote(state);
+  const tail = [pending ? pendingBlock(pending, state.workflow_id) : '', state.failure ? `**Failed:** ${cell(state.failure.message)}` : '', empty ? `**Answer:** ${cell(empty)}` : ''].filter(Boolean);
   // Before routing the steps are the plan's, not yet scheduled: shown as PLANNED (e.g. for a person to approve).
   const steps = state.steps.length > 0 ? state.steps : (plan?.tasks.flatMap((t) => t.steps.map((s) => ({ id: s.id, title: s.title, tool: s.tool, status: 'PLANNED' }))) ?? []);
   let rows = steps.slice(0, TABLE_ROWS_MAX).map(stepRow);

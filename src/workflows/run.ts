@@ -175,8 +175,9 @@ export class PlanningRun {
     this.audit('gatekeeper', `${decision.decision}: ${decision.reason}`);
   }
 
-  /** The next version is planned for `reason`, with the feedback that explains it. */
-  requestVersion(reason: 'refinement' | 'human_rejection' | 'replan_after_failure', feedback: string[]): void {
+  /** The next version is planned for `reason`, with the feedback that explains it (`emptyAnswer`: the run's one such re-plan). */
+  requestVersion(reason: 'refinement' | 'human_rejection' | 'replan_after_failure', feedback: string[], { emptyAnswer = false } = {}): void {
+    if (emptyAnswer) this.state.empty_answer_replanned = true;
     if (reason === 'refinement') this.state.refinements += 1;
     if (reason === 'replan_after_failure') this.state.replans += 1;
     if (reason === 'human_rejection') this.state.rejections = (this.state.rejections ?? 0) + 1;

@@ -1,6 +1,7 @@
 /** What a phase returns: the next stage and why, a pause for budget with what is needed, or the run's failure. */
 import { failureOf, planFailureToApplicationFailure, type PlanFailure } from '../api/failures';
-import { outcomeOf, type PlanningOutcome, type PlanningState } from '../api/state';
+import { outcomeOf } from '../api/answer';
+import type { PlanningOutcome, PlanningState } from '../api/state';
 import type { Usage } from '../domain/budget';
 import { PlannerError } from '../domain/errors';
 import { transition, type Stage } from '../domain/stages';

@@ -1,9 +1,10 @@
 /**
  * EXECUTING: runs the plan's step DAG, every ready step at once (each by its kind, ../steps.ts). A failed step
- * re-plans (the completed ones are kept); a step the budget cannot afford under `block` pauses the run; an unknown
+ * re-plans (the completed ones are kept), and so, once, does an empty answer on a value the goal does not say; a step the budget cannot afford under `block` pauses the run; an unknown
  * outcome under `on_outcome_unknown: fail` ends the run at once.
  */
 import { patched } from '@temporalio/workflow';
+import { emptyAnswerFeedback } from '../../api/answer';
 import { addUsage, canAfford, ZERO_USAGE, type Usage } from '../../domain/budget';
 import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
@@ -13,6 +14,12 @@ import { isToolStep, LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH, runStep, star
 import { failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
+
+/**
+ * Runs started after this patch re-plan once when every final step came back empty while a step passed a value the
+ * goal does not say (src/api/answer.ts); older runs complete with the empty answer, as recorded.
+ */
+export const EMPTY_ANSWER_REPLAN_PATCH = 'replan-once-on-an-empty-answer-from-an-unsaid-value';
 
 export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
@@ -49,6 +56,11 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   if (stop === 'budget') {
     const next = state.steps.find((s) => s.status === 'PENDING')!;
     return pauseForBudget(run, estimate(steps[next.index]!), `step ${next.id}`)!;
+  }
+  const suspicious = emptyAnswerFeedback(state);
+  if (suspicious.length > 0 && !state.empty_answer_replanned && state.replans < state.options.max_replans && patched(EMPTY_ANSWER_REPLAN_PATCH)) {
+    run.requestVersion('replan_after_failure', suspicious, { emptyAnswer: true });
+    return move('PLANNING', `re-plan ${state.replans} of ${state.options.max_replans}: the answer is empty on a value the goal does not say`);
   }
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }

@@ -57,6 +57,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
     explanation: feedback.join('\n') || 'first plan for the goal',
     created_at: nowIso(),
     ...(transcript_ref ? { transcript_ref } : {}),
+    ...(generated.unsaid ? { unsaid: generated.unsaid } : {}),
   };
   const by = `${generated.planner ? ` by the ${generated.planner} planner` : ''}${generated.from_cache ? ` from cache (planned ${generated.from_cache})` : ''}`;
   run.audit('plan', `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`, transcript_ref);

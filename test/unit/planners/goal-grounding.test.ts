@@ -6,6 +6,7 @@
 import type { PlanInput, Step } from '../../../src/domain/plan';
 import { parsePlanningRequest } from '../../../src/domain/request';
 import type { ToolSpec } from '../../../src/domain/tool-spec';
+import { unsaidLiterals } from '../../../src/domain/grounding';
 import { validatePlan } from '../../../src/domain/validation';
 import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
@@ -107,6 +108,25 @@ describe('validation grounds a plan on its goal', () => {
       'the goal says "Leipzig", but no step passes "Leipzig"',
       'the goal says "overdue", but no step passes "overdue"',
     ]);
+  });
+});
+
+describe('the values a plan chose, not the goal', () => {
+  const unsaidOn = (goal: string, catalog: readonly ToolSpec[], tool: string, params: Record<string, unknown>) =>
+    unsaidLiterals({ params }, catalog.find((t) => t.name === tool)!, groundingOf(requestOn(goal, 'any'), catalog));
+
+  test('a constraint\'s value, the user\'s words and templates are said; a status or a number the goal never gives is not', () => {
+    expect(unsaidOn('Show rejected shipments from last week', WASTE_CATALOG, 'shipments', { status: 'rejected', date_from: '2026-11-16', date_to: '2026-11-22', facility_id: '${step[0].data.*.id}' })).toEqual([]);
+    expect(unsaidOn('Show shipments from last week', WASTE_CATALOG, 'shipments', { status: 'delivered', limit: 7, date_from: '2026-11-16', date_to: '2026-11-22' })).toEqual([
+      { param: 'status', value: 'delivered' },
+      { param: 'limit', value: '7' },
+    ]);
+  });
+
+  test('on the library: a number is said only as a whole word; an example the tool gives is not the plan\'s choice', () => {
+    expect(unsaidOn('List history books by Mary Beard with at least 300 pages', LIBRARY_CATALOG, 'books', { genre: 'history', author: 'Mary Beard', min_pages: 300 })).toEqual([]);
+    expect(unsaidOn('List books published in 2030', LIBRARY_CATALOG, 'books', { min_pages: 30 })).toEqual([{ param: 'min_pages', value: '30' }]);
+    expect(unsaidOn('List the books', WASTE_CATALOG.concat(LIBRARY_CATALOG), 'shipments', { facility_id: 'FAC-01' })).toEqual([]); // the schema's example id
   });
 });
 
