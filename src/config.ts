@@ -82,6 +82,8 @@ export interface PlannerConfig {
   llm: LlmConfig | undefined;
   /** The providers tried in order (the first is `llm`); empty when no LLM is configured. */
   llmProviders: readonly LlmProviderConfig[];
+  /** PLANNER_LLM_DRAFT: the LLM planner revises the ranking planner's draft ('rules') or plans from the goal alone. */
+  llmDraft: (typeof LLM_DRAFTS)[number];
   planCache: PlanCacheConfig;
   temporal: TemporalSettings;
   /** The content store and ledgers of one machine (used when no databaseUrl is set); workers and the CLI must agree on it. */
@@ -121,6 +123,9 @@ export interface TelemetrySettings {
   metricsPort: number | undefined;
 }
 
+/** What the LLM planner starts a first plan from: the ranking planner's draft, or the goal alone. */
+export const LLM_DRAFTS = ['rules', 'none'] as const;
+
 export const MetricsPortSchema = z.coerce.number().int().min(1).max(65_535);
 
 const FilePath = z.string().max(4096);
@@ -157,6 +162,7 @@ const PlannerEnvSchema = z.object({
   PLANNER_PLAN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_PLAN_CACHE_MAX_ENTRIES),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   PLANNER_METRICS_PORT: MetricsPortSchema.optional(),
+  PLANNER_LLM_DRAFT: z.enum(LLM_DRAFTS).default('rules'),
 });
 
 /** Settings read only when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL set). */
@@ -224,6 +230,7 @@ const HINTS: Record<VariableName, string> = {
   PLANNER_LLM_RESPONSE_FORMAT: 'Set PLANNER_LLM_RESPONSE_FORMAT to json_schema (structured outputs) or json_object, or unset it (default json_schema).',
   PLANNER_LLM_TEMPERATURE: 'Set PLANNER_LLM_TEMPERATURE to a number from 0 to 2, or unset it (each prompt keeps its own temperature).',
   PLANNER_LLM_MAX_TOKENS: 'Set PLANNER_LLM_MAX_TOKENS to whole tokens from 16 to 200000, or unset it (the provider decides).',
+  PLANNER_LLM_DRAFT: 'Set PLANNER_LLM_DRAFT to rules (the LLM planner revises the ranking planner\'s draft) or none (it plans from the goal alone), or unset it (default rules).',
   PLANNER_LLM_ATTEMPTS: 'Set PLANNER_LLM_ATTEMPTS to a whole number from 1 to 10, or unset it (default 3).',
 };
 
@@ -324,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     toolQueues: values.PLANNER_TOOL_QUEUES,
     llm: firstProvider(llmProviders),
     llmProviders,
+    llmDraft: values.PLANNER_LLM_DRAFT,
     planCache: Object.freeze({ ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration), maxEntries: values.PLANNER_PLAN_CACHE_MAX_ENTRIES }),
     temporal: Object.freeze({
       address: values.TEMPORAL_ADDRESS,

@@ -129,6 +129,8 @@ export interface PlannerPromptInput {
   temporal_references: readonly TemporalReference[];
   refinement?: Refinement;
   workspace?: { text: string };
+  /** A first plan's starting point: the ranking planner's plan, which the model checks against the goal. */
+  draft?: Plan;
 }
 
 /** "step 0 is "1.1", step 1 is "1.2"": how the ids the critics name map to the steps of a draft. */
@@ -153,7 +155,7 @@ function constraintsSection(request: PlanningRequest): string {
 }
 
 export function plannerUserPrompt(input: PlannerPromptInput): string {
-  const { request, requirements, temporal_references, refinement, workspace } = input;
+  const { request, requirements, temporal_references, refinement, workspace, draft } = input;
   const { temporal_references: _dates, ...analysis } = requirements;
   const sections = [
     `Goal: ${request.goal}`,
@@ -169,6 +171,11 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
       `This is a refinement of plan version ${refinement.previous.version}:\n${JSON.stringify(draftOf(refinement.previous))}\n(Step ids, which the feedback may name: ${stepIdsLine(refinement.previous)}.)`,
       `Feedback to address:\n${refinement.feedback.map((f) => `- ${f}`).join('\n')}`,
       'Write a new complete plan that addresses every point of the feedback and keeps what was right. Reply with the plan as one JSON object.',
+    );
+  } else if (draft) {
+    sections.push(
+      `A draft plan, made by matching the goal's words to the tools and their params (it may miss a step, pick a wrong tool or a wrong value):\n${JSON.stringify(draftOf(draft))}`,
+      'Check the draft against the goal. Reply with it unchanged if it answers the goal; otherwise reply with the plan corrected. Reply with the plan as one JSON object.',
     );
   } else {
     sections.push('Reply with the plan as one JSON object.');

@@ -58,7 +58,23 @@ function toolsLeftOutIssue(tools: readonly string[]): ValidationIssue {
 export class LlmPlanner implements Planner {
   readonly kind = 'llm';
 
-  constructor(private readonly client: ChatModel) {}
+  /** `draft`: the planner whose plan a first plan starts from (the ranking planner), so the model revises, not invents. */
+  constructor(
+    private readonly client: ChatModel,
+    private readonly draft?: Planner,
+  ) {}
+
+  /** The draft's plan for a first plan, unless it has no step to offer (IMPOSSIBLE) or the draft planner fails. */
+  private async draftFor(input: PlanGenerationInput): Promise<Plan | undefined> {
+    if (!this.draft || input.refinement) return undefined;
+    try {
+      const { plan } = await this.draft.generate({ ...input, llm: undefined });
+      return plan.status === 'IMPOSSIBLE' ? undefined : plan;
+    } catch {
+      return undefined; // the model plans from the goal alone, as without a draft
+    }
+  }
+
 
   async generate(input: PlanGenerationInput): Promise<PlanGenerationResult> {
     const { request, requirements, catalog, stamp, refinement, workspace, llm } = input;
@@ -78,7 +94,7 @@ export class LlmPlanner implements Planner {
     const { value: plan, llm_calls, transcript } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: plannerSystemPrompt(catalog) },
-        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace }) },
+        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace, draft: await this.draftFor(input) }) },
       ],
       temperature,
       maxTokens: PLAN_REPLY_MAX_TOKENS,

@@ -2,6 +2,7 @@
 import { parsePlanJson } from '../../../src/domain/plan';
 import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../../src/domain/errors';
 import { parseRequirementsJson } from '../../../src/domain/requirements';
+import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { LlmPlanner, PLAN_REPLY_MAX_TOKENS, PLAN_TEMPERATURE, REFINE_TEMPERATURE, parsePlanReply } from '../../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
@@ -23,6 +24,33 @@ async function caught(promise: Promise<unknown>): Promise<PlannerError> {
   }
   throw new Error('expected a rejection');
 }
+
+describe('LlmPlanner with a draft planner: the model revises a draft instead of inventing a plan', () => {
+  const withDraft = (overrides: Partial<Parameters<LlmPlanner['generate']>[0]> = {}) =>
+    new LlmPlanner(harness.client, new RankingPlanner()).generate({ request: request(LLM_GOAL), requirements, catalog, stamp: STAMP, ...overrides });
+
+  it('a first plan\'s prompt carries the ranking planner\'s plan, its dates and tools, to check against the goal', async () => {
+    await harness.start({ script: [planReply()] });
+    await withDraft();
+    const user = harness.messages(0)[1]!.content;
+    expect(user).toMatch(/A draft plan, made by matching the goal's words to the tools/);
+    const draft = JSON.parse(user.split('\n').find((line) => line.startsWith('{"status"'))!) as { steps: { tool: string; params: Record<string, unknown> }[] };
+    expect(draft.steps.map((s) => s.tool)).toEqual(['shipments', 'contaminants-detected']);
+    expect(draft.steps[0]!.params).toMatchObject({ date_from: '2026-11-16', date_to: '2026-11-22' });
+    expect(user).toMatch(/Reply with it unchanged if it answers the goal/);
+  });
+
+  it('a refinement, and a goal the draft planner finds IMPOSSIBLE, get no draft', async () => {
+    await harness.start({ script: [planReply(), planReply()] });
+    const { plan } = await withDraft();
+    await withDraft({ refinement: { previous: plan, feedback: ['add a limit'] } });
+    expect(harness.messages(1)[1]!.content).not.toMatch(/A draft plan/);
+    await harness.close();
+    await harness.start({ script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering bins'], steps: [] })] });
+    await withDraft({ request: request('Order 50 new recycling bins from our supplier') }).catch(() => undefined);
+    expect(harness.messages(0)[1]!.content).not.toMatch(/A draft plan/);
+  });
+});
 
 describe('LlmPlanner: a valid first reply', () => {
   it('returns the stamped, validated plan from one structured-output call at temperature 0.1, the reply capped', async () => {
