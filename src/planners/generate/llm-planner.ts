@@ -7,14 +7,14 @@
  * (with `tasks`) is accepted too, from providers that ignore the schema and models that know the old format.
  */
 import { z } from 'zod';
-import { PlanSchemaError, PlanValidationError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
+import { PlanSchemaError, PlanValidationError, PlanningExhaustedError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
 import { namedToolsLeftOut, providedBy, withActionsAccounted } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import { validatePlan, type ValidationContext } from '../../domain/validation';
 import type { ToolSpec } from '../../domain/tool-spec';
-import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
+import type { LlmCallUsage, PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
 import { planReplySchema } from '../../llm/reply-schemas';
@@ -91,10 +91,11 @@ export class LlmPlanner implements Planner {
     const allowed = request.constraints.allowed_tools;
     const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
 
-    const { value: plan, llm_calls, transcript } = await askForJson(this.client, {
+    const draft = await this.draftFor(input);
+    const asked = askForJson(this.client, {
       messages: [
         { role: 'system', content: plannerSystemPrompt(catalog) },
-        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace, draft: await this.draftFor(input) }) },
+        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace, draft }) },
       ],
       temperature,
       maxTokens: PLAN_REPLY_MAX_TOKENS,
@@ -108,6 +109,14 @@ export class LlmPlanner implements Planner {
         return parsed;
       },
     });
-    return { plan, llm_calls, transcript };
+    try {
+      const { value: plan, llm_calls, transcript } = await asked;
+      return { plan, llm_calls, transcript };
+    } catch (err) {
+      // The model's attempts ran out on a goal the rules could plan: their draft stands, saying so, its calls charged.
+      if (!(draft && err instanceof PlanningExhaustedError) || validatePlan(draft, context).length > 0) throw err;
+      const llm_calls = (err.details?.llm_calls ?? []) as LlmCallUsage[];
+      return { plan: { ...draft, assumptions: [...draft.assumptions, `the model's replies did not validate (${err.message.replace(/\s+/g, ' ').slice(0, 300)}): the ranking planner's draft is the plan`] }, llm_calls };
+    }
   }
 }

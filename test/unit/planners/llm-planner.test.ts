@@ -40,6 +40,16 @@ describe('LlmPlanner with a draft planner: the model revises a draft instead of 
     expect(user).toMatch(/Reply with it unchanged if it answers the goal/);
   });
 
+  it('when every reply fails validation, the draft stands: the plan says so, and every call is charged', async () => {
+    await harness.start({ script: ['not json', 'still not json', '{"nor": "this"}'] });
+    const { plan, llm_calls } = await withDraft();
+    expect(harness.server.calls).toBe(3);
+    expect(llm_calls).toHaveLength(3);
+    expect(plan.metadata.planner).toBe('ranking');
+    expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
+    expect(plan.assumptions.at(-1)).toMatch(/^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's draft is the plan$/);
+  });
+
   it('a refinement, and a goal the draft planner finds IMPOSSIBLE, get no draft', async () => {
     await harness.start({ script: [planReply(), planReply()] });
     const { plan } = await withDraft();
