@@ -1,5 +1,5 @@
 /**
- * The README's MCP route from a clone of the repository: a folder whose planner.config.json names an MCP server
+ * The MCP route of docs/tools-and-mcp.md from a clone of the repository: a folder whose planner.config.json names an MCP server
  * (@modelcontextprotocol/server-filesystem over stdio, run by this Node), and `planner worker` started there from the
  * checkout's bin/planner.js, which runs the TypeScript sources through tsx. The worker must start and serve the
  * server's catalog: a run over catalog "files" (ranking planner) calls the server's `list_allowed_directories` and

@@ -59,7 +59,7 @@ test('the packed package installs, its bin runs, a user-defined tool is planned 
   expect(outcome.steps).toEqual([expect.objectContaining({ tool: 'greet_user', status: 'COMPLETED' })]);
   expect(readFileSync(path.join(user, 'greeting.txt'), 'utf8')).toBe('Bonjour !');
 
-  // The README's MCP route as published: the installed `planner worker`, in a folder whose planner.config.json names
+  // The MCP route of docs/tools-and-mcp.md as published: the installed `planner worker`, in a folder whose planner.config.json names
   // server-filesystem, serves its catalog (dist/ loads the MCP client only then), folder and all.
   const shared = path.join(user, 'shared');
   mkdirSync(shared);

@@ -1,5 +1,5 @@
 /**
- * The one configuration module: nothing else in src/ reads the environment, the README's Configuration table lists
+ * The one configuration module: nothing else in src/ reads the environment, docs/configuration.md's table lists
  * every variable it reads, and its parsing (defaults, blank as unset, PLAN-006 errors that name the variable).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,11 +25,11 @@ function tsFilesUnder(dir: string): string[] {
   });
 }
 
-/** The variables named in the first column of the README's "Configuration" table. */
-function readmeConfigurationVariables(): Set<string> {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration\n'));
-  if (!section) throw new Error('README.md has no "## Configuration" section');
+/** The variables named in the first column of the "Environment variables" table of docs/configuration.md. */
+function documentedConfigurationVariables(): Set<string> {
+  const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Environment variables\n'));
+  if (!section) throw new Error('docs/configuration.md has no "## Environment variables" section');
   const firstCells = section.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]!);
   return new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 }
@@ -55,8 +55,8 @@ test('no file under src/ but src/config.ts reads process.env', () => {
   expect(readers).toEqual([]);
 });
 
-test("the README's Configuration table lists every variable the config module reads", () => {
-  const documented = readmeConfigurationVariables();
+test("docs/configuration.md's table lists every variable the config module reads", () => {
+  const documented = documentedConfigurationVariables();
   expect(CONFIG_VARIABLES.filter((name) => !documented.has(name))).toEqual([]);
 });
 

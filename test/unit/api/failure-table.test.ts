@@ -1,12 +1,12 @@
-/** The README's failure table is the failure vocabulary of src/api/failures.ts, hints included. */
+/** The failure table of docs/messages-and-failures.md is the failure vocabulary of src/api/failures.ts, hints included. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FAILURE_TYPES } from '../../../src/api/failures';
 import * as errors from '../../../src/domain/errors';
 
-const README = readFileSync(path.join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+const DOC = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'messages-and-failures.md'), 'utf8');
 const rows = new Map(
-  README.split('\n')
+  DOC.split('\n')
     .filter((line) => /^\| `\w+Error` \| `PLAN-\d{3}` \|/.test(line))
     .map((line) => {
       const [type, code, , hint] = line.split(' | ').map((cell) => cell.replace(/^\|? ?`?|`$/g, ''));
@@ -35,7 +35,7 @@ const SAMPLES: Record<keyof typeof FAILURE_TYPES, errors.PlannerError | null> = 
   StepOutcomeUnknownError: new errors.StepOutcomeUnknownError(''),
 };
 
-test.each(Object.entries(FAILURE_TYPES))('the README lists %s as %s with its hint', (type, code) => {
+test.each(Object.entries(FAILURE_TYPES))('docs/messages-and-failures.md lists %s as %s with its hint', (type, code) => {
   expect(rows.get(type)?.code).toBe(code);
   const sample = SAMPLES[type as keyof typeof FAILURE_TYPES];
   if (sample) {
@@ -45,6 +45,6 @@ test.each(Object.entries(FAILURE_TYPES))('the README lists %s as %s with its hin
   }
 });
 
-test('the README lists no failure type the code does not raise', () => {
+test('docs/messages-and-failures.md lists no failure type the code does not raise', () => {
   expect([...rows.keys()].sort()).toEqual(Object.keys(FAILURE_TYPES).sort());
 });
