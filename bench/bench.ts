@@ -566,7 +566,7 @@ async function main() {
         latency_p50: round(percentile(sortedLatencies(side), 50) / percentile(sortedLatencies(base), 50)),
         throughput: round((side.runs.length / side.seconds) / (base.runs.length / base.seconds)),
         // Per round as well as the highest: V8 sizes a heap by its allocation at the time of a collection, so one
-        // process's peak differs from the next one's under the same load (README, "Worker memory").
+        // process's peak differs from the next one's under the same load (bench/README.md, "Worker memory").
         worker_rss_peak: round(side.rss.peak_mb / base.rss.peak_mb),
       });
       const rawSplit = sides.rawSplit[i]!;

@@ -5,7 +5,7 @@
  * from how fast the collector marked (gc, bytes/ms) against how fast the old generation has been filling lately
  * (mutator, bytes/ms): the lower that speed ratio, the higher the factor, and the more the old generation may grow
  * before the next full collection. A large factor set in a worker's first seconds is what makes its peak RSS differ
- * from the next one's under the same load (README, "Why the peak moves").
+ * from the next one's under the same load (bench/README.md, "Why the peak moves").
  */
 import { round } from './figures';
 

@@ -199,7 +199,7 @@ const ProvidersSchema = z
 
 type VariableName = keyof typeof PlannerEnvSchema.shape | keyof typeof LlmEnvSchema.shape;
 
-/** Every environment variable this module reads (the README's Configuration table lists each one). */
+/** Every environment variable this module reads (docs/configuration.md lists each one). */
 export const CONFIG_VARIABLES = [...Object.keys(PlannerEnvSchema.shape), ...Object.keys(LlmEnvSchema.shape)] as readonly VariableName[];
 
 const HINTS: Record<VariableName, string> = {

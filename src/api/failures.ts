@@ -19,7 +19,7 @@ import {
 } from '../domain/errors';
 import { LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
 
-/** Failure types a client can see, with their codes; the README's failure table lists the same. */
+/** Failure types a client can see, with their codes; docs/messages-and-failures.md's failure table lists the same. */
 export const FAILURE_TYPES = {
   PlanParseError: 'PLAN-001',
   PlanSchemaError: 'PLAN-002',

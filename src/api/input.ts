@@ -109,7 +109,7 @@ export function parseWorkflowInput(input: unknown, defaults: { trace_id: string;
   const request = parsePlanningRequest({ tool_catalog: DEFAULT_TOOL_CATALOG, budget: DEFAULT_BUDGET, ...defaults, ...shape.data.request });
   const options = PlanningOptionsPatchSchema.safeParse(shape.data.options ?? {});
   if (!options.success) {
-    throw new InvalidInputError(`invalid planning options: ${formatZodIssues(options.error).join('; ')}`, 'Fix the options listed (path: message); see the README for each option.');
+    throw new InvalidInputError(`invalid planning options: ${formatZodIssues(options.error).join('; ')}`, 'Fix the options listed (path: message); see docs/messages-and-failures.md for each option.');
   }
   return { request, options: { ...DEFAULT_PLANNING_OPTIONS, ...options.data } };
 }

@@ -1,6 +1,6 @@
 /**
  * The CLI's `--json` contract, in one place. The workflow's state is snake_case (it is the wire format of
- * `getState`); what the CLI prints is camelCase and a stable subset of it. the README ("The planner CLI") documents these shapes: add
+ * `getState`); what the CLI prints is camelCase and a stable subset of it. docs/cli.md documents these shapes: add
  * fields freely, but never rename or remove one.
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';

@@ -1,5 +1,5 @@
 /**
- * `planner`: the operator's CLI. `planner --help` lists the commands; the README ("The planner CLI") documents them, the --json shapes
+ * `planner`: the operator's CLI. `planner --help` lists the commands; docs/cli.md documents them, the --json shapes
  * (src/cli/json-views.ts) and the exit codes (src/cli/context.ts: 0 ok, 1 error, 2 usage, 3 not found, 4 plan failed).
  */
 import { Command, CommanderError } from 'commander';
@@ -17,7 +17,7 @@ export function buildProgram(): Command {
     .description('Plan and run goals as durable Temporal workflows, and inspect them.')
     .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the envconfig profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)')
-    .option('--json', 'print machine-readable JSON on stdout (the contract: README, "The planner CLI")')
+    .option('--json', 'print machine-readable JSON on stdout (the contract: docs/cli.md)')
     .option('--verbose', 'print stack traces of errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

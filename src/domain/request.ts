@@ -7,7 +7,7 @@ import { redactSecrets } from './secrets';
 
 /**
  * The limits on a request, checked at the boundary before any work: whatever exceeds one is refused in milliseconds
- * with PLAN-006 naming the limit, so one oversized request cannot stall a worker's event loop (the README lists them).
+ * with PLAN-006 naming the limit, so one oversized request cannot stall a worker's event loop (docs/messages-and-failures.md lists them).
  */
 export const REQUEST_LIMITS = {
   goal_chars: 10_000,

@@ -3,7 +3,7 @@
  * `temporal_`) and the planner's, which go through the same runtime's metric meter — the activity context's
  * `metricMeter` here, the workflow's replay-aware `metricMeter` in src/workflows/observability.ts — so nothing else
  * listens on a port and the workflow's metrics are not counted again when a run is replayed. The runtime adds the
- * labels `namespace`, `task_queue` and `activity_type` / `workflow_type` to each; the README lists every metric.
+ * labels `namespace`, `task_queue` and `activity_type` / `workflow_type` to each; docs/observability.md lists every metric.
  */
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';

@@ -24,8 +24,8 @@ export async function createWastePack(options: OpenWasteDatabaseOptions): Promis
 
 /**
  * The waste pack with its database opened (and seeded) on the first query instead of now: a worker that never runs
- * a waste step never starts PGlite, whose WASM engine costs a few hundred MB of resident memory (see the README's
- * Performance section). An open that fails is tried again by the next query; `close()` waits for an open under way.
+ * a waste step never starts PGlite, whose WASM engine costs a few hundred MB of resident memory (see
+ * docs/performance.md). An open that fails is tried again by the next query; `close()` waits for an open under way.
  */
 export function createLazyWastePack(options: OpenWasteDatabaseOptions): ToolPack {
   let opening: Promise<OpenedWasteDatabase> | undefined;
