@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { sharedSchema } from '../domain/shared-schema';
+import { BUDGET_MAXIMA, limitsPastMaxima, type BudgetLimits } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
@@ -115,6 +116,21 @@ export function parseWorkflowInput(input: unknown, defaults: { trace_id: string;
 }
 
 /**
+ * The start budget held to the maxima a raise keeps: a limit past one could never be raised again (every raise would
+ * take it further past), so a run that ran out would wait in BUDGET_EXHAUSTED until its timeout. Throws
+ * InvalidInputError (PLAN-006) naming each limit.
+ */
+export function checkStartBudget(budget: BudgetLimits): void {
+  const past = limitsPastMaxima(budget);
+  if (past.length === 0) return;
+  throw new InvalidInputError(
+    `invalid planning request:\n${past.map((d) => `budget.${d}: ${budget[d]} is past the maximum of ${BUDGET_MAXIMA[d]}`).join('\n')}`,
+    `A run's limits stay at most cost_usd ${BUDGET_MAXIMA.cost_usd}, tokens ${BUDGET_MAXIMA.tokens}, calls ${BUDGET_MAXIMA.calls}, at start and after raises; start with less, and raise it later (raiseBudget) if the run needs more.`,
+    { limits: BUDGET_MAXIMA },
+  );
+}
+
+/**
  * The check a client makes before it starts a run (PlannerClient.start, the CLI): the workflow's own parse (schemas,
  * limits, options), with placeholders for what the workflow fills in (trace id, clock), and no `resume` (only the
  * workflow sets it). Throws InvalidInputError (PLAN-006) naming every problem, so malformed or oversized input is
@@ -124,5 +140,7 @@ export function checkWorkflowInput(input: unknown): { request: PlanningRequest; 
   if (input !== null && typeof input === 'object' && 'resume' in input && input.resume !== undefined) {
     throw new InvalidInputError('invalid workflow input: `resume` is set only by the workflow when it continues as new', 'Start the run with {"request": {…}, "options": {…}} and no `resume`.');
   }
-  return parseWorkflowInput(input, { trace_id: 'checked-by-client', now: new Date().toISOString() });
+  const parsed = parseWorkflowInput(input, { trace_id: 'checked-by-client', now: new Date().toISOString() });
+  checkStartBudget(parsed.request.budget);
+  return parsed;
 }

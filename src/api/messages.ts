@@ -19,7 +19,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { sharedSchema } from '../domain/shared-schema';
-import type { ToolBudget } from '../domain/budget';
+import { BUDGET_MAXIMA, type ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { jsonByteLength } from '../domain/walk';
 import { WaitForProgressSchema } from './progress';
@@ -54,11 +54,8 @@ export type ApproveInput = z.output<typeof ApproveSchema>;
 export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000), plan_version: PlanVersionField }).strict());
 export type RejectInput = z.output<typeof RejectSchema>;
 
-/**
- * The largest limits a run's budget may reach (and so the largest single raise): finite, and far inside the range
- * where sums stay exact (tokens and calls are safe integers, dollars keep their nano-dollar rounding).
- */
-export const BUDGET_MAXIMA = { cost_usd: 1e6, tokens: 1e12, calls: 1e9 } as const;
+/** The largest limits a run's budget may reach (and so the largest single raise). */
+export { BUDGET_MAXIMA };
 
 export const RaiseBudgetSchema = sharedSchema('api/messages#RaiseBudgetSchema', () =>
   z

@@ -38,6 +38,17 @@ export interface ToolBudget {
 
 const DIMENSIONS: readonly BudgetDimension[] = ['cost_usd', 'tokens', 'calls'];
 
+/**
+ * The largest limits a run's budget may have, at start and after raises: finite, and far inside the range where sums
+ * stay exact (tokens and calls are safe integers, dollars keep their nano-dollar rounding).
+ */
+export const BUDGET_MAXIMA: Readonly<Usage> = Object.freeze({ cost_usd: 1e6, tokens: 1e12, calls: 1e9 });
+
+/** The dimensions in which `limit` is past BUDGET_MAXIMA. */
+export function limitsPastMaxima(limit: Usage): BudgetDimension[] {
+  return DIMENSIONS.filter((d) => limit[d] > BUDGET_MAXIMA[d]);
+}
+
 export const ZERO_USAGE: Readonly<Usage> = Object.freeze({ cost_usd: 0, tokens: 0, calls: 0 });
 
 /** Sums of dollar amounts are kept to nano-dollars so 0.1 + 0.2 fits a 0.3 ceiling. */

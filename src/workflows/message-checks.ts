@@ -16,7 +16,7 @@ import {
   type RejectInput,
 } from '../api/messages';
 import type { PlanningState, StepReply, StepWait } from '../api/state';
-import { addUsage } from '../domain/budget';
+import { addUsage, limitsPastMaxima } from '../domain/budget';
 import { InvalidInputError, PlannerError } from '../domain/errors';
 import { redactSecrets } from '../domain/secrets';
 import { isTerminal } from '../domain/stages';
@@ -93,8 +93,8 @@ export function approvalDecided(state: PlanningState, payload: unknown, status: 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
   if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
   const raise = parse(MESSAGE_NAMES.raiseBudget, payload);
-  const limit = addUsage(state.budget.limit, raise);
-  const over = (Object.keys(BUDGET_MAXIMA) as (keyof typeof BUDGET_MAXIMA)[]).filter((d) => limit[d] > BUDGET_MAXIMA[d]);
+  // Only the limits this raise increases: one a run started with past its maximum (before that was refused) is no reason to refuse raising another.
+  const over = limitsPastMaxima(addUsage(state.budget.limit, raise)).filter((d) => raise[d] > 0);
   if (over.length > 0) {
     refuse(
       `the raise would take the ${over.join(', ')} limit past its maximum (${over.map((d) => `${d} ≤ ${BUDGET_MAXIMA[d]}`).join(', ')})`,

@@ -4,7 +4,7 @@
  * with the message schemas and the byte cap. Nothing oversized reaches the server or a worker.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { MESSAGE_LIMITS, REQUEST_LIMITS } from '../../src/api';
+import { BUDGET_MAXIMA, MESSAGE_LIMITS, REQUEST_LIMITS } from '../../src/api';
 import { PlannerClient } from '../../src/client';
 import { InvalidInputError } from '../../src/domain/errors';
 import { runPlannerCli } from '../support/cli';
@@ -65,5 +65,23 @@ test('`planner start --catalog` with a name over its limit exits 2; nothing is s
   const run = await runPlannerCli(['start', 'Get shipments', '--id', workflowId, '--catalog', 'c'.repeat(REQUEST_LIMITS.name_chars + 1)]);
   expect(run.code).toBe(2);
   expect(run.stderr).toContain(`tool_catalog is longer than the limit of ${REQUEST_LIMITS.name_chars} characters`);
+  expect(await exists(workflowId)).toBe(false);
+});
+
+test('PlannerClient.start and `planner start` refuse a budget past the maxima a raise keeps; nothing is started', async () => {
+  const workflowId = uniqueTaskQueue('budget-past-maxima');
+  const err = await planner.start({ request: { goal: 'Get shipments', budget: { cost_usd: 2e6, tokens: 1_000, calls: 10 } } }, { workflowId }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(InvalidInputError);
+  expect(err).toMatchObject({ code: 'PLAN-006', message: expect.stringContaining(`budget.cost_usd: 2000000 is past the maximum of ${BUDGET_MAXIMA.cost_usd}`) });
+  expect(await exists(workflowId)).toBe(false);
+
+  const run = await runPlannerCli(['start', 'Get shipments', '--id', workflowId, '--budget-cost', '2000000', '--budget-tokens', '2000000000000']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`budget.tokens: 2000000000000 is past the maximum of ${BUDGET_MAXIMA.tokens}`);
+  expect(run.stderr).toContain(`budget.cost_usd: 2000000 is past the maximum of ${BUDGET_MAXIMA.cost_usd}`);
+  expect(run.stderr).toMatch(/hint: A run's limits stay at most cost_usd 1000000/);
   expect(await exists(workflowId)).toBe(false);
 });

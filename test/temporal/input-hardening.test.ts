@@ -6,7 +6,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { readFailure } from '../../src/api/failures';
-import { getStateQuery, type PlanningWorkflowInput } from '../../src/api';
+import { BUDGET_MAXIMA, getStateQuery, raiseBudgetUpdate, type PlanningWorkflowInput } from '../../src/api';
 import { KEYWORD_LIMITS } from '../../src/api/search-attributes';
 import { REQUEST_LIMITS } from '../../src/domain/request';
 import { planningWorkflow } from '../../src/workflows';
@@ -97,4 +97,26 @@ test("a memo a careless client started the run with, its goal unredacted, is rep
   const { memo } = await handle.describe();
   expect(memo).toEqual({ goal: (await handle.query(getStateQuery)).request.goal });
   expect(JSON.stringify(memo)).not.toContain('hunter2hunter2');
+});
+
+test('a start budget past the maxima a raise keeps (cost_usd 1e300, tokens 2e12) fails the run at once with PLAN-006 naming each limit', async () => {
+  const handle = await start({ request: { goal: SCENARIO, budget: { cost_usd: 1e300, tokens: 2e12, calls: 10, policy: 'block' } } });
+  const err = await handle.result().then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const failure = readFailure(err as WorkflowFailedError);
+  expect(failure).toMatchObject({ type: 'InvalidInputError', code: 'PLAN-006' });
+  expect(failure.message).toContain(`budget.cost_usd: 1e+300 is past the maximum of ${BUDGET_MAXIMA.cost_usd}`);
+  expect(failure.message).toContain(`budget.tokens: 2000000000000 is past the maximum of ${BUDGET_MAXIMA.tokens}`);
+  expect(failure.message).not.toContain('budget.calls');
+  expect(failure.hint).toMatch(/at most cost_usd 1000000, tokens 1000000000000, calls 1000000000, at start and after raises/);
+  const { events } = await handle.fetchHistory();
+  expect(events!.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+});
+
+test('a start budget at the maxima runs, and the run can still be raised in a limit below its maximum', async () => {
+  const handle = await start({ request: { goal: SCENARIO, budget: { cost_usd: BUDGET_MAXIMA.cost_usd, tokens: 1_000, calls: 1, policy: 'block' } } });
+  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED', 30_000, 'the budget pause');
+  const raised = await handle.executeUpdate(raiseBudgetUpdate, { args: [{ calls: 10, tokens: 10_000 }] });
+  expect(raised.limit).toEqual({ cost_usd: BUDGET_MAXIMA.cost_usd, tokens: 11_000, calls: 11 });
+  expect((await handle.result()).stage).toBe('COMPLETED');
 });
