@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../domain/canonical-json';
 import { InvalidInputError, WorkerFailureError, formatZodIssues } from '../domain/errors';
 import { usageOfLlmCalls, type LlmCallUsage } from '../domain/llm-calls';
+import { redactSecrets } from '../domain/secrets';
 import { INLINE_RESULT_BYTES, StepResultSchema, previewOf, type StepResult } from '../domain/step-execution';
 import type { LlmClient } from '../llm/chat';
 import { fitInputs, llmStepMessages } from '../llm/step-prompt';
@@ -65,7 +66,8 @@ export function createLlmStepActivities(deps: LlmStepDependencies) {
     }
     const { answer, llm_calls } = await chargingEveryCall(deps.ledger, async () => {
       const completion = await client.complete(llmStepMessages(input, fitted), { temperature: TEMPERATURE });
-      return { answer: completion.content.trim(), llm_calls: [] as LlmCallUsage[] };
+      // Stored, shown and fed to later steps: a credential the model repeats (from its inputs or its own) is redacted.
+      return { answer: redactSecrets(completion.content.trim()), llm_calls: [] as LlmCallUsage[] };
     });
     const { ref, bytes } = await deps.store.put(answer, { workflowId: input.workflow_id });
     return {

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { sharedSchema } from '../domain/shared-schema';
 import { BUDGET_MAXIMA, type ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
+import { redactSecrets } from '../domain/secrets';
 import { jsonByteLength } from '../domain/walk';
 import { WaitForProgressSchema } from './progress';
 import type { PlanningState } from './state';
@@ -48,10 +49,11 @@ export type ClarificationAnswer = z.output<typeof ClarificationAnswerSchema>;
 /** The plan version a decision is about: the one the person was shown. */
 const PlanVersionField = sharedSchema('api/messages#PlanVersionField', () => z.number().int().min(1).max(1_000_000).optional());
 
-export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () => z.object({ comment: z.string().max(2_000).optional(), plan_version: PlanVersionField }).strict());
+/** A person's comment or reason, secrets redacted (redactSecrets) as it is parsed: the run keeps and repeats only that. */
+export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () => z.object({ comment: z.string().max(2_000).transform(redactSecrets).optional(), plan_version: PlanVersionField }).strict());
 export type ApproveInput = z.output<typeof ApproveSchema>;
 
-export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000), plan_version: PlanVersionField }).strict());
+export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000).transform(redactSecrets), plan_version: PlanVersionField }).strict());
 export type RejectInput = z.output<typeof RejectSchema>;
 
 /** The largest limits a run's budget may reach (and so the largest single raise). */

@@ -6,7 +6,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { readFailure } from '../../src/api/failures';
-import { BUDGET_MAXIMA, getStateQuery, raiseBudgetUpdate, type PlanningWorkflowInput } from '../../src/api';
+import { BUDGET_MAXIMA, approveUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
 import { KEYWORD_LIMITS } from '../../src/api/search-attributes';
 import { REQUEST_LIMITS } from '../../src/domain/request';
 import { planningWorkflow } from '../../src/workflows';
@@ -119,4 +119,59 @@ test('a start budget at the maxima runs, and the run can still be raised in a li
   const raised = await handle.executeUpdate(raiseBudgetUpdate, { args: [{ calls: 10, tokens: 10_000 }] });
   expect(raised.limit).toEqual({ cost_usd: BUDGET_MAXIMA.cost_usd, tokens: 11_000, calls: 11 });
   expect((await handle.result()).stage).toBe('COMPLETED');
+});
+
+/** A credential of each common format, as a person might paste it, and the part of it that must appear nowhere. */
+const CREDENTIALS = [
+  { text: 'sk-proj0123456789abcdefghij', secret: 'proj0123456789abcdefghij' },
+  { text: 'password=hunter2hunter2', secret: 'hunter2hunter2' },
+  { text: 'sk_live_51HabcdefghijklmnopQRST', secret: '51habcdefghijklmnopqrst' },
+  { text: 'xoxb-1234567890-abcdefghijKLMN', secret: 'abcdefghijklmn' },
+  { text: 'postgres://app:s3cretPassw0rd@db.internal:5432/ops', secret: 's3cretpassw0rd' },
+  { text: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', secret: 'dozjgnryp4j3jvmnhl0w5n_xgl0n3i9plfup0thsr8u' },
+  { text: 'AIzaSyA1234567890abcdefghijklmnopqrstu', secret: 'sya1234567890abcdefghijklmnopqrstu' },
+];
+const PASTED = CREDENTIALS.map((c) => c.text).join(' and ');
+const lower = (value: unknown) => JSON.stringify(value).toLowerCase();
+
+/** Everything the run wrote: its history without the start event and the accepted updates (they hold what clients sent). */
+function writtenByRun(events: temporal.api.history.v1.IHistoryEvent[]): string {
+  const written = events.filter((e) => !e.workflowExecutionStartedEventAttributes && !e.workflowExecutionUpdateAcceptedEventAttributes);
+  return Buffer.from(temporal.api.history.v1.History.encode({ events: written }).finish()).toString('latin1').toLowerCase();
+}
+
+test('a credential of each common format in the goal is in no memo, PlanGoalKeywords entry, state or event the run writes', async () => {
+  const handle = await start({ request: { goal: `${SCENARIO} using ${PASTED}`, context: [{ role: 'user', content: `the key is ${PASTED}` }] } });
+  await handle.result();
+  const { memo, searchAttributes } = await handle.describe();
+  const state = await handle.query(getStateQuery);
+  expect(state.request.goal).toContain('postgres://app:[redacted]@db.internal:5432/ops');
+  const written = writtenByRun((await handle.fetchHistory()).events!);
+  for (const { secret } of CREDENTIALS) {
+    for (const [where, value] of Object.entries({ memo, searchAttributes, state })) expect([where, lower(value)]).toEqual([where, expect.not.stringContaining(secret)]);
+    expect(written).not.toContain(secret);
+  }
+});
+
+test('a reject reason and an approve comment with a credential of each format reach no state, audit, prompt feedback, search attribute or memo', async () => {
+  const handle = await start({ request: { goal: SCENARIO }, options: { require_approval: true } });
+  const awaiting = (version: number) => waitFor(async () => {
+    const s = await handle.query(getStateQuery);
+    return s.stage === 'AWAITING_APPROVAL' && s.plan?.version === version;
+  }, 30_000, `plan v${version} awaiting approval`);
+  await awaiting(1);
+  await handle.executeUpdate(rejectUpdate, { args: [{ plan_version: 1, reason: `use ${PASTED}` }] });
+  await awaiting(2);
+  const feedback = (await handle.query(getStateQuery)).next_version_reason;
+  await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 2, comment: `deploy with ${PASTED}` }] });
+  expect((await handle.result()).stage).toBe('COMPLETED');
+  const state = await handle.query(getStateQuery);
+  const { memo, searchAttributes } = await handle.describe();
+  expect(state.audit.map((a) => a.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^rejected: use \[redacted\] and password=\[redacted\]/), expect.stringMatching(/^approved: deploy with \[redacted\]/)]));
+  expect(feedback).toEqual({ reason: 'human_rejection', feedback: [expect.stringContaining('postgres://app:[redacted]@db.internal')] });
+  const written = writtenByRun((await handle.fetchHistory()).events!);
+  for (const { secret } of CREDENTIALS) {
+    for (const [where, value] of Object.entries({ state, feedback, memo, searchAttributes })) expect([where, lower(value)]).toEqual([where, expect.not.stringContaining(secret)]);
+    expect(written).not.toContain(secret);
+  }
 });
