@@ -9,7 +9,7 @@ import { PlannerClient } from '../client';
 import { loadConfig, type PlannerConfig } from '../config';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
-import { safeJson, terminalSafe } from './safe-text';
+import { safeJson, shellArg, terminalSafe } from './safe-text';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 3, planFailed: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -109,7 +109,7 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
   if (err instanceof CliError || err instanceof InvalidInputError) return usageErrorOf(err);
   const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
   if (/already completed/i.test(text)) {
-    return new CliError(`run ${workflowId} has already ended`, EXIT.usage, `see how with \`planner show ${workflowId}\``);
+    return new CliError(`run ${workflowId} has already ended`, EXIT.usage, `see how with \`planner show ${shellArg(workflowId)}\``);
   }
   if (
     err instanceof WorkflowNotFoundError ||
@@ -123,14 +123,14 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
     return new CliError(
       `the run refused it: ${firstLine(refusal.message)}`,
       refusal.code === 'PLAN-006' ? EXIT.usage : EXIT.error,
-      `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${workflowId}\``,
+      `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${shellArg(workflowId)}\``,
     );
   }
   if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
     return new CliError(
       `run ${workflowId} was terminated: ${firstLine(err.cause.message)}`,
       EXIT.planFailed,
-      `see its events with \`planner history ${workflowId}\``,
+      `see its events with \`planner history ${shellArg(workflowId)}\``,
     );
   }
   if (err instanceof WorkflowFailedError) {
@@ -138,7 +138,7 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
     return new CliError(
       `run ${workflowId} failed: ${failure.code} ${firstLine(failure.message)}`,
       EXIT.planFailed,
-      `${failure.hint.replace(/\.$/, '')}; see why with \`planner history ${workflowId}\``,
+      `${failure.hint.replace(/\.$/, '')}; see why with \`planner history ${shellArg(workflowId)}\``,
     );
   }
   const status = grpcStatusOf(err);

@@ -9,7 +9,7 @@ import type { PlannerClient } from '../client';
 import { RaiseBudgetSchema, ResolveStepSchema, type PendingInput, type PlanningState } from '../api';
 import type { Usage } from '../domain/budget';
 import { CliError, EXIT, parseArg } from './context';
-import { terminalSafe } from './safe-text';
+import { shellArg, terminalSafe } from './safe-text';
 
 /** Asks one question at the terminal; null when the terminal closed (no more answers from here). */
 export type Ask = (question: string) => Promise<string | null>;
@@ -31,7 +31,7 @@ type Prompts = { [K in PendingInput['kind']]: PendingPrompt<Extract<PendingInput
 export const PENDING_PROMPTS: Prompts = {
   clarification: {
     show: (p) => [`question: ${terminalSafe(p.text)}`, ...p.options.map((o, i) => `  ${i + 1}. ${terminalSafe(o)}${i + 1 === p.default_option ? ' (default)' : ''}`)],
-    commands: (p, id) => [`planner answer ${id} ${p.default_option}`, `planner answer ${id} "<your own answer>"`],
+    commands: (p, id) => [`planner answer ${shellArg(id)} ${p.default_option}`, `planner answer ${shellArg(id)} "<your own answer>"`],
     async answer(p, ask, client, id) {
       const raw = await ask(`Answer: a number 1–${p.options.length}, or your own words [Enter: ${p.default_option}] > `);
       if (raw === null) return null;
@@ -46,7 +46,7 @@ export const PENDING_PROMPTS: Prompts = {
         ? state.plan.tasks.flatMap((t) => t.steps.map((s) => `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? '(no tool)')} — ${terminalSafe(s.title)}`))
         : []),
     ],
-    commands: (p, id) => [`planner approve ${id} --version ${p.plan_version}`, `planner reject ${id} --version ${p.plan_version} --reason "<why>"`],
+    commands: (p, id) => [`planner approve ${shellArg(id)} --version ${p.plan_version}`, `planner reject ${shellArg(id)} --version ${p.plan_version} --reason "<why>"`],
     async answer(p, ask, client, id) {
       const raw = await ask(`Approve plan v${p.plan_version}? y = approve, n = reject with a reason [Enter: decide later] > `);
       if (raw === null || raw.trim() === '') return null;
@@ -60,7 +60,7 @@ export const PENDING_PROMPTS: Prompts = {
   },
   budget: {
     show: (p) => [`budget exhausted: spent ${usage(p.spent)} of ${usage(p.limit)}${p.needed ? `; needs ${usage(p.needed)}` : ''}`],
-    commands: (_p, id) => [`planner raise-budget ${id} --calls 10 --tokens 20000 --cost 0.5`],
+    commands: (_p, id) => [`planner raise-budget ${shellArg(id)} --calls 10 --tokens 20000 --cost 0.5`],
     async answer(_p, ask, client, id) {
       const raw = await ask('Raise the limits by, e.g. "calls 10 tokens 20000 cost 0.5" [Enter: decide later] > ');
       if (raw === null || raw.trim() === '') return null;
@@ -71,7 +71,7 @@ export const PENDING_PROMPTS: Prompts = {
   step: {
     show: (p) => [`step ${terminalSafe(p.step_id)} waits for a person: ${terminalSafe(p.question)} (until ${p.until})`],
     commands: (p, id) =>
-      p.for === 'answer' ? [`planner complete ${id} ${p.step_id} "<answer>"`] : [`planner resolve ${id} ${p.step_id} retry|done|fail ["<text>"]`],
+      p.for === 'answer' ? [`planner complete ${shellArg(id)} ${shellArg(p.step_id)} "<answer>"`] : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
     async answer(p, ask, client, id) {
       if (p.for === 'answer') {
         const answer = await ask(`Answer for step ${p.step_id} [Enter: decide later] > `);

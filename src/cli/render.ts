@@ -2,7 +2,7 @@
  * Human output of the CLI: the plan tree, a version diff, the run list and the decision audit. Built on json-views.
  * Every run-provided field goes through `safe` (terminalSafe): its control characters are printed escaped, on one line.
  */
-import { terminalSafe } from './safe-text';
+import { shellArg, terminalSafe } from './safe-text';
 
 const safe = (text: string): string => terminalSafe(text);
 import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, ResultView, RunView, StateView, StepView, VersionView } from './json-views';
@@ -63,7 +63,7 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
       if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${safe(step.preview ?? '').slice(0, 100)}`.trimEnd());
       if (step.error) lines.push(`       Error: ${safe(step.error.code)} ${safe(step.error.message)}`);
       if (step.waiting) {
-        const how = step.waiting.for === 'answer' ? `planner complete ${safe(view.workflowId)} ${safe(step.id)} <answer>` : `planner resolve ${safe(view.workflowId)} ${safe(step.id)} retry|done|fail`;
+        const how = step.waiting.for === 'answer' ? `planner complete ${shellArg(view.workflowId)} ${shellArg(step.id)} <answer>` : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
         lines.push(`       Waits for a person until ${safe(step.waiting.until)}: ${safe(step.waiting.question)} (${how})`);
       }
     });
@@ -74,7 +74,7 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
 
 /** Previews are cut short; where the whole data is. */
 function resultHint(workflowId: string): string {
-  return `Full results: planner result ${safe(workflowId)}  (one step: --step N; as JSON: --json)`;
+  return `Full results: planner result ${shellArg(workflowId)}  (one step: --step N; as JSON: --json)`;
 }
 
 export function renderState(view: StateView, options: { task?: number } = {}): string[] {
@@ -84,12 +84,12 @@ export function renderState(view: StateView, options: { task?: number } = {}): s
   if (view.question) {
     lines.push('', `Question: ${safe(view.question.text)}`);
     view.question.options.forEach((o, i) => lines.push(`  ${i + 1}. ${safe(o)}${i + 1 === view.question!.default ? ' (default)' : ''}`));
-    lines.push(`Answer with: planner answer ${view.workflowId} <number or text>`);
+    lines.push(`Answer with: planner answer ${shellArg(view.workflowId)} <number or text>`);
   }
   if (view.stage === 'AWAITING_APPROVAL') {
-    lines.push('', `Awaiting approval: planner approve ${view.workflowId}  |  planner reject ${view.workflowId} --reason "…"`);
+    lines.push('', `Awaiting approval: planner approve ${shellArg(view.workflowId)}  |  planner reject ${shellArg(view.workflowId)} --reason "…"`);
   }
-  if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${view.workflowId} --calls 10`);
+  if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${shellArg(view.workflowId)} --calls 10`);
   if (view.plan?.tasks.some((t) => t.steps.some((st) => st.status === 'COMPLETED'))) lines.push('', resultHint(view.workflowId));
   if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);

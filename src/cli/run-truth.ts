@@ -10,6 +10,7 @@ import { readFailure, type PlanFailure } from '../api/failures';
 import type { PlanningOutcome } from '../api/state';
 import type { PlannerClient } from '../client';
 import { CliError, EXIT } from './context';
+import { shellArg } from './safe-text';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -140,7 +141,7 @@ export function explainUnanswered(truth: RunTruth, err: unknown): CliError {
     return new CliError(
       `run ${id} ${endingOf(truth)}; its state needs a worker to replay it (${detail})`,
       truth.status === 'COMPLETED' ? EXIT.error : EXIT.planFailed,
-      `\`planner history ${id}\` shows its events without a worker; start one with \`planner worker\` for the full state`,
+      `\`planner history ${shellArg(id)}\` shows its events without a worker; start one with \`planner worker\` for the full state`,
     );
   }
   if (truth.workflowTaskFailure !== null) {

@@ -4,6 +4,8 @@
  * ESC [ …) — and the bidirectional overrides are printed as escapes (`\x1b`, `\r`, `\u202e`) instead of being
  * interpreted. A newline (and a tab) survive only where multi-line output is intended (`multiline`).
  */
+import { shellQuote } from '../domain/shell';
+
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -14,6 +16,11 @@ export function terminalSafe(text: string, options: { multiline?: boolean } = {}
     const code = c.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
+}
+
+/** A run-provided value (workflow id, step id) as an argument of a suggested command: shell-quoted, then terminalSafe. */
+export function shellArg(value: string): string {
+  return terminalSafe(shellQuote(value));
 }
 
 /**

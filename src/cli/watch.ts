@@ -12,7 +12,7 @@ import { readFailure } from '../api/failures';
 import type { PlannerClient } from '../client';
 import { CliError, type Output } from './context';
 import { promptFor, type Ask } from './prompts';
-import { terminalSafe } from './safe-text';
+import { shellArg, terminalSafe } from './safe-text';
 
 export interface WatchOptions {
   /** Ask for answers at this terminal (default: when stdin and stdout are TTYs). */
@@ -45,7 +45,7 @@ export async function watchRun(client: PlannerClient, workflowId: string, out: O
     for (;;) {
       // Once the run has closed, an update no longer reaches it: what it recorded last is read by query.
       const batch = (await nextBatch(client, workflowId, after)) ?? (await lastBatch(client, workflowId, after));
-      if (batch.truncated) note(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${workflowId})`);
+      if (batch.truncated) note(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${shellArg(workflowId)})`);
       for (const event of batch.events) {
         if (options.ndjson) process.stdout.write(`${JSON.stringify(event)}\n`);
         else for (const line of eventLines(event, workflowId, terminal !== null)) print(line);

@@ -35,11 +35,17 @@ export const PLAN_LIMITS = {
   reply_chars: 200_000,
 } as const;
 
+/**
+ * The grammar of a step id ("1.2", "fetch-shipments"): ids a model writes are printed in suggested commands and go
+ * into idempotency keys, so no shell syntax, spaces or key separators.
+ */
+export const STEP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 export const StepSchema = sharedSchema('domain/plan#StepSchema', () =>
   z
     .object({
       /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
-      id: z.string().min(1).max(64),
+      id: z.string().regex(STEP_ID_PATTERN, 'a step id is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. "1.2")'),
       title: z.string().min(1),
       description: z.string().default(''),
       action: z.enum(ACTION_TYPES).default('tool_call'),

@@ -6,6 +6,7 @@ import { emptyAnswerNote } from '../api/answer';
 import { pendingInput, type PendingInput } from '../api/progress';
 import type { PlanningState, StepRecord } from '../api/state';
 import type { Usage } from '../domain/budget';
+import { shellQuote } from '../domain/shell';
 
 /** The markdown view is at most this long (the steps table is cut first, with a line saying how many were left out). */
 export const CURRENT_DETAILS_MAX_CHARS = 8_000;
@@ -42,17 +43,28 @@ function stepRow(step: Pick<StepRecord, 'id' | 'title' | 'tool' | 'error' | 'res
   return `| ${cell(step.id)} ${cell(step.title)} | ${cell(step.tool ?? '–')} | ${step.status} | ${result} |`;
 }
 
-function pendingBlock(pending: PendingInput, id: string): string {
+function pendingBlock(pending: PendingInput, workflowId: string): string {
+  const id = shellQuote(workflowId);
   switch (pending.kind) {
     case 'clarification':
-      return [`**Question:** ${cell(pending.text)}`, ...pending.options.map((o, i) => `${i + 1}. ${cell(o)}${i + 1 === pending.default_option ? ' (default)' : ''}`), `Answer: \`planner answer ${id} <number or text>\``].join('\n');
+      return [`**Question:** ${cell(pending.text)}`, ...pending.options.map((o, i) => `${i + 1}. ${cell(o)}${i + 1 === pending.default_option ? ' (default)' : ''}`), `Answer: ${code(`planner answer ${id} <number or text>`)}`].join('\n');
     case 'approval':
-      return `**Waiting for approval** of plan v${pending.plan_version} (${pending.plan_status}, ${pending.steps} step(s)). Approve: \`planner approve ${id} --version ${pending.plan_version}\``;
-    case 'step':
-      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: \`planner complete ${id} ${pending.step_id} "<answer>"\`` : `Decide: \`planner resolve ${id} ${pending.step_id} retry|done|fail\``}`;
+      return `**Waiting for approval** of plan v${pending.plan_version} (${pending.plan_status}, ${pending.steps} step(s)). Approve: ${code(`planner approve ${id} --version ${pending.plan_version}`)}`;
+    case 'step': {
+      const step = shellQuote(pending.step_id);
+      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: ${code(`planner complete ${id} ${step} "<answer>"`)}` : `Decide: ${code(`planner resolve ${id} ${step} retry|done|fail`)}`}`;
+    }
     case 'budget':
-      return `**Waiting for a budget raise:** needs ${pending.needed ? usageLine(pending.needed) : 'more'}. Raise: \`planner raise-budget ${id} --calls 10\``;
+      return `**Waiting for a budget raise:** needs ${pending.needed ? usageLine(pending.needed) : 'more'}. Raise: ${code(`planner raise-budget ${id} --calls 10`)}`;
   }
+}
+
+/** A command as a markdown code span on one line; a backtick in it (a quoted id's) cannot end the span early. */
+function code(command: string): string {
+  const flat = command.replace(/[\r\n]+/g, ' ');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest === 0 ? `${fence}${flat}${fence}` : `${fence} ${flat} ${fence}`;
 }
 
 function usageLine(spent: Usage, limit?: Usage): string {

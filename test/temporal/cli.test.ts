@@ -3,10 +3,15 @@
  * with the planner and tool workers running in this process (so every spawn is asynchronous: blocking this event
  * loop would stall the workers that answer the CLI's queries and updates).
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { plannerCliJson, runPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { waitFor } from '../support/temporal';
+import { connectClient, testAddress, waitFor } from '../support/temporal';
 
 
 let pack: WastePack;
@@ -194,4 +199,28 @@ test('approval: reject with a reason makes v2, `show --diff 1 2` says why, appro
   expect((await cli('cancel', cancelId)).code).toBe(0);
   await waitFor(async () => (await json('show', cancelId)).stage === 'CANCELLED', 30_000, 'CANCELLED');
   expect((await cli('cancel', cancelId)).code).toBe(2);
+});
+
+test("a workflow id with `;` comes out shell-quoted in the commands `planner show` and the Web UI's details suggest; pasted, it approves and runs nothing else", async () => {
+  const id = `cli-q2;touch pwned;echo 1-${planner.taskQueue}`;
+  await json('start', 'Get me shipments from last week', '--id', id, '--require-approval');
+  await waitFor(async () => (await json('show', id)).stage === 'AWAITING_APPROVAL', 30_000, 'AWAITING_APPROVAL');
+  const quoted = `'${id}'`;
+  const shown = (await cli('show', id)).stdout;
+  expect(shown).toContain(`planner approve ${quoted}`);
+  const client = await connectClient();
+  const details = await client.workflow
+    .getHandle(id)
+    .query<{ currentDetails: string }>('__temporal_workflow_metadata')
+    .finally(() => client.connection.close());
+  expect(details.currentDetails).toContain(`\`planner approve ${quoted} --version 1\``);
+
+  // The suggested command, pasted into a shell where `planner` is this CLI, in a folder where `touch pwned` would land.
+  const pasted = /planner approve \S.*?(?= {2}\||$)/m.exec(shown)![0];
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'paste-'));
+  const cliFunction = `planner() { "${process.execPath}" "${path.resolve('bin/planner.js')}" "$@"; }`;
+  const run = await promisify(execFile)('sh', ['-c', `${cliFunction}; ${pasted}`], { cwd, encoding: 'utf8', env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), PLANNER_TASK_QUEUE: planner.taskQueue } });
+  expect({ pasted, stdout: run.stdout, stderr: run.stderr }).toEqual({ pasted: `planner approve ${quoted}`, stdout: `${id}: plan v1 approved\n`, stderr: '' });
+  expect(readdirSync(cwd)).toEqual([]);
+  await waitFor(async () => (await json('show', id)).stage === 'COMPLETED', 30_000, 'COMPLETED');
 });

@@ -8,7 +8,7 @@ import { DEFAULT_BUDGET, checkWorkflowInput, type PlanningState, type PlanningWo
 import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
-import { terminalSafe } from '../safe-text';
+import { shellArg, terminalSafe } from '../safe-text';
 import { watchRun } from '../watch';
 import { explainUnanswered, isUnansweredQuery, readRunTruth } from '../run-truth';
 
@@ -130,7 +130,7 @@ export function registerRunCommands(program: Command): void {
               throw new CliError(
                 `a run with id "${flags.id}" already exists (${status})`,
                 EXIT.usage,
-                running ? `pick another --id, or omit it; see it with \`planner show ${flags.id}\`` : 'pick another --id, omit it, or pass --reuse-id to start a new run under this id',
+                running ? `pick another --id, or omit it; see it with \`planner show ${shellArg(flags.id!)}\`` : 'pick another --id, omit it, or pass --reuse-id to start a new run under this id',
               );
             }
             throw err;
@@ -138,7 +138,7 @@ export function registerRunCommands(program: Command): void {
           const url = client.uiUrl(handle.workflowId, handle.firstExecutionRunId);
           if (!flags.wait) {
             if (out.json) out.data({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
-            else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner watch ${handle.workflowId}`);
+            else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner watch ${shellArg(handle.workflowId)}`);
             return;
           }
           out.note(`Started ${handle.workflowId}  ${url ?? ''}`.trimEnd());
@@ -256,7 +256,7 @@ export function registerRunCommands(program: Command): void {
       action(async (opts, id: string) => {
         await onRun(opts, id, async (client, wid) => {
           const { status } = await client.handle(wid).describe();
-          if (status.name !== 'RUNNING') throw new CliError(`run ${wid} is already ${status.name}`, EXIT.usage, `see it with \`planner show ${wid}\``);
+          if (status.name !== 'RUNNING') throw new CliError(`run ${wid} is already ${status.name}`, EXIT.usage, `see it with \`planner show ${shellArg(wid)}\``);
           await client.cancel(wid);
         });
         const out = output(opts);

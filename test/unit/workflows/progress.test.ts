@@ -124,3 +124,17 @@ test('the Web UI view: stage, plan, a steps table with result sizes, budget, the
   expect(big).toContain('**Waiting for approval**');
   expect(big.split('\n').filter((l) => l.startsWith('| ')).every((l) => l.split(/(?<!\\)\|/).length === 6)).toBe(true);
 });
+
+test("the details' suggested commands shell-quote a workflow id and step id, in a code span a backtick cannot end", () => {
+  const id = 'q2;touch pwned;echo `id`';
+  const state = initialState({ request: { goal: 'Get contaminated shipments from last week', now: '2026-11-23T10:00:00Z' } }, id);
+  state.stage = 'AWAITING_APPROVAL';
+  state.plan = rankingPlan('Get contaminated shipments from last week');
+  expect(planDetails(state)).toContain("Approve: `` planner approve 'q2;touch pwned;echo `id`' --version 1 ``");
+  state.stage = 'EXECUTING';
+  state.steps = [{ ...step('1;rm x', 'WAITING'), waiting: { for: 'decision', question: 'Did it happen?', since: '2026-11-23T10:00:00Z', until: '2026-11-24T10:00:00Z' } }];
+  expect(planDetails(state)).toContain("Decide: `` planner resolve 'q2;touch pwned;echo `id`' '1;rm x' retry|done|fail ``");
+  state.stage = 'BUDGET_EXHAUSTED';
+  Object.assign(state, { workflow_id: "it's" });
+  expect(planDetails(state)).toContain("Raise: `planner raise-budget 'it'\\''s' --calls 10`");
+});
