@@ -76,7 +76,7 @@ const GenerateInputSchema = z.object({
   /** The run's budget now (raised limits included); the planner plans within its limits, not the request's originals. */
   budget: ToolBudgetSchema.optional(),
   trim_to_budget: z.boolean().default(false),
-  /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache). */
+  /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache, or a caller's context). */
   plan_cache: z.enum(['use', 'off']).default('use'),
   llm: LlmSettingsSchema.optional(),
   /** The routes of the plan's tools come back with it (`routes`), so the run needs no lookupTools activity after it. */
