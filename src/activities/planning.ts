@@ -4,6 +4,7 @@
  * made, so the workflow can charge the budget.
  */
 import { Context, log } from '@temporalio/activity';
+import { TemporalFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
@@ -76,7 +77,7 @@ const GenerateInputSchema = z.object({
   /** The run's budget now (raised limits included); the planner plans within its limits, not the request's originals. */
   budget: ToolBudgetSchema.optional(),
   trim_to_budget: z.boolean().default(false),
-  /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache). */
+  /** 'off': plan afresh, neither reading nor writing the plan cache (the run option plan_cache, or a caller's context). */
   plan_cache: z.enum(['use', 'off']).default('use'),
   llm: LlmSettingsSchema.optional(),
   /** The routes of the plan's tools come back with it (`routes`), so the run needs no lookupTools activity after it. */
@@ -112,7 +113,7 @@ export const PLANNING_HEARTBEAT_MS = 2_000;
  * Runs an LLM-calling activity so that every call the provider answered is charged exactly once, crash or not.
  * Each call's usage is written to the ledger before the call returns (key: run, activity, attempt, call number);
  * a retry first reads the calls of the earlier attempts and reports them with its own, and a failure carries them
- * all in its details. The steady heartbeat lets Temporal notice a dead worker within the heartbeat timeout.
+ * all in its details (an unclassified error that follows a call becomes a retryable PLAN-013 to carry them). The steady heartbeat lets Temporal notice a dead worker within the heartbeat timeout.
  */
 export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
   const ctx = Context.current();
@@ -141,6 +142,11 @@ export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>
     return { ...result, llm_calls: calls };
   } catch (err) {
     if (err instanceof PlannerError) Object.assign(err.details, { llm_calls: calls });
+    else if (calls.length > 0 && !(err instanceof TemporalFailure)) {
+      // An error the planner does not classify (a bug) is retried as before, but with the calls: whichever attempt
+      // fails last reports every call of every attempt, and the run charges them.
+      throw new WorkerFailureError(err instanceof Error ? err.message : String(err), { llm_calls: calls }, { retryable: true });
+    }
     throw err;
   } finally {
     clearInterval(timer);

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { PlanParseError, PlanSchemaError, formatZodIssues } from './errors';
 import { UsageSchema } from './budget';
-import { depthExceeds } from './walk';
+import { depthExceeds, jsonNestingExceeds } from './walk';
 
 export const ACTION_TYPES = ['tool_call', 'llm', 'human', 'noop'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
@@ -33,6 +33,8 @@ export const PLAN_LIMITS = {
   plan_params_bytes: 128 * 1024,
   /** A JSON reply of the LLM (plan, requirements, critique), in characters. */
   reply_chars: 200_000,
+  /** How deep a JSON reply of the LLM nests objects and arrays (a plan needs about 22 levels: 6 of its own, 16 of params). */
+  reply_depth: 64,
 } as const;
 
 /**
@@ -145,6 +147,13 @@ export function parseJsonWith<S extends z.ZodType>(schema: S, text: unknown, wha
     });
   }
   const body = stripFences(text);
+  // Checked on the text: JSON.parse copes with any depth, but the walks after it (schemas, stringify) recurse.
+  if (jsonNestingExceeds(body, PLAN_LIMITS.reply_depth)) {
+    throw new PlanParseError(`${what} nests objects and arrays deeper than the limit of ${PLAN_LIMITS.reply_depth} levels`, {
+      excerpt: body.slice(0, 200),
+      limit_depth: PLAN_LIMITS.reply_depth,
+    });
+  }
   let json: unknown;
   try {
     json = JSON.parse(body);

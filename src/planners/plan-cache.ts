@@ -1,7 +1,6 @@
 /**
  * PlanCache: a plan the LLM planner wrote for a goal is reused, without an LLM call, by a later run of the same
- * namespace with the same goal, catalog (by the digest of its tool specs), constraints and resolved dates, for
- * `ttlMs`. Plans live in the content store (by reference); the index of each namespace is one value in the ledger
+ * namespace whose planner prompt would say the same (see planCacheKey), for `ttlMs`. Plans live in the content store (by reference); the index of each namespace is one value in the ledger
  * beside the store (`plan-cache:<namespace>`), at most `maxEntries` long, oldest dropped first. A cache is an
  * optimisation: any trouble reading or writing it is a miss, never a failed run.
  */
@@ -42,15 +41,28 @@ export interface PlanCacheKeyInput {
   trimmedTo?: Usage;
 }
 
+/**
+ * The digest of everything the planner's prompt is made of (src/llm/prompts.ts plannerSystemPrompt and
+ * plannerUserPrompt): whatever a run can put into the prompt must be in the key, or one run could have its plan served
+ * to another that never said it (a `system` message in the context, say). The catalog's specs make the system
+ * prompt; the ranking planner's draft is left out because it follows from the rest. `now` counts to the day: the
+ * plan's dates are days, and the exact instant would make every run a miss.
+ */
 export function planCacheKey(input: PlanCacheKeyInput): string {
-  const goal = effectiveGoal(input.request);
+  const { request, requirements } = input;
+  const { temporal_references, ...analysis } = requirements;
+  const { cost_usd, tokens, calls } = request.budget;
   return sha256Hex(
     canonicalJson({
-      goal,
-      catalog: input.request.tool_catalog,
+      goal: request.goal,
+      context: request.context,
+      day: request.now.slice(0, 'YYYY-MM-DD'.length),
+      dates: temporalReferencesFor(effectiveGoal(request), request.now, temporal_references),
+      requirements: analysis,
+      catalog: request.tool_catalog,
       specs: sha256Hex(canonicalJson(input.catalog)),
-      constraints: input.request.constraints,
-      dates: temporalReferencesFor(goal, input.request.now, input.requirements.temporal_references),
+      constraints: request.constraints,
+      budget: { cost_usd, tokens, calls },
       workspace: input.workspaceText === undefined ? null : sha256Hex(input.workspaceText),
       trimmed_to: input.trimmedTo ?? null,
     }),

@@ -16,6 +16,17 @@ import { pauseForBudget } from './budget';
 
 /** Runs started before this patch fail when every LLM provider fails after the analysis; newer `auto` runs plan by ranking. */
 export const AUTO_FALLBACK_PATCH = 'auto-planner-falls-back-to-ranking';
+/** Runs started before this patch used the plan cache whatever context their caller gave. */
+export const CALLER_CONTEXT_PLANS_AFRESH_PATCH = 'plan-cache-off-with-caller-context';
+
+/**
+ * Whether the run's caller gave context messages (the clarifications' questions and answers, two messages each, are
+ * the run's own). Such a run neither reads nor writes the plan cache: the key holds the context too, but text a caller
+ * can write (a `system` message) is kept from ever shaping a plan another run gets, should the key miss a part.
+ */
+function hasCallerContext(state: PlanningRun['state']): boolean {
+  return state.request.context.length > 2 * state.clarifications.length;
+}
 
 export async function plan(run: PlanningRun): Promise<Transition> {
   const pause = run.mayCallLlm ? pauseForBudget(run, LLM_CALL_ESTIMATE, 'plan generation') : null;
@@ -25,6 +36,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   const parent = state.versions.at(-1) ?? null;
   const version = (parent?.version ?? 0) + 1;
   const stamp = { id: run.planId(), version, created_at: nowIso() };
+  const planCacheOff = state.options.plan_cache === 'off' || (hasCallerContext(state) && patched(CALLER_CONTEXT_PLANS_AFRESH_PATCH));
   let generated;
   try {
     generated = await planningActivities(`plan v${version} (${reason})`, run.paths.lean && !run.mayCallLlm).generatePlan({
@@ -34,7 +46,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       refinement: parent ? { previous: parent.plan, feedback } : undefined,
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
-      ...(state.options.plan_cache === 'off' ? { plan_cache: 'off' as const } : {}),
+      ...(planCacheOff ? { plan_cache: 'off' as const } : {}),
       ...(run.paths.consolidated ? { with_routes: true } : {}), // the routes come with the plan: one local activity fewer
       ...llmSettingsOf(run),
     });

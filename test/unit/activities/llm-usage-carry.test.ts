@@ -4,11 +4,13 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningDependencies } from '../../../src/activities';
+import { llmCallsOfFailure } from '../../../src/api/failures';
 import { createPlanningActivities } from '../../../src/activities/planning';
 import { loadConfig } from '../../../src/config';
 import { MemoryContentStore } from '../../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
+import { failureOf } from '../../support/failures';
 import { request } from '../../support/planning';
 
 const REQUIREMENTS = JSON.stringify({
@@ -79,4 +81,21 @@ test('a failed ledger write is retried: the call ends up in the ledger', async (
   };
   const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(activities(ledger).analyzeRequirements, { request: goal })) as { llm_calls: unknown[] };
   expect(await ledger.get('llm-call:wf-1:run-1:7:1:0')).toEqual(result.llm_calls[0]);
+});
+
+test('an unclassified error after a call (a bug) still carries every call of every attempt, as a retryable PLAN-013', async () => {
+  const ledger = new MemoryIdempotencyLedger();
+  await ledger.record('llm-call:wf-1:run-1:7:1:0', EARLIER); // attempt 1 was answered, then failed
+  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' });
+  const deps = createPlanningDependencies({ config, store: new MemoryContentStore(), ledger });
+  const { analyzer } = deps.llm!;
+  // The analysis is answered, then the code after the call breaks.
+  deps.llm!.analyzer = { kind: 'llm', analyze: async (input) => (await analyzer.analyze(input), Promise.reject(new TypeError("Cannot read properties of undefined (reading 'steps')"))) };
+  const failure = await failureOf(new MockActivityEnvironment({ ...INFO, attempt: 2 }).run(createPlanningActivities(deps).analyzeRequirements, { request: goal }));
+  expect(failure.message).toMatch(/^PLAN-013 Cannot read properties of undefined/);
+  expect(failure.nonRetryable).toBe(false); // retried as any unclassified error is
+  const calls = llmCallsOfFailure(failure);
+  expect(calls).toHaveLength(2);
+  expect(calls[0]).toEqual(EARLIER);
+  expect(calls[1]!.prompt_tokens).toBeGreaterThan(0);
 });

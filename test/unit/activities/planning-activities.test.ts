@@ -1,12 +1,15 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningActivities } from '../../../src/activities/planning';
+import type { Plan } from '../../../src/domain/plan';
+import { PlanCache, planCacheKey } from '../../../src/planners/plan-cache';
 import { RULE_CRITICS } from '../../../src/planners/critique/rule-critics';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { RuleBasedAnalyzer } from '../../../src/planners/analyze/rules-analyzer';
 import { MemoryContentStore } from '../../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
 import { builtInCatalogs } from '../../../src/tools/registry';
-import { analyze, NOW, request, STAMP } from '../../support/planning';
+import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { analyze, NOW, rankingPlan, request, STAMP } from '../../support/planning';
 import { failureOf } from '../../support/failures';
 
 const store = new MemoryContentStore();
@@ -92,3 +95,50 @@ describe('planning activities', () => {
     }
   });
 });
+
+describe('generatePlan and the plan cache', () => {
+  // The "LLM" planner plans by ranking (so its plans validate) and counts its calls.
+  let generated = 0;
+  const ranking = new RankingPlanner();
+  const llmPlanner = { kind: 'llm' as const, generate: (input: Parameters<RankingPlanner['generate']>[0]) => (generated++, ranking.generate(input)) };
+  const cache = new PlanCache({ store: new MemoryContentStore(), index: new MemoryIdempotencyLedger(), ttlMs: 3_600_000, maxEntries: 10 });
+  const withCache = createPlanningActivities({
+    catalogs: builtInCatalogs(),
+    rules: { analyzer: new RuleBasedAnalyzer(), planner: ranking },
+    llm: { analyzer: new RuleBasedAnalyzer(), planner: llmPlanner, critics: [], client: { complete: () => Promise.reject(new Error('no LLM in this test')) } },
+    critics: RULE_CRITICS,
+    store: new MemoryContentStore(),
+    ledger: new MemoryIdempotencyLedger(),
+    workspaceRoots: [process.cwd()],
+    planCache: cache,
+  });
+  const namespace = 'team-a';
+  const inNamespace = new MockActivityEnvironment({ namespace });
+  const req = request(goal, { planner: 'llm', constraints: { max_steps: 20, allowed_tools: ['shipments', 'contaminants-detected'] } });
+  const input = { request: req, requirements: analyze(goal), stamp: STAMP };
+  const key = planCacheKey({ request: req, requirements: input.requirements, catalog: WASTE_CATALOG });
+  const withStep = (plan: Plan, tool: string): Plan => ({ ...plan, tasks: [...plan.tasks, { id: '9', title: 'Extra', description: '', steps: [{ ...plan.tasks[0]!.steps[0]!, id: '9.1', tool, params: {}, depends_on: [] }] }] });
+
+  beforeEach(() => {
+    generated = 0;
+  });
+
+  test('a cached plan that validates against the current catalog and constraints is served without planning', async () => {
+    await cache.put(namespace, key, rankingPlan(goal));
+    const result = (await inNamespace.run(withCache.generatePlan, input)) as { from_cache?: string; plan: Plan };
+    expect(result.from_cache).toBeDefined();
+    expect(generated).toBe(0);
+  });
+
+  test.each([
+    ['calls a tool the catalog does not have', 'wire-money'],
+    ['calls a catalog tool the constraints do not allow', 'inspections'],
+  ])('a cached plan that %s is planned afresh', async (_what, tool) => {
+    await cache.put(namespace, key, withStep(rankingPlan(goal), tool));
+    const result = (await inNamespace.run(withCache.generatePlan, input)) as { from_cache?: string; plan: Plan };
+    expect(result.from_cache).toBeUndefined();
+    expect(generated).toBe(1);
+    expect(result.plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).not.toContain(tool);
+  });
+});
+

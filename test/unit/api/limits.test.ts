@@ -16,7 +16,7 @@ import {
 import { InvalidInputError, PlanParseError } from '../../../src/domain/errors';
 import { parsePlanJson } from '../../../src/domain/plan';
 import { validatePlan, type ValidationContext } from '../../../src/domain/validation';
-import { jsonByteLength, utf8Length } from '../../../src/domain/walk';
+import { jsonByteLength, jsonNestingExceeds, utf8Length } from '../../../src/domain/walk';
 import { catalog, validPlanInput } from '../../support/plans';
 
 function thrown(fn: () => unknown): unknown {
@@ -122,5 +122,24 @@ describe('plan params and LLM replies are bounded', () => {
     expect(err).toBeInstanceOf(PlanParseError);
     expect((err as PlanParseError).message).toBe(`plan is ${reply.length} characters, longer than the limit of ${PLAN_LIMITS.reply_chars}`);
     expect(parsePlanJson(JSON.stringify(validPlanInput())).version).toBe(1);
+  });
+
+  it('an LLM reply nesting deeper than the limit (40,000 levels in 80 KB) is refused (PLAN-001) before it is parsed', () => {
+    const deep = '['.repeat(40_000) + ']'.repeat(40_000);
+    const inAPlan = JSON.stringify({ ...validPlanInput(), assumptions: [] }).replace('"assumptions":[]', `"assumptions":[${deep}]`);
+    for (const reply of [deep, inAPlan]) {
+      const err = thrown(() => parsePlanJson(reply));
+      expect(err).toBeInstanceOf(PlanParseError);
+      expect((err as PlanParseError).message).toBe(`plan nests objects and arrays deeper than the limit of ${PLAN_LIMITS.reply_depth} levels`);
+    }
+  });
+
+  it('the nesting is counted on brackets outside strings only: a string full of brackets, escaped quotes included, is no nesting', () => {
+    const depth = PLAN_LIMITS.reply_depth;
+    const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    expect(jsonNestingExceeds(nested(depth), depth)).toBe(false);
+    expect(jsonNestingExceeds(nested(depth + 1), depth)).toBe(true);
+    // the value is: a backslash, a quote, then brackets; all of it inside one string
+    expect(jsonNestingExceeds(JSON.stringify({ text: `\\"${nested(depth + 1)}` }), depth)).toBe(false);
   });
 });
