@@ -55,7 +55,7 @@ function installedCopies(nodeModules: string, names: (name: string) => boolean, 
 let dir: string;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the packed package installs, its bin runs, a user-defined tool is planned and run through plannerPlugin, and its planner worker serves an MCP catalog', async () => {
+test('the packed package installs beside the floor of its peer ranges with one copy of each, its durable-planner bin runs, a user-defined tool is planned and run through plannerPlugin and PlannerClient, its data stays in the app folder, and its planner worker serves an MCP catalog', async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'planner-package-'));
   const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 << 20 });
   const tarball = path.join(dir, (JSON.parse(packed.stdout) as [{ filename: string }])[0].filename);
