@@ -8,12 +8,13 @@
  *
  * The config holds the LLM API key: never log it or put it in workflow history.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { InvalidInputError, formatZodIssues } from './domain/errors';
 import type { LlmSettings } from './domain/llm-settings';
-import { projectRoot } from './project-root';
+import { applicationRoot, insideNodeModules } from './project-root';
 
 export const DEFAULT_TASK_QUEUE = 'durable-planner';
 export const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -147,6 +148,8 @@ const PlannerEnvSchema = z.object({
   PLANNER_TOOL_QUEUES: z.enum(TOOL_QUEUES).default('planner'),
   PLANNER_STORE_DIR: FilePath.optional(),
   PLANNER_CACHE_DIR: FilePath.optional(),
+  XDG_STATE_HOME: FilePath.optional(),
+  LOCALAPPDATA: FilePath.optional(),
   PLANNER_WORKSPACE_ROOT: FilePath.optional(),
   PLANNER_WORKSPACE_ROOTS: z.string().max(65_536).optional(),
   PLANNER_CONFIG: FilePath.optional(),
@@ -205,8 +208,10 @@ export const CONFIG_VARIABLES = [...Object.keys(PlannerEnvSchema.shape), ...Obje
 const HINTS: Record<VariableName, string> = {
   PLANNER_TASK_QUEUE: 'Set PLANNER_TASK_QUEUE to a task queue name of at most 1000 characters, or unset it (default durable-planner).',
   PLANNER_TOOL_QUEUES: 'Set PLANNER_TOOL_QUEUES to planner (tools on the planner\'s task queue) or split (each pack on its own queue), or unset it (default planner).',
-  PLANNER_STORE_DIR: 'Set PLANNER_STORE_DIR to a folder path, or unset it (default .planner/store).',
-  PLANNER_CACHE_DIR: 'Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache).',
+  PLANNER_STORE_DIR: 'Set PLANNER_STORE_DIR to a folder path outside node_modules, or unset it (default .planner/store in the application\'s folder).',
+  PLANNER_CACHE_DIR: 'Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache in the application\'s folder).',
+  XDG_STATE_HOME: 'Set XDG_STATE_HOME to a folder path, or unset it (default ~/.local/state).',
+  LOCALAPPDATA: 'Set LOCALAPPDATA to a folder path, or unset it.',
   PLANNER_WORKSPACE_ROOT: 'Set PLANNER_WORKSPACE_ROOT to a folder path, or unset it (default: the current folder).',
   PLANNER_WORKSPACE_ROOTS: `Set PLANNER_WORKSPACE_ROOTS to the folders runs may use as workspace_root, separated by "${path.delimiter}", or unset it (default: PLANNER_WORKSPACE_ROOT, else the current folder).`,
   PLANNER_CONFIG: 'Set PLANNER_CONFIG to the path of a planner.config.json, or unset it.',
@@ -314,9 +319,25 @@ function firstProvider(providers: readonly LlmProviderConfig[]): LlmConfig | und
   });
 }
 
-/** `<project>/.planner`: local state of the demo (content store, idempotency ledger, database caches). */
-function plannerHome(): string {
-  return path.join(projectRoot(), '.planner');
+/**
+ * The OS's folder for an application's state: `$XDG_STATE_HOME/durable-planner` (default `~/.local/state`) on Linux
+ * and other Unixes, `~/Library/Application Support/durable-planner` on macOS, `%LOCALAPPDATA%\\durable-planner` on
+ * Windows.
+ */
+export function osStateDir(values: { XDG_STATE_HOME?: string; LOCALAPPDATA?: string }, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string {
+  if (platform === 'win32') return path.join(values.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'durable-planner');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'durable-planner');
+  return path.join(values.XDG_STATE_HOME ?? path.join(home, '.local', 'state'), 'durable-planner');
+}
+
+/**
+ * Where local state lives by default (content store, ledgers, database caches): `.planner/` in the application's
+ * folder (the checkout, or the app that installed the package: see applicationRoot), else the OS's state folder.
+ * Never inside node_modules, which a reinstall wipes, and the exactly-once ledger with it.
+ */
+function plannerHome(values: { XDG_STATE_HOME?: string; LOCALAPPDATA?: string }): string {
+  const app = applicationRoot();
+  return app === undefined ? osStateDir(values) : path.join(app, '.planner');
 }
 
 /** The planner's settings from `env`. Throws InvalidInputError (PLAN-006) naming the variable on a bad value. */
@@ -326,6 +347,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
   const listedRoots = (values.PLANNER_WORKSPACE_ROOTS ?? '').split(path.delimiter).map((r) => r.trim()).filter(Boolean);
   const definedEnv = Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const llmProviders = Object.freeze(loadLlmProviders(env));
+  const storeDir = path.resolve(values.PLANNER_STORE_DIR ?? path.join(plannerHome(values), 'store'));
+  if (values.DATABASE_URL === undefined && insideNodeModules(storeDir)) {
+    throw new InvalidInputError(
+      `invalid settings: the store folder ${storeDir} is inside node_modules, which a reinstall wipes, step results and the side-effect ledger with it`,
+      HINTS.PLANNER_STORE_DIR,
+      { PLANNER_STORE_DIR: storeDir },
+    );
+  }
   return Object.freeze({
     taskQueue: values.PLANNER_TASK_QUEUE,
     toolQueues: values.PLANNER_TOOL_QUEUES,
@@ -338,8 +367,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
       uiUrl: values.TEMPORAL_UI_URL?.replace(/\/+$/, ''),
       env: Object.freeze(Object.fromEntries(definedEnv)),
     }),
-    storeDir: values.PLANNER_STORE_DIR ?? path.join(plannerHome(), 'store'),
-    cacheDir: values.PLANNER_CACHE_DIR ?? path.join(plannerHome(), 'cache'),
+    storeDir,
+    cacheDir: values.PLANNER_CACHE_DIR ?? path.join(plannerHome(values), 'cache'),
     workspaceRoot,
     workspaceRoots: Object.freeze(listedRoots.length > 0 ? [...new Set(listedRoots.map((r) => path.resolve(r)))] : [workspaceRoot]),
     configFile: values.PLANNER_CONFIG,

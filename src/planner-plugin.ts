@@ -6,9 +6,9 @@
  * on other queues need workers there (createToolWorkers). With OTEL_EXPORTER_OTLP_ENDPOINT set it also adds
  * Temporal's OpenTelemetry interceptors (src/telemetry/tracing.ts), so the worker's runs are traced.
  */
-import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import { Runtime, type Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { ContentStore } from './store/content-store';
-import { openStorage, type PlannerStorage } from './store/storage';
+import { openStorage, storeLocation, type PlannerStorage } from './store/storage';
 import { loadConfig } from './config';
 import { tracingFromConfig, type Tracing } from './telemetry/tracing';
 import { withPlannerQueue } from './tools/define-tool';
@@ -18,7 +18,7 @@ import { plannerActivities, plannerWorkflows } from './worker';
 export interface PlannerPluginOptions {
   /** The catalogs the planner plans with; a run names one in `request.tool_catalog`. */
   packs: readonly ToolPack[];
-  /** Where step results are stored; default: PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR (or .planner/store in the package's folder). */
+  /** Where step results are stored; default: PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR (default .planner/store in the application's folder, docs/configuration.md). */
   store?: ContentStore;
   /** A prebuilt bundle of the planner's workflows; by default they are bundled when the worker is created. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -36,6 +36,7 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       }
       const config = loadConfig();
       opened = options.store ? undefined : openStorage(config);
+      if (opened) Runtime.instance().logger.info(`durable-planner: Store: ${storeLocation(config)}`);
       const store = options.store ?? opened!.store;
       const packs = options.packs.map((p) => withPlannerQueue(p, worker.taskQueue));
       const planner: WorkerOptions = {

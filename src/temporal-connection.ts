@@ -23,7 +23,8 @@ const DEFAULT_ADDRESS = 'localhost:7233';
 function guessWebUiUrl(address: string): string | undefined {
   const [host, port] = address.split(':');
   if (['localhost', '127.0.0.1', '::1'].includes(host)) return `http://localhost:${Number(port ?? 7233) + 1000}`;
-  if (host.endsWith('.tmprl.cloud')) return 'https://cloud.temporal.io';
+  // Temporal Cloud: the namespace endpoint (mTLS) or a regional endpoint (API keys), e.g. us-east-1.aws.api.temporal.io.
+  if (host.endsWith('.tmprl.cloud') || host.endsWith('.api.temporal.io')) return 'https://cloud.temporal.io';
   return undefined;
 }
 
@@ -72,7 +73,8 @@ export async function ensureSearchAttributes(
     warn(
       `Could not register search attributes ${PLANNER_SEARCH_ATTRIBUTES.map((k) => k.name).join(', ')} ` +
         `in namespace ${namespace}: ${(err as Error).message}. Register them with ` +
-        '`temporal operator search-attribute create` (or in Temporal Cloud\'s console) to filter runs by them.',
+        '`temporal operator search-attribute create`, or on Temporal Cloud with `tcld namespace search-attributes add` ' +
+        '(or in its console; see docs/deployment.md#temporal-cloud), to filter runs by them.',
     );
   }
 }

@@ -2,7 +2,10 @@
  * `planner`: the operator's CLI. `planner --help` lists the commands; docs/cli.md documents them, the --json shapes
  * (src/cli/json-views.ts) and the exit codes (src/cli/context.ts: 0 ok, 1 error, 2 usage, 3 not found, 4 plan failed).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { projectRoot } from '../project-root';
 import { EXIT, reportError } from './context';
 import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
@@ -12,9 +15,16 @@ import { registerStorageCommands } from './commands/storage';
 import { registerTemporalCommands } from './commands/temporal';
 import { registerWorkerCommands } from './commands/workers';
 
+/** The package's version, from its package.json (the checkout's, or the installed package's). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 export function buildProgram(): Command {
+  // The bin is `durable-planner` (unique on npm); `planner` is its alias, which the project's own scripts use.
   const program = new Command('planner')
-    .description('Plan and run goals as durable Temporal workflows, and inspect them.')
+    .description('Plan and run goals as durable Temporal workflows, and inspect them (the durable-planner CLI).')
+    .version(packageVersion(), '-V, --version', "print durable-planner's version")
     .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the envconfig profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)')
     .option('--json', 'print machine-readable JSON on stdout (the contract: docs/cli.md)')

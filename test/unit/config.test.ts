@@ -2,7 +2,8 @@
  * The one configuration module: nothing else in src/ reads the environment, docs/configuration.md's table lists
  * every variable it reads, and its parsing (defaults, blank as unset, PLAN-006 errors that name the variable).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   CONFIG_VARIABLES,
@@ -11,7 +12,9 @@ import {
   DEFAULT_TASK_QUEUE,
   DEFAULT_TIMEOUT_MS,
   loadConfig,
+  osStateDir,
 } from '../../src/config';
+import { applicationRoot, insideNodeModules } from '../../src/project-root';
 import { InvalidInputError } from '../../src/domain/errors';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -145,6 +148,48 @@ describe('loadConfig', () => {
     expect(error.message).toContain(name);
     expect(error.hint).toContain(name);
     expect(error.hint).toContain(hintPart);
+  });
+});
+
+describe('where local state lives (never inside node_modules)', () => {
+  test('a checkout keeps it in the checkout', () => {
+    expect(applicationRoot(ROOT)).toBe(ROOT);
+  });
+
+  test('an installed package keeps it in the folder of the application that installed it, pnpm layout too', () => {
+    const app = mkdtempSync(path.join(os.tmpdir(), 'planner-app-'));
+    try {
+      writeFileSync(path.join(app, 'package.json'), '{}');
+      const npm = path.join(app, 'node_modules', 'durable-planner');
+      const pnpm = path.join(app, 'node_modules', '.pnpm', 'durable-planner@0.1.0', 'node_modules', 'durable-planner');
+      mkdirSync(npm, { recursive: true });
+      expect(applicationRoot(npm)).toBe(app);
+      expect(applicationRoot(pnpm)).toBe(app);
+      expect(insideNodeModules(npm)).toBe(true);
+      expect(insideNodeModules(app)).toBe(false);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  test("a global install (no application's package.json above node_modules) has none: the OS's state folder is used", () => {
+    const prefix = mkdtempSync(path.join(os.tmpdir(), 'planner-global-'));
+    try {
+      expect(applicationRoot(path.join(prefix, 'lib', 'node_modules', 'durable-planner'))).toBeUndefined();
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
+    expect(osStateDir({}, 'linux', '/home/u')).toBe('/home/u/.local/state/durable-planner');
+    expect(osStateDir({ XDG_STATE_HOME: '/var/state' }, 'linux', '/home/u')).toBe('/var/state/durable-planner');
+    expect(osStateDir({}, 'darwin', '/Users/u')).toBe('/Users/u/Library/Application Support/durable-planner');
+  });
+
+  test('a store folder inside node_modules is refused, naming the variable; with DATABASE_URL it is not used, so not checked', () => {
+    const err = loadError({ PLANNER_STORE_DIR: '/srv/app/node_modules/durable-planner/.planner/store' });
+    expect(err.message).toContain('inside node_modules');
+    expect(err.hint).toContain('PLANNER_STORE_DIR');
+    expect(() => loadConfig({ PLANNER_STORE_DIR: '/srv/app/node_modules/x', DATABASE_URL: 'postgres://u@h/db' })).not.toThrow();
+    expect(loadConfig({ PLANNER_STORE_DIR: 'relative/store' }).storeDir).toBe(path.resolve('relative/store'));
   });
 });
 

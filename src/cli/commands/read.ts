@@ -196,13 +196,18 @@ export function registerReadCommands(program: Command): void {
     .command('list')
     .description('planning runs from Temporal visibility, newest (by start time) first')
     .option('--stage <stage>', `only runs in this stage (${STAGES.join(', ')})`)
+    .option('--task-queue <queue>', "only runs on this task queue (a planner worker's --task-queue)")
     .option('--limit <n>', 'the n newest runs by start time (default 50; found among at most 10000 matching runs)')
     .action(
       action(async (opts) => {
         const out = output(opts);
         const flags = parseArg(
-          z.object({ stage: z.enum(STAGES).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(50) }),
-          { stage: typeof opts.stage === 'string' ? opts.stage.toUpperCase() : undefined, limit: opts.limit },
+          z.object({
+            stage: z.enum(STAGES).optional(),
+            taskQueue: z.string().trim().min(1).max(1000).optional(),
+            limit: z.coerce.number().int().min(1).max(10_000).default(50),
+          }),
+          { stage: typeof opts.stage === 'string' ? opts.stage.toUpperCase() : undefined, taskQueue: opts.taskQueue, limit: opts.limit },
           'option',
           `stages are ${STAGES.join(', ')}`,
         );

@@ -11,7 +11,7 @@ import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-se
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
 import { collectGarbage, RetentionSchema } from './storage';
-import { openStorage } from '../../store/storage';
+import { openStorage, storeLocation } from '../../store/storage';
 
 const GC_EVERY_MS = 6 * 3_600_000;
 
@@ -76,6 +76,7 @@ export function registerWorkerCommands(program: Command): void {
       console.log(`Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`);
       console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
       console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
+      console.log(`Store: ${storeLocation(config)}`);
       console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
       try {
         await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
@@ -108,6 +109,7 @@ export function registerWorkerCommands(program: Command): void {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
         console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
+        console.log(`Store: ${storeLocation(config)}`);
         const gc = retentionMs === undefined ? undefined : collectGarbagePeriodically(config, retentionMs);
         try {
           await running.workers.run();
