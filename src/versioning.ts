@@ -79,21 +79,21 @@ export async function currentBuildId(service: WorkflowService, namespace: string
  * Makes `version` the deployment's current version (`if-none`: only when there is none). The server knows a version
  * once its workers have polled, so this retries until then, for at most `timeoutMs`. Task queues polled by the
  * version that was current and not by this one are left to it (`ignoreMissingTaskQueues`): a planner whose tools
- * moved to other queues can still become current. Returns whether it set the version.
+ * moved to other queues can still become current. Returns the build id of the current version then: this one's,
+ * or (`if-none`) the one that was current already.
  */
 export async function makeVersionCurrent(
   service: WorkflowService,
   namespace: string,
   version: PlannerVersion,
   options: { mode?: MakeCurrent; timeoutMs?: number; identity?: string; signal?: AbortSignal } = {},
-): Promise<boolean> {
+): Promise<string | undefined> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (let attempt = 0; ; attempt++) {
-    if (options.signal?.aborted) return false;
+    if (options.signal?.aborted) return undefined;
     try {
       const current = await currentBuildId(service, namespace, version.deploymentName);
-      if (current === version.buildId) return false;
-      if (current !== undefined && options.mode === 'if-none') return false;
+      if (current === version.buildId || (current !== undefined && options.mode === 'if-none')) return current;
       await service.setWorkerDeploymentCurrentVersion({
         namespace,
         deploymentName: version.deploymentName,
@@ -101,7 +101,7 @@ export async function makeVersionCurrent(
         ignoreMissingTaskQueues: true,
         identity: options.identity ?? `durable-planner ${version.buildId}`,
       });
-      return true;
+      return version.buildId;
     } catch (err) {
       if (Date.now() > deadline || options.signal?.aborted) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 1_000)));

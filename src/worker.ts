@@ -165,10 +165,11 @@ export interface LocalWorkers {
   /** The Worker Deployment version they poll as; undefined when versioning is off (PLANNER_WORKER_VERSIONING). */
   version: PlannerVersion | undefined;
   /**
-   * Settles once the version is current (true: made current now; false: it was, or `makeCurrent: 'if-none'` found
-   * another), or when that failed (false, with a warning); the version becomes known once the workers poll.
+   * The build id of the deployment's current version once the workers poll and `makeCurrent` had its say: theirs, or
+   * (`if-none`) the one current before them; undefined when versioning is off, `makeCurrent` is `never`, or it failed
+   * (with a warning).
    */
-  current: Promise<boolean>;
+  current: Promise<string | undefined>;
   /** Runs every worker until `until` settles (or until shutdown), then stops them all. */
   runUntil<R>(until: Promise<R>): Promise<R>;
   run(): Promise<void>;
@@ -234,9 +235,9 @@ export async function createLocalWorkers(options: {
     version && makeCurrent !== 'never'
       ? makeVersionCurrent(options.connection.workflowService, options.namespace, version, { mode: makeCurrent, signal: stopTrying.signal }).catch((err: unknown) => {
           if (!stopTrying.signal.aborted) console.warn(`worker version ${version.buildId} of deployment ${version.deploymentName} is not current: ${err instanceof Error ? err.message : String(err)}`);
-          return false;
+          return undefined;
         })
-      : Promise.resolve(false);
+      : Promise.resolve(undefined);
   return {
     workers,
     version,
