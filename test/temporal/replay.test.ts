@@ -39,19 +39,26 @@ test('the committed histories are those the workflow tests record, and no others
 
 const json = (payload: temporal.api.common.v1.IPayload | undefined) => JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown>;
 
-test.each(files)('%s was recorded on a worker version of this release, without patch markers', (file) => {
+test.each(files)('%s was recorded on this release, without patch markers', (file) => {
   const events = load(file).events!;
+  // A planner worker's version (src/versioning.ts), or '' where a test ran a bare worker with stub activities.
   const buildIds = new Set(buildIdsOf({ events }));
-  expect([...buildIds].filter((id) => !id.startsWith(`${packageVersion()}+`))).toEqual([]);
-  expect(buildIds.size).toBeGreaterThan(0);
+  expect([...buildIds].filter((id) => id !== '' && !id.startsWith(`${packageVersion()}+`))).toEqual([]);
   expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
   const inputs = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])] : []));
   // A step's input carries only what the tool worker cannot know itself.
   for (const input of inputs) expect(Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog'].includes(k))).toEqual([]);
 });
 
+/** The run's workflow id: a continued run checks that the state it carries is its own (src/workflows/resume.ts). */
+function workflowIdOf(history: temporal.api.history.v1.IHistory, file: string): string {
+  const input = json(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]) as { resume?: { workflow_id: string } };
+  return input.resume?.workflow_id ?? file;
+}
+
 test.each(files)('%s replays without nondeterminism', async (file) => {
-  const [result] = await replay(load(file), file);
+  const history = load(file);
+  const [result] = await replay(history, workflowIdOf(history, file));
   expect(result!.error).toBeUndefined();
 });
 
