@@ -184,7 +184,7 @@ export class PlannerClient {
 /**
  * How PlannerClient.start (and the bench) start a run: `input` checked first (InvalidInputError, PLAN-006, for what
  * the run would refuse), the goal as the run reads it (trimmed, secrets redacted) in the memo, so the run publishes
- * no memo of its own (MEMO_FROM_START_PATCH), and the Web UI's summary and details.
+ * no memo of its own (src/workflows/visibility.ts), and the Web UI's summary and details.
  */
 export function planningStartOptions(input: PlanningWorkflowInput, options: StartOptions = {}): WorkflowStartOptions<typeof planningWorkflow> {
   const { goal } = checkWorkflowInput(input).request;

@@ -75,8 +75,21 @@ export interface TemporalSettings {
 export type ToolQueues = 'planner' | 'split';
 export const TOOL_QUEUES = ['planner', 'split'] as const satisfies readonly ToolQueues[];
 
+/**
+ * Worker Versioning (src/versioning.ts): PLANNER_WORKER_VERSIONING `on` (the default) makes each worker one version
+ * of a Worker Deployment, its runs pinned to it; `off` polls unversioned, for servers without Worker Deployments.
+ */
+export interface VersioningConfig {
+  enabled: boolean;
+  /** PLANNER_DEPLOYMENT_NAME; undefined: the planner's task queue (durable-planner by default). */
+  deploymentName: string | undefined;
+  /** PLANNER_BUILD_ID; undefined: the package version + a hash of the workflow code (defaultBuildId). */
+  buildId: string | undefined;
+}
+
 export interface PlannerConfig {
   taskQueue: string;
+  versioning: VersioningConfig;
   /** PLANNER_TOOL_QUEUES: the built-in and configured packs' tools on the planner's queue, or split into pools. */
   toolQueues: ToolQueues;
   /** Undefined when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: the deterministic planner is used. */
@@ -146,6 +159,9 @@ const DurationString = z
 const PlannerEnvSchema = z.object({
   PLANNER_TASK_QUEUE: z.string().max(1000).default(DEFAULT_TASK_QUEUE),
   PLANNER_TOOL_QUEUES: z.enum(TOOL_QUEUES).default('planner'),
+  PLANNER_WORKER_VERSIONING: z.enum(['on', 'off']).default('on'),
+  PLANNER_DEPLOYMENT_NAME: z.string().max(255).regex(/^[^.\s]+$/, 'must not contain dots or spaces').optional(),
+  PLANNER_BUILD_ID: z.string().max(255).regex(/^\S+$/, 'must not contain spaces').optional(),
   PLANNER_STORE_DIR: FilePath.optional(),
   PLANNER_CACHE_DIR: FilePath.optional(),
   XDG_STATE_HOME: FilePath.optional(),
@@ -208,6 +224,9 @@ export const CONFIG_VARIABLES = [...Object.keys(PlannerEnvSchema.shape), ...Obje
 const HINTS: Record<VariableName, string> = {
   PLANNER_TASK_QUEUE: 'Set PLANNER_TASK_QUEUE to a task queue name of at most 1000 characters, or unset it (default durable-planner).',
   PLANNER_TOOL_QUEUES: 'Set PLANNER_TOOL_QUEUES to planner (tools on the planner\'s task queue) or split (each pack on its own queue), or unset it (default planner).',
+  PLANNER_WORKER_VERSIONING: 'Set PLANNER_WORKER_VERSIONING to on (workers are versions of a Worker Deployment, runs pinned to theirs) or off (unversioned workers, for servers without Worker Deployments), or unset it (default on).',
+  PLANNER_DEPLOYMENT_NAME: 'Set PLANNER_DEPLOYMENT_NAME to a Worker Deployment name of at most 255 characters without dots or spaces, or unset it (default: the task queue).',
+  PLANNER_BUILD_ID: 'Set PLANNER_BUILD_ID to a build id of at most 255 characters without spaces, or unset it (default: the package version + a hash of the workflow code).',
   PLANNER_STORE_DIR: 'Set PLANNER_STORE_DIR to a folder path outside node_modules, or unset it (default .planner/store in the application\'s folder).',
   PLANNER_CACHE_DIR: 'Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache in the application\'s folder).',
   XDG_STATE_HOME: 'Set XDG_STATE_HOME to a folder path, or unset it (default ~/.local/state).',
@@ -358,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
   return Object.freeze({
     taskQueue: values.PLANNER_TASK_QUEUE,
     toolQueues: values.PLANNER_TOOL_QUEUES,
+    versioning: Object.freeze({ enabled: values.PLANNER_WORKER_VERSIONING === 'on', deploymentName: values.PLANNER_DEPLOYMENT_NAME, buildId: values.PLANNER_BUILD_ID }),
     llm: firstProvider(llmProviders),
     llmProviders,
     llmDraft: values.PLANNER_LLM_DRAFT,

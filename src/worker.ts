@@ -21,6 +21,7 @@ import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { loadPlannerConfig } from './tools/mcp/config';
 import { createLazyWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
+import { defaultBuildId, makeVersionCurrent, workerDeploymentOptions, type MakeCurrent, type PlannerVersion } from './versioning';
 import { slimWorkflowBundle, type WebpackConfig } from './workflow-bundle';
 
 export interface PlannerWorkerOptions {
@@ -32,6 +33,8 @@ export interface PlannerWorkerOptions {
   activities?: WorkerOptions['activities'];
   /** Worker plugins, e.g. tracing's (src/telemetry/tracing.ts). */
   plugins?: WorkerOptions['plugins'];
+  /** The Worker Deployment version it polls as, its runs pinned to it (src/versioning.ts); none: unversioned. */
+  version?: PlannerVersion;
 }
 
 export async function createPlannerWorker(options: PlannerWorkerOptions): Promise<Worker> {
@@ -42,6 +45,7 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
     ...plannerWorkflows(options.workflowBundle),
     activities: options.activities ?? createActivities(),
     plugins: options.plugins ?? [],
+    ...(options.version ? { workerDeploymentOptions: workerDeploymentOptions(options.version) } : {}),
   });
 }
 
@@ -133,6 +137,8 @@ export async function createToolWorkers(options: {
   /** The folders a run's workspace_root may use (config.workspaceRoots); default: loadConfig()'s. */
   workspaceRoots?: readonly string[];
   plugins?: WorkerOptions['plugins'];
+  /** The planner's version: a pinned run's steps go to the tool workers of its version. */
+  version?: PlannerVersion;
 }): Promise<Worker[]> {
   const queues = [...new Set(options.tools.map((t) => t.spec.task_queue))].sort();
   return await Promise.all(
@@ -142,6 +148,7 @@ export async function createToolWorkers(options: {
         namespace: options.namespace,
         taskQueue,
         plugins: options.plugins ?? [],
+        ...(options.version ? { workerDeploymentOptions: workerDeploymentOptions(options.version) } : {}),
         activities: createToolActivities({
           tools: options.tools.filter((t) => t.spec.task_queue === taskQueue),
           store: options.store,
@@ -155,6 +162,14 @@ export async function createToolWorkers(options: {
 
 export interface LocalWorkers {
   workers: Worker[];
+  /** The Worker Deployment version they poll as; undefined when versioning is off (PLANNER_WORKER_VERSIONING). */
+  version: PlannerVersion | undefined;
+  /**
+   * The build id of the deployment's current version once the workers poll and `makeCurrent` had its say: theirs, or
+   * (`if-none`) the one current before them; undefined when versioning is off, `makeCurrent` is `never`, or it failed
+   * (with a warning).
+   */
+  current: Promise<string | undefined>;
   /** Runs every worker until `until` settles (or until shutdown), then stops them all. */
   runUntil<R>(until: Promise<R>): Promise<R>;
   run(): Promise<void>;
@@ -186,6 +201,12 @@ export async function createLocalWorkers(options: {
   config?: PlannerConfig;
   /** Plugins of every worker, e.g. tracing's. */
   plugins?: WorkerOptions['plugins'];
+  /**
+   * Whether the workers' version becomes the deployment's current one once they poll, so new runs land on it:
+   * `always` (`planner dev`, tests), `if-none` (the default, `planner worker`: only a deployment's first version;
+   * later ones are made current by whoever rolls them out), or `never`.
+   */
+  makeCurrent?: MakeCurrent | 'never';
 }): Promise<LocalWorkers> {
   const config = options.config ?? loadConfig();
   const opened = options.store ? undefined : openStorage(config);
@@ -195,22 +216,38 @@ export async function createLocalWorkers(options: {
   // The catalogs of the packs as served, so routing sends each step to the queue that serves its tool.
   const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(packs), store, ...(opened ? { ledger: opened.ledger } : {}), config });
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
+  const version = config.versioning.enabled
+    ? { deploymentName: config.versioning.deploymentName ?? taskQueue, buildId: config.versioning.buildId ?? defaultBuildId(options.workflowBundle) }
+    : undefined;
   const workers = [
     await createPlannerWorker({
       ...options,
       taskQueue,
       activities: plannerActivities({ packs, taskQueue, store, planning }),
+      version,
     }),
-    ...(await createToolWorkers({ ...options, tools: others, store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots })),
+    ...(await createToolWorkers({ ...options, tools: others, store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots, version })),
   ];
-  const late = serveRecoveredPacks(packs, (tools) => createToolWorkers({ ...options, tools: tools.filter((t) => t.spec.task_queue !== taskQueue), store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots }));
+  const late = serveRecoveredPacks(packs, (tools) => createToolWorkers({ ...options, tools: tools.filter((t) => t.spec.task_queue !== taskQueue), store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots, version }));
+  const makeCurrent = options.makeCurrent ?? 'if-none';
+  const stopTrying = new AbortController();
+  const current =
+    version && makeCurrent !== 'never'
+      ? makeVersionCurrent(options.connection.workflowService, options.namespace, version, { mode: makeCurrent, signal: stopTrying.signal }).catch((err: unknown) => {
+          if (!stopTrying.signal.aborted) console.warn(`worker version ${version.buildId} of deployment ${version.deploymentName} is not current: ${err instanceof Error ? err.message : String(err)}`);
+          return undefined;
+        })
+      : Promise.resolve(undefined);
   return {
     workers,
+    version,
+    current,
     async runUntil<R>(until: Promise<R>): Promise<R> {
       const runs = workers.map((w) => w.run());
       try {
         return await until;
       } finally {
+        stopTrying.abort();
         for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
         await Promise.allSettled(runs);
         await late.stop();
@@ -224,6 +261,7 @@ export async function createLocalWorkers(options: {
       }
     },
     async close() {
+      stopTrying.abort();
       await late.stop();
       await Promise.all(options.packs.map((p) => p.close()));
       await opened?.close();

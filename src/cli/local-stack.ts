@@ -9,6 +9,7 @@ import { ensureLocalDevServer, type LocalDevServer } from '../dev/temporal-serve
 import { prometheusTelemetry } from '../telemetry/metrics';
 import { tracingFromConfig, tracingPlugins } from '../telemetry/tracing';
 import { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
+import type { MakeCurrent } from '../versioning';
 import { createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
 
 let runtimeInstalled = false;
@@ -56,12 +57,14 @@ export interface RunningWorkers {
 /**
  * Registers missing search attributes, then creates the planner worker serving the default tool packs: on its own
  * queue (config.toolQueues `planner`, the default), or with a tool worker per pack queue (`split`). `today` is the
- * day the waste pack's data is generated around (default: the current date; the eval pins one).
+ * day the waste pack's data is generated around (default: the current date; the eval pins one). With Worker
+ * Versioning on, the workers' version becomes the deployment's current one once they poll (`makeCurrent`: `always`,
+ * as `planner dev` and the demo do, or `if-none`, as `planner worker` does: only a deployment's first version).
  */
 export async function startWorkers(
   target: TemporalTarget,
   config: PlannerConfig,
-  options: { taskQueue?: string; toolQueues?: ToolQueues; warn?: (line: string) => void; today?: string | Date } = {},
+  options: { taskQueue?: string; toolQueues?: ToolQueues; warn?: (line: string) => void; today?: string | Date; makeCurrent?: MakeCurrent } = {},
 ): Promise<RunningWorkers> {
   const admin = await Connection.connect(target.connectionOptions);
   try {
@@ -79,6 +82,7 @@ export async function startWorkers(
     toolQueues: options.toolQueues ?? config.toolQueues,
     config,
     plugins: tracingPlugins(tracing),
+    makeCurrent: options.makeCurrent ?? 'always',
   });
   return {
     workers,

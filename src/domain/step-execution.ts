@@ -72,9 +72,9 @@ export function idempotencyScopeOf(input: { idempotency_scope?: string; step_id:
 }
 
 /**
- * Runs since LEAN_STEPS_PATCH (src/workflows/steps.ts) send only what the worker cannot know itself: no workflow id
- * (the activity's own info has it), plan id or catalog, the default idempotency scope left out, and a dependency's
- * data when it is inline, else its ref. Earlier runs send all of them; the worker reads both.
+ * Runs send only what the worker cannot know itself (src/workflows/step-inputs.ts): no workflow id (the activity's
+ * own info has it), plan id or catalog, the default idempotency scope left out, and a dependency's data when it is
+ * inline, else its ref. The worker also reads the fuller input of releases before 0.2.0.
  */
 export const StepExecutionInputSchema = sharedSchema('domain/step-execution#StepExecutionInputSchema', () =>
   z.object({

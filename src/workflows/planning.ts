@@ -5,7 +5,7 @@
  * Each phase (./phases) runs one stage and returns its transition; PlanningRun (./run) owns the state and applies
  * it. Messages are defined in src/api/messages.ts; every handler delegates to the run.
  */
-import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, allHandlersFinished, condition, isCancellation, makeContinueAsNewFunc, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PlanningWorkflowInput } from '../api/input';
 import * as messages from '../api/messages';
 import type { PlanningOutcome } from '../api/state';
@@ -21,59 +21,8 @@ import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
 import { countPlan, observedStage } from './observability';
 import { checkProgressRequest } from './progress';
-import { PLAN_ID_PATCH } from './plan-id';
 import { PlanningRun } from './run';
-import { LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH } from './steps';
 import { move, settle, type Transition } from './transitions';
-import { MEMO_FROM_START_PATCH } from './visibility';
-
-/**
- * Runs started before this patch call every planning activity through the task queue and publish the search
- * attributes after every charge; newer runs use local activities for deterministic work and publish once per stage.
- */
-const LEAN_PLANNING_PATCH = 'local-planning-activities-and-per-stage-visibility';
-
-/** Runs started after this patch keep their state bounded: old plan versions archived, audit trimmed, rejections capped. */
-const BOUNDED_STATE_PATCH = 'bounded-state-archived-versions';
-
-/**
- * Runs started after this patch record its one marker instead of one per earlier patch: it implies them all (the three
- * above, plan-id, step-kind, outcome-unknown and auto-fallback), so they are not asked (a history without this marker
- * replays asking them, as recorded). And they publish search attributes only when the run parks (./visibility.ts).
- * LEAN_STEPS_PATCH (./steps.ts) implies it in turn, ONE_PROMISE_PER_STEP_PATCH implies that one, and
- * MEMO_FROM_START_PATCH (./visibility.ts) that one: a new run records only the last.
- */
-const CONSOLIDATED_PATCH = 'one-marker-for-earlier-patches-and-search-attributes-when-parked';
-
-/**
- * The recorded path a run is on, asked when it starts (runPaths; the patches of single steps and failures are asked
- * where they apply): each flag is a patch its history has, or a newer one that implies it.
- */
-export interface RunPaths {
-  /** LEAN_PLANNING_PATCH: local activities for deterministic work, search attributes per stage. */
-  lean: boolean;
-  /** BOUNDED_STATE_PATCH: old versions archived, audit trimmed, rejections capped. */
-  bounded: boolean;
-  /** PLAN_ID_PATCH (./plan-id.ts): the plan id comes from the first run id, not Math.random. */
-  planIdFromRunId: boolean;
-  /** CONSOLIDATED_PATCH: every earlier patch applies, and search attributes go out when the run parks. */
-  consolidated: boolean;
-  /** MEMO_FROM_START_PATCH (./visibility.ts): every earlier patch applies, and a memo the start set stays. */
-  memoFromStart: boolean;
-}
-
-/** The run's path: a new run asks only the newest patch, which records its one marker and implies the others. */
-function runPaths(): RunPaths {
-  const memoFromStart = patched(MEMO_FROM_START_PATCH);
-  const consolidated = memoFromStart || patched(ONE_PROMISE_PER_STEP_PATCH) || patched(LEAN_STEPS_PATCH) || patched(CONSOLIDATED_PATCH);
-  return {
-    lean: consolidated || patched(LEAN_PLANNING_PATCH),
-    bounded: consolidated || patched(BOUNDED_STATE_PATCH),
-    planIdFromRunId: consolidated || patched(PLAN_ID_PATCH),
-    consolidated,
-    memoFromStart,
-  };
-}
 
 /** The stage graph in one place: the phase that runs each non-terminal stage. */
 const PHASES: Record<Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCELLED'>, (run: PlanningRun) => Promise<Transition>> = {
@@ -88,6 +37,15 @@ const PHASES: Record<Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCEL
   BUDGET_EXHAUSTED: awaitBudget,
 };
 
+/**
+ * Continue-as-new onto the deployment's current version: a run is pinned to the worker version that started it
+ * (PINNED, src/worker.ts) until its history grows long; its next run starts on the version new runs land on, with
+ * its state (docs/contributing.md, How to ship a workflow change).
+ */
+function continueOnCurrentVersion(next: PlanningWorkflowInput): Promise<never> {
+  return makeContinueAsNewFunc<typeof planningWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(next);
+}
+
 /** Temporal's suggestion or the run's own event limit: time to continue as new with the run's state. */
 function historyIsLong(run: PlanningRun): boolean {
   const info = workflowInfo();
@@ -95,7 +53,7 @@ function historyIsLong(run: PlanningRun): boolean {
 }
 
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
-  const run = PlanningRun.of(input, runPaths());
+  const run = PlanningRun.of(input);
   setHandler(messages.getStateQuery, () => run.state);
   setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), { validator: (a) => void checkAnswer(run.state, a) });
   setHandler(messages.answerClarificationSignal, (a) => run.answerBySignal(a));
@@ -113,7 +71,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
         run.progress.close(); // watchers waiting for progress return now, and ask the new run
         await condition(allHandlersFinished);
         run.noteContinuedAsNew();
-        return await continueAsNew<typeof planningWorkflow>({ request: input.request, options: run.state.options, resume: run.state });
+        return await continueOnCurrentVersion({ request: input.request, options: run.state.options, resume: run.state });
       }
       run.apply(await observedStage(run, PHASES[run.state.stage as keyof typeof PHASES]));
     }

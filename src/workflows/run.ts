@@ -18,20 +18,18 @@ import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolut
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
-import type { RunPaths } from './planning';
 import { RunView, waitsIn, type Shown } from './visibility';
 
 export class PlanningRun {
   private constructor(
     readonly state: PlanningState,
-    readonly paths: RunPaths,
     readonly progress = new ProgressLog(state),
-    private readonly view = new RunView(progress, paths.consolidated, paths.memoFromStart),
+    private readonly view = new RunView(progress),
   ) {}
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
-  static of(input: PlanningWorkflowInput, paths: RunPaths): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId), paths);
+  static of(input: PlanningWorkflowInput): PlanningRun {
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId));
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
@@ -42,7 +40,6 @@ export class PlanningRun {
   /** Memo, goal keywords and the first stage: once, when a new run starts. */
   begin(): void {
     this.view.publishGoal(this.state);
-    if (!this.paths.lean) this.changed(); // on the lean path entering ANALYZING publishes
     this.apply({ to: 'ANALYZING', why: 'run started' });
   }
 
@@ -79,7 +76,7 @@ export class PlanningRun {
     this.state.budget = charge(this.state.budget, usage);
     this.audit('budget', `${what}: ${usage.calls} call(s), ${usage.tokens} tokens, $${usage.cost_usd.toFixed(6)}`);
     if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
-    this.changed(this.paths.lean ? { shown, upsertSearchAttributes: false } : {}); // paths before lean: published at once
+    this.changed({ shown });
   }
 
   answer(payload: unknown): string {
@@ -142,7 +139,7 @@ export class PlanningRun {
 
   /** The plan id of every version of this run, made once (./plan-id). */
   planId(): string {
-    return (this.state.plan_id ??= newPlanId(this.paths.planIdFromRunId));
+    return (this.state.plan_id ??= newPlanId());
   }
 
   recordPlan(version: PlanVersionRecord): void {
@@ -198,7 +195,7 @@ export class PlanningRun {
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
   setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
     Object.assign(this.state.steps[index]!, change);
-    this.changed({ shown: 'when-parked', upsertSearchAttributes: false });
+    this.changed({ shown: 'when-parked' });
   }
 
   /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
@@ -213,19 +210,19 @@ export class PlanningRun {
     const version = this.state.plan!.version;
     Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
     this.state.completed_steps[key] = { version, result };
-    this.changed({ shown: 'when-parked', upsertSearchAttributes: false });
+    this.changed({ shown: 'when-parked' });
   }
 
   audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
     const { state } = this;
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
-    if (!this.paths.bounded || state.audit.length <= AUDIT_LIMIT) return;
+    if (state.audit.length <= AUDIT_LIMIT) return;
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }
 
-  /** A change: `shown` now or when the run parks (RunView); all search attributes upserted at once where committed histories did. */
-  private changed({ shown = 'now', upsertSearchAttributes = true }: { shown?: Shown; upsertSearchAttributes?: boolean } = {}): void {
-    this.view.changed(this.state, upsertSearchAttributes && !this.paths.consolidated);
+  /** A change: `shown` now or when the run parks (RunView); search attributes go out when the run parks. */
+  private changed({ shown = 'now' }: { shown?: Shown } = {}): void {
+    this.view.changed();
     if (shown === 'now') this.show();
   }
 
@@ -234,7 +231,7 @@ export class PlanningRun {
     if (this.view.show(this.state)) this.state.progress_seq = this.progress.lastSeq;
   }
 
-  /** The run is about to wait: what changed is shown, and (consolidated path) the search attributes that changed. */
+  /** The run is about to wait: what changed is shown, and the search attributes that changed. */
   park(): void {
     this.show();
     this.view.park(this.state);

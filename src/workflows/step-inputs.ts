@@ -15,15 +15,14 @@ function leanInputsOf(run: PlanningRun, step: Step): StepExecutionInput['inputs'
   return Object.fromEntries(Object.entries(inputsOf(run, step)).map(([d, { ref, data }]) => [d, data !== undefined ? { data } : { ref }]));
 }
 
-/** What `executeStep` receives; `lean` (LEAN_STEPS_PATCH): only what the worker cannot know itself. */
-export function stepInput(run: PlanningRun, step: Step, index: number, scope: string, lean: boolean): StepExecutionInput {
+/**
+ * What `executeStep` receives: only what the worker cannot know itself (no workflow id, plan id or catalog; the
+ * default idempotency scope left to the worker).
+ */
+export function stepInput(run: PlanningRun, step: Step, index: number, scope: string): StepExecutionInput {
   const { state } = run;
   const plan = state.plan!;
   const { workflow_id, request } = state;
-  if (!lean) {
-    const base = { workflow_id, plan_id: plan.id, plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '' };
-    return { ...base, tool_catalog: request.tool_catalog, params: step.params, inputs: inputsOf(run, step), idempotency_scope: scope, workspace_root: request.constraints.workspace_root };
-  }
   const input = { plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '', params: step.params, inputs: leanInputsOf(run, step), workspace_root: request.constraints.workspace_root };
   return scope === defaultIdempotencyScope(workflow_id, step.id) ? input : { ...input, idempotency_scope: scope };
 }

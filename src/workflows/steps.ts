@@ -6,7 +6,7 @@
  * person's `resolveStep` decision when the run's option `on_outcome_unknown` is `ask`. A wait that outlasts
  * `human_step_timeout_ms` fails the step with PLAN-007, and the run re-plans or fails as for any failed step.
  */
-import { condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { failureOf, llmCallsOfFailure, readFailure, type PlanFailure } from '../api/failures';
 import { DEFAULT_PLANNING_OPTIONS } from '../api/input';
 import type { StepReply, StepWait } from '../api/state';
@@ -21,51 +21,12 @@ import type { PlanningRun } from './run';
 import { inputsOf, stepInput } from './step-inputs';
 import { stepKey } from './step-key';
 
-/** Runs started before this sent `llm`, `human` and `noop` steps to `executeStep` with no tool (they failed). */
-export const STEP_KINDS_PATCH = 'every-step-kind-runs';
-
-/** Runs started before this re-planned after an unknown outcome (PLAN-014) without asking anyone. */
-export const OUTCOME_UNKNOWN_PATCH = 'ask-person-on-unknown-outcome';
-
 /**
- * Runs started after this send a tool step's activity only what it cannot know itself (StepExecutionInput: no ids or
- * catalog it does not use, the default idempotency scope left to the worker, a dependency's data or its ref, not
- * both), and wait for their steps with fewer promises (phases/execute.ts). It implies CONSOLIDATED_PATCH: a new run
- * records this one marker (planning.ts asks it first), where a run without it asks the older ones.
+ * Starts one step and calls `ended` once its outcome is recorded, or `cancelled` with the run's cancellation. A tool
+ * step's activity settles straight into the recording of its outcome: no promise of the step's own is chained on it
+ * (each promise a workflow makes costs the SDK a captured stack, and steps make most of a run's).
  */
-export const LEAN_STEPS_PATCH = 'lean-steps';
-
-/**
- * Runs started after this start each step with `startStep`, which says when the step has ended through callbacks
- * rather than a promise its caller chains on: a tool step makes one promise of its own where runStep makes three.
- * It implies LEAN_STEPS_PATCH, as that one implies CONSOLIDATED_PATCH; MEMO_FROM_START_PATCH (./visibility.ts)
- * implies it in turn: a new run records that one marker.
- */
-export const ONE_PROMISE_PER_STEP_PATCH = 'one-promise-per-step';
-
-/**
- * Runs one step and records how it ended. Chained with `then` where it can be (each promise a workflow makes costs the
- * SDK a captured stack, and steps make most of a run's), yet as deep as the async functions it replaced: a tool or
- * llm step's outcome is recorded one reaction after its activity settles and the returned promise settles one
- * later, so steps finishing in one activation are recorded, and waited for, in the order recorded histories show.
- */
-export function runStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean = false): Promise<void> {
-  run.setStep(index, { status: 'RUNNING' });
-  let outcome: Promise<void>;
-  try {
-    outcome = stepOfKind(run, step, index, everyKindRuns, lean);
-  } catch (err) {
-    outcome = Promise.reject(err); // e.g. activity options the SDK refuses: the step fails, the workflow task does not
-  }
-  return outcome.then(undefined, (err: unknown) => recordStepError(run, step, index, err));
-}
-
-/**
- * Starts one step (ONE_PROMISE_PER_STEP_PATCH) and calls `ended` once its outcome is recorded, or `cancelled` with
- * the run's cancellation. A tool step's activity settles straight into the recording of its outcome: no promise of
- * the step's own is chained on it, as runStep's callers chain on the promise it returns.
- */
-export function startStep(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, ended: () => void, cancelled: (err: unknown) => void): void {
+export function startStep(run: PlanningRun, step: Step, index: number, ended: () => void, cancelled: (err: unknown) => void): void {
   run.setStep(index, { status: 'RUNNING' });
   const failed = (err: unknown): void => {
     try {
@@ -86,11 +47,11 @@ export function startStep(run: PlanningRun, step: Step, index: number, everyKind
     if (waiting) waiting.then(ended, failed);
     else ended();
   };
-  if (!isToolStep(step, everyKindRuns)) return finish(() => stepOfKind(run, step, index, everyKindRuns, true));
+  if (step.action !== 'tool_call') return finish(() => stepOfKind(run, step, index));
   let tool: ToolStep;
   let outcome: Promise<StepResult>;
   try {
-    tool = toolStep(run, step, index, true);
+    tool = toolStep(run, step, index);
     outcome = tool.execute(defaultIdempotencyScope(run.state.workflow_id, step.id));
   } catch (err) {
     return failed(err);
@@ -111,16 +72,8 @@ function recordStepError(run: PlanningRun, step: Step, index: number, err: unkno
   fail(run, step, index, readFailure(err));
 }
 
-/** Whether `step` runs as a tool call: every step before STEP_KINDS_PATCH, and since then each `tool_call`. */
-export function isToolStep(step: Step, everyKindRuns: boolean): boolean {
-  return !everyKindRuns || step.action === 'tool_call';
-}
-
-function stepOfKind(run: PlanningRun, step: Step, index: number, everyKindRuns: boolean, lean: boolean): Promise<void> {
-  if (isToolStep(step, everyKindRuns)) {
-    const tool = toolStep(run, step, index, lean);
-    return tool.attempt(defaultIdempotencyScope(run.state.workflow_id, step.id));
-  }
+/** A step that calls no tool: a `noop` completes at once, an `llm` step runs its activity, a `human` one waits. */
+function stepOfKind(run: PlanningRun, step: Step, index: number): Promise<void> {
   if (step.action === 'noop') {
     complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
     return Promise.resolve();
@@ -147,7 +100,7 @@ interface ToolStep {
   attempt(scope: string): Promise<void>;
 }
 
-function toolStep(run: PlanningRun, step: Step, index: number, lean: boolean): ToolStep {
+function toolStep(run: PlanningRun, step: Step, index: number): ToolStep {
   const { state } = run;
   const executeStep = stepActivity({
     taskQueue: state.steps[index]!.queue,
@@ -157,7 +110,7 @@ function toolStep(run: PlanningRun, step: Step, index: number, lean: boolean): T
     maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
     summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
   });
-  const execute = (scope: string): Promise<StepResult> => executeStep(stepInput(run, step, index, scope, lean));
+  const execute = (scope: string): Promise<StepResult> => executeStep(stepInput(run, step, index, scope));
   const attempt = (scope: string): Promise<void> =>
     execute(scope).then(
       (result) => completeToolStep(run, step, index, result),
@@ -175,7 +128,7 @@ function afterToolFailure(run: PlanningRun, step: Step, index: number, err: unkn
   if (isCancellation(err)) throw err;
   const failure = readFailure(err);
   const policy = run.state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
-  if (failure.code !== 'PLAN-014' || policy !== 'ask' || !(run.paths.consolidated || patched(OUTCOME_UNKNOWN_PATCH))) return fail(run, step, index, failure);
+  if (failure.code !== 'PLAN-014' || policy !== 'ask') return fail(run, step, index, failure);
   return decideUnknownOutcome(run, step, index, failure, attempt);
 }
 
@@ -184,7 +137,7 @@ async function decideUnknownOutcome(run: PlanningRun, step: Step, index: number,
   const reply = await waitForPerson(run, step, index, 'decision', question);
   if (!reply || !('decision' in reply)) return;
   if (reply.decision === 'fail') return fail(run, step, index, { ...failure, message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}` });
-  if (reply.decision === 'done') return complete(run, step, index, await storedText(run, step, reply.text ?? null), 'marked done by a person');
+  if (reply.decision === 'done') return complete(run, step, index, await storedText(step, reply.text ?? null), 'marked done by a person');
   // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again. The history
   // length makes it unique without drawing from Math.random, whose sequence tracing interceptors share.
   const scope = `${run.state.workflow_id}:${step.id}:retry-${workflowInfo().historyLength}`;
@@ -212,7 +165,7 @@ async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<
 async function runHumanStep(run: PlanningRun, step: Step, index: number): Promise<void> {
   const question = typeof step.params.question === 'string' ? step.params.question : [step.title, step.description].filter(Boolean).join(': ');
   const reply = await waitForPerson(run, step, index, 'answer', question);
-  if (reply && 'answer' in reply) complete(run, step, index, await storedText(run, step, reply.answer), 'answered by a person');
+  if (reply && 'answer' in reply) complete(run, step, index, await storedText(step, reply.answer), 'answered by a person');
 }
 
 /** Status WAITING until a person replies (the reply is taken and the step runs on) or the timeout fails the step. */
@@ -235,8 +188,8 @@ async function waitForPerson(run: PlanningRun, step: Step, index: number, wanted
 }
 
 /** A person's text as a step result, stored in the content store like a tool's data (null needs no storing). */
-async function storedText(run: PlanningRun, step: Step, text: string | null): Promise<StepResult> {
+async function storedText(step: Step, text: string | null): Promise<StepResult> {
   if (text === null) return textResult(null, NULL_RESULT_REF);
-  const { ref } = await planningActivities(`store step ${step.id}'s result`, run.paths.lean).archive({ value: text });
+  const { ref } = await planningActivities(`store step ${step.id}'s result`, true).archive({ value: text });
   return textResult(text, ref);
 }

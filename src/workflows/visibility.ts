@@ -12,23 +12,13 @@ import { planDetails } from './details';
 import type { ProgressLog } from './progress';
 
 /**
- * Runs started after this publish no memo when their start set the goal there as the run reads it (PlannerClient.start
- * does; a start without it, or with another goal there, gets the run's own): each memo update is one more visibility
- * write on the server. It implies ONE_PROMISE_PER_STEP_PATCH (../steps.ts) and so every earlier patch: a new run
- * records this one marker.
+ * The memo, unless the start set the goal there as the run reads it (PlannerClient.start does; a start without it, or
+ * with another goal there, gets the run's own: each memo update is one more visibility write on the server), and the
+ * goal's keywords, with the first search attributes the run publishes.
  */
-export const MEMO_FROM_START_PATCH = 'memo-from-start';
-
-/**
- * The memo (unless `memoFromStart` and the start set it already), and the goal's keywords: at once, or (`parked`)
- * with the first search attributes the run publishes.
- */
-export function publishGoal(state: PlanningState, parked?: ParkedSearchAttributes, memoFromStart = false): void {
-  if (!memoFromStart || workflowInfo().memo?.goal !== state.request.goal) upsertMemo({ goal: state.request.goal });
-  if (!state.options.search_attributes) return;
-  const keywords: SearchAttributeUpdatePair = { key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) };
-  if (parked) parked.add(keywords);
-  else upsertSearchAttributes([keywords]);
+function publishGoal(state: PlanningState, parked: ParkedSearchAttributes): void {
+  if (workflowInfo().memo?.goal !== state.request.goal) upsertMemo({ goal: state.request.goal });
+  if (state.options.search_attributes) parked.add({ key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) });
 }
 
 /** When watchers see a change (progress events, current details): at once, or (a step's) when the run next parks. */
@@ -39,27 +29,22 @@ export type Shown = 'now' | 'when-parked';
  * by the Web UI through the metadata query: no command, no history) follow a change at once, or, for a step's changes
  * (several per step, most of a run's), when the run next parks. It parks before every wait, and nobody sees a run
  * between its waits (queries and updates come between workflow activations), so nothing shows later, at a fraction
- * of the work. Search attributes: all at once after a change where runs before CONSOLIDATED_PATCH published them (an
- * upsert is a command), else those that changed, when the run parks (ParkedSearchAttributes).
+ * of the work. Search attributes: those that changed, when the run parks (ParkedSearchAttributes; an upsert is a
+ * command).
  */
 export class RunView {
   private readonly parked = new ParkedSearchAttributes();
   private unshown = false;
 
-  constructor(
-    private readonly progress: ProgressLog,
-    private readonly consolidated: boolean,
-    private readonly memoFromStart = false,
-  ) {}
+  constructor(private readonly progress: ProgressLog) {}
 
   publishGoal(state: PlanningState): void {
-    publishGoal(state, this.consolidated ? this.parked : undefined, this.memoFromStart);
+    publishGoal(state, this.parked);
   }
 
-  /** A change, shown by the next `show`; `searchAttributes`: all of them published now (the committed histories' way). */
-  changed(state: PlanningState, searchAttributes: boolean): void {
+  /** A change, shown by the next `show`. */
+  changed(): void {
     this.unshown = true;
-    if (searchAttributes && state.options.search_attributes) upsertSearchAttributes(searchAttributesOf(state));
   }
 
   /** Whether anything changed since last shown; if so, the progress log has observed it and the details show it. */
@@ -72,7 +57,7 @@ export class RunView {
   }
 
   park(state: PlanningState): void {
-    if (this.consolidated) this.parked.publish(state);
+    this.parked.publish(state);
   }
 }
 

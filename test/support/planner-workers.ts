@@ -40,13 +40,15 @@ export async function startTestPlanner(
     /** Worker plugins (e.g. tracing's); their workflow interceptors need the workflows bundled now, not prebuilt. */
     plugins?: WorkerOptions['plugins'];
     toolQueues?: ToolQueues;
+    /** Another planner's queue, for a second worker version beside it (its build id from `env`'s PLANNER_BUILD_ID). */
+    taskQueue?: string;
   } = {},
 ): Promise<TestPlanner> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     runtimeInstalled = true;
   }
-  const taskQueue = uniqueTaskQueue(options.prefix ?? 'planner');
+  const taskQueue = options.taskQueue ?? uniqueTaskQueue(options.prefix ?? 'planner');
   const toolQueue = `${taskQueue}-tools`;
   const packs = servedPacks([onQueue(pack, toolQueue, options.wrap)], taskQueue, options.toolQueues ?? 'split');
   const connection = await NativeConnection.connect({ address: testAddress() });
@@ -60,8 +62,11 @@ export async function startTestPlanner(
     ...(options.plugins ? { plugins: options.plugins } : { workflowBundle: workflowBundle() }),
     store,
     planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig(options.env ?? {}), store }),
+    config: loadConfig(options.env ?? {}),
+    makeCurrent: 'always', // its own deployment (named after its unique queue): new runs land on it
   });
   const runs = local.workers.map((w) => w.run());
+  await local.current;
   return {
     ...local,
     taskQueue,

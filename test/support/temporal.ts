@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import type { temporal } from '@temporalio/proto';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import { projectRoot } from '../../src/project-root';
@@ -164,4 +165,9 @@ export async function failureOfRun(handle: WorkflowHandle): Promise<PlanFailure 
     () => null,
     (err: unknown) => (err instanceof WorkflowFailedError ? readFailure(err) : Promise.reject(err)),
   );
+}
+
+/** The build id of the worker version that completed each workflow task of `history` ('' for an unversioned worker). */
+export function buildIdsOf(history: temporal.api.history.v1.IHistory): string[] {
+  return history.events!.flatMap((e) => (e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes.deploymentVersion?.buildId ?? ''] : []));
 }

@@ -3,14 +3,15 @@
  * planner, critics, gatekeeper) and the waste pack's tools over embedded PostgreSQL.
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { StepFailedError } from '../../src/domain/errors';
 import type { ToolImplementation } from '../../src/tools/tool';
 import { answerClarificationUpdate, approveUpdate, emptyAnswerNote, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
 import { planningStartOptions } from '../../src/client';
 import { planningWorkflow } from '../../src/workflows';
 import { recordHistory, startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
-import { waitFor } from '../support/temporal';
+import { buildIdsOf, waitFor } from '../support/temporal';
+import { packageVersion } from '../../src/versioning';
 
 const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
 const fixtures = useWastePackAndClient();
@@ -60,9 +61,16 @@ describe('planningWorkflow', () => {
       const history = await handle.fetchHistory();
       const bytes = Buffer.byteLength(JSON.stringify(history));
       expect(bytes).toBeLessThan(200_000);
-      // One patch marker for a new run, and the stage published only where the run waited (the analysis, an activity
-      // under planner auto; its steps) and at the end, not for the stages it passed through inside a workflow task.
-      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(1);
+      // No patch marker (release 0.2.0 retired them all), and the stage published only where the run waited (the
+      // analysis, an activity under planner auto; its steps) and at the end, not for the stages it passed through
+      // inside a workflow task.
+      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(0);
+      // Pinned to the worker version that started it (src/versioning.ts): every workflow task ran on that version.
+      expect(new Set(buildIdsOf(history))).toEqual(new Set([planner.version!.buildId]));
+      expect(planner.version!.buildId).toMatch(new RegExp(`^${packageVersion().replace(/\./g, '\\.')}\\+[0-9a-f]{12}$`));
+      const { versioningInfo } = (await handle.describe()).raw.workflowExecutionInfo!;
+      expect(versioningInfo?.behavior).toBe(temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
+      expect(versioningInfo?.deploymentVersion).toMatchObject(planner.version!);
       expect(memoUpdates(history)).toHaveLength(0); // the start set the memo: the run adds no visibility write for it
       // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
       expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
@@ -71,7 +79,7 @@ describe('planningWorkflow', () => {
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
       });
       expect(stages).toEqual(['ANALYZING', 'EXECUTING', 'COMPLETED']);
-      await recordHistory(handle, 'memo-from-start-scenario-completed');
+      await recordHistory(handle, 'scenario-completed');
     });
   });
 
@@ -151,7 +159,7 @@ describe('planningWorkflow', () => {
       // Started without a memo (as by the stock `temporal` CLI): the run sets it, once.
       expect((await handle.describe()).memo).toEqual({ goal: 'Check the reports' });
       expect(memoUpdates(await handle.fetchHistory())).toHaveLength(1);
-      await recordHistory(handle, 'memo-from-start-clarification-answered');
+      await recordHistory(handle, 'clarification-answered');
     });
   });
 
@@ -195,7 +203,7 @@ describe('planningWorkflow', () => {
       expect(ran).toEqual(['shipments', 'contaminants-detected']);
       expect(outcome.budget.limit.tokens).toBe(11_200);
       expect(outcome.budget.spent).toMatchObject({ calls: 2, tokens: 10_300 });
-      await recordHistory(handle, 'memo-from-start-budget-raised');
+      await recordHistory(handle, 'budget-raised');
     }, wrap);
   });
 
@@ -224,7 +232,7 @@ describe('planningWorkflow', () => {
       expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
-      await recordHistory(handle, 'memo-from-start-replan-after-failure');
+      await recordHistory(handle, 'replan-after-failure');
     }, wrap);
   });
 
@@ -239,12 +247,13 @@ describe('planningWorkflow', () => {
       expect(outcome.stage).toBe('COMPLETED');
       const state = await handle.query(getStateQuery);
       expect(state.versions[1]).toMatchObject({ reason: 'human_rejection', explanation: 'rejected by a person: only last week please' });
+      await recordHistory(handle, 'rejected-then-approved');
     });
   });
 
   test('continue-as-new past the history threshold carries the whole state into the next run', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'can', { request: { goal: SCENARIO }, options: { continue_as_new_after_events: 12 } });
+      const handle = await start(planner, 'can', { request: { goal: SCENARIO }, options: { continue_as_new_after_events: 10 } });
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       const state = await handle.query(getStateQuery);
@@ -252,6 +261,7 @@ describe('planningWorkflow', () => {
       expect(state.versions).toHaveLength(1);
       expect(state.audit[0]!.message).toMatch(/CREATED → ANALYZING/);
       expect(outcome.budget.spent.calls).toBe(2);
+      await recordHistory(handle, 'continued-as-new'); // the last run of the chain
     });
   });
 

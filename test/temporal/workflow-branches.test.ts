@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
-import { getStateQuery, raiseBudgetUpdate } from '../../src/api/messages';
+import { approveUpdate, getStateQuery, raiseBudgetUpdate } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
 import {
   GoalUnclearError,
@@ -150,7 +150,12 @@ describe('budget pauses', () => {
 });
 
 test('continue-as-new carries the state: versions, audit and budget survive into the new run', async () => {
-  const { result } = await runWith({}, { options: { continue_as_new_after_events: 10 } }, settle);
+  // The wait for approval makes the history long enough (continue_as_new_after_events is at least 10).
+  const { result } = await runWith({}, { options: { continue_as_new_after_events: 10, require_approval: true } }, async (handle) => {
+    await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
+    await handle.executeUpdate(approveUpdate, { args: [{}] });
+    return await settle(handle);
+  });
   expect(result.failure).toBeNull();
   expect(result.state.stage).toBe('COMPLETED');
   expect(result.state.continued_as_new).toBeGreaterThanOrEqual(1);

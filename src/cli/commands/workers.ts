@@ -77,6 +77,7 @@ export function registerWorkerCommands(program: Command): void {
       console.log(`Web UI: ${target.webUiUrl ?? '(unknown)'}`);
       console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
       console.log(`Store: ${storeLocation(config)}`);
+      if (running.workers.version) console.log(`Worker version ${running.workers.version.buildId} (deployment ${running.workers.version.deploymentName}) is current: new runs land on it.`);
       console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
       try {
         await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
@@ -105,11 +106,21 @@ export function registerWorkerCommands(program: Command): void {
         const retentionMs = opts.gcOlderThan === undefined ? undefined : parseArg(RetentionSchema, opts.gcOlderThan, '--gc-older-than');
         quietSdkLogs('WARN', port);
         const { target } = await resolveServer(config, { address: opts.address, namespace: opts.namespace, local: false }, () => undefined);
-        const running = await startWorkers(target, config, { taskQueue, toolQueues }).catch((err: Error) => {
+        const running = await startWorkers(target, config, { taskQueue, toolQueues, makeCurrent: 'if-none' }).catch((err: Error) => {
           throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
         });
         console.log(`Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
         console.log(`Store: ${storeLocation(config)}`);
+        const { version } = running.workers;
+        if (version) {
+          console.log(`Worker version ${version.buildId} of deployment ${version.deploymentName}: runs it starts are pinned to it.`);
+          void running.workers.current.then((current) => {
+            if (current === version.buildId) console.log(`It is the deployment's current version: new runs land on it.`);
+            else if (current) {
+              console.log(`New runs land on the current version, ${current}. To send them here: temporal worker deployment set-current-version --deployment-name ${version.deploymentName} --build-id ${version.buildId}`);
+            }
+          });
+        }
         const gc = retentionMs === undefined ? undefined : collectGarbagePeriodically(config, retentionMs);
         try {
           await running.workers.run();

@@ -20,7 +20,7 @@ export async function analyze(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   let analysis;
   try {
-    analysis = await planningActivities(`analyze: ${state.request.goal.slice(0, 80)}`, run.paths.lean && !run.mayCallLlm).analyzeRequirements({ request: state.request, ...llmSettingsOf(run) });
+    analysis = await planningActivities(`analyze: ${state.request.goal.slice(0, 80)}`, !run.mayCallLlm).analyzeRequirements({ request: state.request, ...llmSettingsOf(run) });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed requirements analysis');

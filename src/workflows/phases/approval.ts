@@ -11,10 +11,10 @@ export async function awaitApproval(run: PlanningRun): Promise<Transition> {
   if (!decided) return failWith(new PlanningTimeoutError(`no approval within ${options.approval_timeout_ms} ms`, { stage: 'AWAITING_APPROVAL' }));
   const approval = run.state.approval!;
   if (approval.status === 'approved') return move('APPROVED', 'approved by a person');
-  // Each rejection makes a version: a cap keeps a run from growing without end (bounded runs only, see planning.ts).
+  // Each rejection makes a version: a cap keeps a run from growing without end.
   const cap = options.max_rejections ?? DEFAULT_PLANNING_OPTIONS.max_rejections;
   const rejections = (run.state.rejections ?? 0) + 1;
-  if (run.paths.bounded && rejections >= cap) {
+  if (rejections >= cap) {
     const version = run.state.plan?.version;
     return failWith(new PlanRejectedError(`plan v${version} rejected by a person (${approval.reason}); ${rejections} rejections reach max_rejections (${cap}), so the run ends`, { plan_version: version, rejections, max_rejections: cap }));
   }

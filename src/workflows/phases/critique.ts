@@ -1,5 +1,5 @@
 /** CRITIQUING: critics review the plan; the gatekeeper refines, rejects, or passes it on (to a person if asked). */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { decide } from '../../domain/critique';
 import { PlanRejectedError } from '../../domain/errors';
@@ -8,19 +8,18 @@ import { planningActivities } from '../activities';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
-import { AUTO_FALLBACK_PATCH } from './plan';
 
 export async function critique(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   let critiqued;
   try {
-    critiqued = await planningActivities(`critique plan v${plan.version}`, run.paths.lean && !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget, ...llmSettingsOf(run) });
+    critiqued = await planningActivities(`critique plan v${plan.version}`, !run.mayCallLlm).critiquePlan({ plan, request: state.request, budget: state.budget, ...llmSettingsOf(run) });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
     const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.paths.consolidated || patched(AUTO_FALLBACK_PATCH))) {
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details)) {
       run.planWithRanking(`critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`);
       return await critique(run); // the rule critics now: no LLM call, no second fallback
     }
@@ -31,8 +30,7 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   if (fellBack) run.audit('critique', fellBack);
   run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
   const policy = { strict: state.options.strict_critique, max_refinements: state.options.max_refinements, refinements_done: state.refinements };
-  // The gatekeeper's rule is pure domain code: consolidated runs apply it here, without a local activity's round trip.
-  const decision = run.paths.consolidated ? decide(critiqued.critiques, policy) : await planningActivities(`gatekeeper for plan v${plan.version}`, run.paths.lean).gatekeeper({ critiques: critiqued.critiques, ...policy });
+  const decision = decide(critiqued.critiques, policy); // pure domain code: no activity's round trip
   run.recordDecision(decision);
   if (decision.decision === 'refine') {
     const feedback = decision.blocking.map((c) => `${c.critic}${c.step_id ? ` (step ${c.step_id})` : ''}: ${c.message}. ${c.suggestion}`);

@@ -3,31 +3,23 @@
  * re-plans (the completed ones are kept), and so, once, does an empty answer on a value the goal does not say; a step the budget cannot afford under `block` pauses the run; an unknown
  * outcome under `on_outcome_unknown: fail` ends the run at once.
  */
-import { patched } from '@temporalio/workflow';
 import { emptyAnswerFeedback } from '../../api/answer';
 import { addUsage, canAfford, ZERO_USAGE, type Usage } from '../../domain/budget';
 import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
-import { isToolStep, LEAN_STEPS_PATCH, ONE_PROMISE_PER_STEP_PATCH, runStep, startStep, STEP_KINDS_PATCH } from '../steps';
+import { startStep } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
-
-/**
- * Runs started after this patch re-plan once when every final step came back empty while a step passed a value the
- * goal does not say (src/api/answer.ts); older runs complete with the empty answer, as recorded.
- */
-export const EMPTY_ANSWER_REPLAN_PATCH = 'replan-once-on-an-empty-answer-from-an-unsaid-value';
 
 export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   const steps = flattenSteps(plan);
-  const everyKindRuns = steps.some((s) => s.action !== 'tool_call') && (run.paths.consolidated || patched(STEP_KINDS_PATCH));
   const estimate = (step: Step): Usage => {
-    if (!isToolStep(step, everyKindRuns)) return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
+    if (step.action !== 'tool_call') return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
     const r = step.tool ? state.routes[step.tool] : undefined;
     return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
   };
@@ -36,8 +28,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   if (pause) return pause;
 
   const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
-  const onePromisePerStep = run.paths.memoFromStart || patched(ONE_PROMISE_PER_STEP_PATCH); // implied: asking would record a second marker
-  const stop = await (onePromisePerStep || patched(LEAN_STEPS_PATCH) ? runSteps : raceSteps)(run, steps, everyKindRuns, affordable, onePromisePerStep);
+  const stop = await runSteps(run, steps, affordable);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
   const unknown = failed.find((s) => s.error!.code === 'PLAN-014');
@@ -58,7 +49,8 @@ export async function execute(run: PlanningRun): Promise<Transition> {
     return pauseForBudget(run, estimate(steps[next.index]!), `step ${next.id}`)!;
   }
   const suspicious = emptyAnswerFeedback(state);
-  if (suspicious.length > 0 && !state.empty_answer_replanned && state.replans < state.options.max_replans && patched(EMPTY_ANSWER_REPLAN_PATCH)) {
+  // Once per run: every final step came back empty while a step passed a value the goal does not say (src/api/answer.ts).
+  if (suspicious.length > 0 && !state.empty_answer_replanned && state.replans < state.options.max_replans) {
     run.requestVersion('replan_after_failure', suspicious, { emptyAnswer: true });
     return move('PLANNING', `re-plan ${state.replans} of ${state.options.max_replans}: the answer is empty on a value the goal does not say`);
   }
@@ -69,11 +61,10 @@ type Stop = StepsToStart['stop'];
 
 /**
  * Starts every ready step (and each that becomes ready) until none runs; returns why steps were left unstarted, if
- * any were. Each promise a workflow makes costs the SDK a captured stack, so this makes one per wait and, since
- * ONE_PROMISE_PER_STEP_PATCH, none per step beyond its activity's (startStep; runStep chains three on a tool's),
- * where racing the running steps at every wait (raceSteps) makes one per running step per wait, and more.
+ * any were. Each promise a workflow makes costs the SDK a captured stack, so this makes one per wait and none per
+ * step beyond its activity's (startStep).
  */
-async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean, affordable: (index: number) => boolean, onePromisePerStep: boolean): Promise<Stop> {
+async function runSteps(run: PlanningRun, steps: Step[], affordable: (index: number) => boolean): Promise<Stop> {
   let running = 0;
   let ended = 0;
   let failure: { error: unknown } | undefined; // a step's cancellation: the run's
@@ -94,8 +85,7 @@ async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean,
       const next = stepsToStart(steps, run.state.steps.map((s) => s.status), affordable);
       for (const index of next.start) {
         running++;
-        if (onePromisePerStep) startStep(run, steps[index]!, index, everyKindRuns, end, fail);
-        else runStep(run, steps[index]!, index, everyKindRuns, true).then(end, fail);
+        startStep(run, steps[index]!, index, end, fail);
       }
       stop = next.stop;
     }
@@ -103,21 +93,5 @@ async function runSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean,
     run.park(); // the steps run, or wait for a person: what visibility shows must be current
     if (ended === 0) await new Promise<void>((resolve) => (wake = resolve));
     ended = 0;
-  }
-}
-
-/** runSteps as runs before LEAN_STEPS_PATCH wait for their steps (the order of their commands depends on it). */
-async function raceSteps(run: PlanningRun, steps: Step[], everyKindRuns: boolean, affordable: (index: number) => boolean): Promise<Stop> {
-  const running = new Map<number, Promise<void>>();
-  let stop: Stop = null;
-  for (;;) {
-    if (stop === null) {
-      const next = stepsToStart(steps, run.state.steps.map((s) => s.status), affordable);
-      for (const index of next.start) running.set(index, runStep(run, steps[index]!, index, everyKindRuns).finally(() => running.delete(index)));
-      stop = next.stop;
-    }
-    if (running.size === 0) return stop;
-    run.park();
-    await Promise.race(running.values());
   }
 }

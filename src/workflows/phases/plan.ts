@@ -1,5 +1,5 @@
 /** PLANNING: a new plan version (first, refined, after a rejection or a failed step) and the routes of its tools. */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { createPlanVersion } from '../../domain/diff';
 import { PlanImpossibleError } from '../../domain/errors';
@@ -13,11 +13,6 @@ import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { LLM_CALL_ESTIMATE } from './analyze';
 import { archiveOldVersions } from './archive';
 import { pauseForBudget } from './budget';
-
-/** Runs started before this patch fail when every LLM provider fails after the analysis; newer `auto` runs plan by ranking. */
-export const AUTO_FALLBACK_PATCH = 'auto-planner-falls-back-to-ranking';
-/** Runs started before this patch used the plan cache whatever context their caller gave. */
-export const CALLER_CONTEXT_PLANS_AFRESH_PATCH = 'plan-cache-off-with-caller-context';
 
 /**
  * Whether the run's caller gave context messages (the clarifications' questions and answers, two messages each, are
@@ -36,10 +31,10 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   const parent = state.versions.at(-1) ?? null;
   const version = (parent?.version ?? 0) + 1;
   const stamp = { id: run.planId(), version, created_at: nowIso() };
-  const planCacheOff = state.options.plan_cache === 'off' || (hasCallerContext(state) && patched(CALLER_CONTEXT_PLANS_AFRESH_PATCH));
+  const planCacheOff = state.options.plan_cache === 'off' || hasCallerContext(state);
   let generated;
   try {
-    generated = await planningActivities(`plan v${version} (${reason})`, run.paths.lean && !run.mayCallLlm).generatePlan({
+    generated = await planningActivities(`plan v${version} (${reason})`, !run.mayCallLlm).generatePlan({
       request: state.request,
       requirements: state.requirements!,
       stamp,
@@ -47,14 +42,14 @@ export async function plan(run: PlanningRun): Promise<Transition> {
       budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
       ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
       ...(planCacheOff ? { plan_cache: 'off' as const } : {}),
-      ...(run.paths.consolidated ? { with_routes: true } : {}), // the routes come with the plan: one local activity fewer
+      with_routes: true, // the routes come with the plan: one local activity fewer
       ...llmSettingsOf(run),
     });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed plan generation');
     const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details) && (run.paths.consolidated || patched(AUTO_FALLBACK_PATCH))) {
+    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details)) {
       run.planWithRanking(`plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`);
       return await plan(run); // the ranking planner now: no LLM call, no second fallback
     }
@@ -80,7 +75,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   }
   if (generatedPlan.status === 'PARTIAL') run.warn(`plan v${version} is PARTIAL: missing ${generatedPlan.missing_capabilities.join('; ')}`);
   const tools = [...new Set(flattenSteps(generatedPlan).flatMap((s) => (s.tool ? [s.tool] : [])))];
-  const routes = generated.routes ?? (await planningActivities('look up tool pools', run.paths.lean).lookupTools({ tool_catalog: state.request.tool_catalog, tools }));
+  const routes = generated.routes ?? (await planningActivities('look up tool pools', true).lookupTools({ tool_catalog: state.request.tool_catalog, tools }));
   run.addRoutes(routes);
   return move('CRITIQUING', `plan v${version} ready for review`);
 }
