@@ -124,10 +124,9 @@ export async function checkPaths(tool: ToolImplementation, params: unknown, conf
   }
 }
 
-/** The real path of each existing folder of `paths` (those that do not exist confine nothing). */
+/** The real path of each folder of `paths`; one missing on this machine (a remote MCP server's) as written. */
 async function realFolders(paths: readonly string[]): Promise<string[]> {
-  const real = await Promise.all(paths.map((p) => fs.realpath(p).catch(() => undefined)));
-  return [...new Set(real.filter((p): p is string => p !== undefined))];
+  return [...new Set(await Promise.all(paths.map((p) => fs.realpath(p).catch(() => nodePath.resolve(p)))))];
 }
 
 function usageOf(tool: ToolImplementation, reported: Partial<Usage> | undefined): Usage {
