@@ -63,11 +63,11 @@ function options(name: string): string[] {
 /** The catalog of the MCP filesystem server: the server's name in planner.config.json. */
 const FILES_CATALOG = 'files';
 
-/** The planner.config.json of the eval's `files` catalog: server-filesystem run by this Node over `notes`. */
+/** The planner.config.json of the eval's `files` catalog: server-filesystem run by this Node over `notes`, the folder its runs may name. */
 function writeMcpConfig(dir: string, notes: string): string {
   const server = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
   const file = path.join(dir, 'planner.config.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { [FILES_CATALOG]: { command: process.execPath, args: [server, notes] } } }));
+  writeFileSync(file, JSON.stringify({ mcpServers: { [FILES_CATALOG]: { command: process.execPath, args: [server, notes], roots: [notes] } } }));
   return file;
 }
 

@@ -4,8 +4,9 @@
  *
  *   parse input → find the tool → load the results the params' templates reference (inline data or the content
  *   store) → resolve templates (a `.*` list given to a one-value param: one call per value, ../domain/fan-out) → parse params with the tool's zod schema → keep file params inside workspace_root
- *   (the root itself must lie inside the worker's allowed roots; each path param, found by the tool's schema, is
- *   followed to its real path) → idempotency key → run (heartbeats, cancellation; for non-idempotent tools an intent
+ *   (the root itself must lie inside the worker's allowed roots; without one, inside those roots and the tool's
+ *   own; each path param, found by the tool's schema or, for MCP, also by naming an existing entry, is followed to
+ *   its real path; ctx.openFile checks again what a tool opens) → idempotency key → run (heartbeats, cancellation; for non-idempotent tools an intent
  *   in the ledger first, and no second run after an unknown outcome unless the tool is `keyed`: see
  *   src/tools/idempotency.ts) → check the result
  *   against the tool's result schema → store the data → StepResult (data inlined when small).
@@ -14,22 +15,24 @@
  * passed through, so Temporal retries it per the step's retry policy. A tool reports a permanent failure by throwing
  * a StepFailedError with retryable = false.
  */
+import { promises as fs } from 'node:fs';
+import * as nodePath from 'node:path';
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { loadConfig } from '../config';
 import { addUsage, callUsage, ZERO_USAGE, type Usage } from '../domain/budget';
 import { combineFannedData, fanOut } from '../domain/fan-out';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
-import { isInsideWorkspace, pathParamValues } from '../domain/paths';
+import { isInsideWorkspace, pathParamValues, type PathParamValue } from '../domain/paths';
 import { idempotencyScopeOf, INLINE_RESULT_BYTES, StepExecutionInputSchema, previewOf, type StepExecutionInput, type StepResult } from '../domain/step-execution';
 import { referencedSteps, resolveTemplates } from '../domain/templates';
-import { formatPath } from '../domain/walk';
+import { forEachString, formatPath } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
 import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency';
-import { allowedWorkspaceRoot, realPathOf } from '../tools/workspace/roots';
+import { allowedWorkspaceRoot, openInsideRoot, realPathOf } from '../tools/workspace/roots';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from '../api/failures';
 import { observedToolCall } from '../telemetry/observe';
@@ -56,24 +59,74 @@ function strictParams(schema: z.ZodType): z.ZodType {
 }
 
 /**
- * Every path param of `tool` (its schema's x-path marks; the name heuristic for MCP schemas) must stay inside the
- * workspace: lexically (as plan validation checks), then at its real path, each component followed the way the OS
- * will (symlinks, then ".."), against the root's real path. Throws PathOutsideWorkspaceError before the tool runs.
+ * Where a step's file params must stay: inside `roots` (real paths), relative values taken from `base` (a real path).
+ * With a workspace_root that is the root alone; without one, the worker's allowed roots and the tool's own
+ * (`files.roots`, an MCP server's from planner.config.json), relative to the tool's folder.
  */
-export async function checkPaths(tool: ToolImplementation, params: unknown, root: { given: string; real: string }): Promise<void> {
-  for (const { at, value } of pathParamValues(params, tool.spec.parameters, tool.spec.path_params)) {
+export interface PathConfinement {
+  /** What a refusal names: the run's workspace_root as given, or the allowed roots. */
+  label: string;
+  base: string;
+  roots: readonly string[];
+  /** The run's workspace_root as given: a value under it is lexically inside too (it may differ from its real path). */
+  given?: string;
+}
+
+const MAX_PATH_CHARS = 4096;
+
+/** Whether `value` names an existing file system entry (absolute, or relative to `base`); never follows the last link. */
+async function namesAnEntry(value: string, base: string): Promise<boolean> {
+  if (value === '' || value.length > MAX_PATH_CHARS || value.includes('\0')) return false;
+  return fs.lstat(value.startsWith('/') ? value : nodePath.join(base, value)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The param values of `tool` that are file paths: its schema's x-path marks; for schemas without marks (MCP, mode
+ * "by-name") also the name/value heuristic, and any other string that names an existing entry, whatever the param is
+ * called (`{"location": "link/hostname"}`).
+ */
+async function pathValuesOf(tool: ToolImplementation, params: unknown, base: string): Promise<PathParamValue[]> {
+  const found = pathParamValues(params, tool.spec.parameters, tool.spec.path_params);
+  if (tool.spec.path_params !== 'by-name') return found;
+  const known = new Set(found.map((f) => formatPath(f.at)));
+  const others: PathParamValue[] = [];
+  forEachString(params, (value, at) => {
+    if (!known.has(formatPath(at))) others.push({ at: [...at], value });
+  });
+  for (const other of others) if (await namesAnEntry(other.value, base)) found.push(other);
+  return found;
+}
+
+/**
+ * Every path param of `tool` must stay inside the confinement: lexically, then at its real path, each component
+ * followed the way the OS will (symlinks, then ".."). Throws PathOutsideWorkspaceError before the tool runs. A tool
+ * that opens the file itself does so with ctx.openFile, which checks again what it opened.
+ */
+export async function checkPaths(tool: ToolImplementation, params: unknown, confinement: PathConfinement): Promise<void> {
+  const { base, roots, given, label } = confinement;
+  const inside = (path: string) => roots.some((root) => isInsideWorkspace(path, root));
+  for (const { at, value } of await pathValuesOf(tool, params, base)) {
     const param = formatPath(at);
-    if (!isInsideWorkspace(value, root.given) && !isInsideWorkspace(value, root.real)) {
-      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, root.given);
+    const full = value.startsWith('/') ? value : `${base}/${value}`;
+    if (!inside(full) && !(given !== undefined && isInsideWorkspace(value, given))) {
+      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, label);
     }
     let real: string;
     try {
-      real = await realPathOf(value, root.real);
+      real = await realPathOf(value, base);
     } catch (err) {
-      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, root.given, `unresolvable: ${(err as Error).message}`);
+      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, label, `unresolvable: ${(err as Error).message}`);
     }
-    if (!isInsideWorkspace(real, root.real)) throw new PathOutsideWorkspaceError(tool.spec.name, param, value, root.given, real);
+    if (!inside(real)) throw new PathOutsideWorkspaceError(tool.spec.name, param, value, label, real);
   }
+}
+
+/** The real path of each folder of `paths`; one missing on this machine (a remote MCP server's) as written. */
+async function realFolders(paths: readonly string[]): Promise<string[]> {
+  return [...new Set(await Promise.all(paths.map((p) => fs.realpath(p).catch(() => nodePath.resolve(p)))))];
 }
 
 function usageOf(tool: ToolImplementation, reported: Partial<Usage> | undefined): Usage {
@@ -133,8 +186,16 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     const entry = byName.get(input.tool);
     if (!entry) throw new UnknownToolError(input.tool, served, queues);
     const { tool } = entry;
-    // A root outside the worker's allowed roots is refused (PLAN-006) before anything is read.
-    const root = input.workspace_root === undefined ? undefined : { given: input.workspace_root, real: await allowedWorkspaceRoot(input.workspace_root, workspaceRoots) };
+    // A root outside the worker's allowed roots is refused (PLAN-006) before anything is read; a run without one is
+    // kept inside the allowed roots all the same (and the tool's own, e.g. an MCP server's configured folders).
+    const root = input.workspace_root === undefined ? undefined : await allowedWorkspaceRoot(input.workspace_root, workspaceRoots);
+    const confinement: PathConfinement = root
+      ? { label: input.workspace_root!, base: root, roots: [root], given: input.workspace_root! }
+      : {
+          label: [...workspaceRoots, ...(tool.files?.roots ?? [])].join(', '),
+          base: await fs.realpath(tool.files?.cwd ?? process.cwd()).catch(() => nodePath.resolve(tool.files?.cwd ?? '.')),
+          roots: await realFolders([...workspaceRoots, ...(tool.files?.roots ?? [])]),
+        };
 
     const resolved = resolveTemplates(input.params, await loadResults(input));
     // One call, or one per value where a `.*` template gave a list to a param that takes one value.
@@ -143,7 +204,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       if (!checked.success) throw new StepParamsError(tool.spec.name, formatZodIssues(checked.error));
       return checked.data as unknown;
     });
-    if (root) for (const params of calls) await checkPaths(tool, params, root);
+    for (const params of calls) await checkPaths(tool, params, confinement);
 
     const activity = Context.current();
     const workflowId = input.workflow_id ?? activity.info.workflowExecution?.workflowId;
@@ -156,7 +217,8 @@ export function createToolActivities(deps: ToolActivityDependencies) {
         idempotencyKey: idempotencyKey(scope, tool.spec.name, params),
         heartbeat: () => activity.heartbeat(),
         signal: activity.cancellationSignal,
-        ...(root ? { workspaceRoot: root.real } : {}),
+        ...(root ? { workspaceRoot: root } : {}),
+        openFile: (path) => openInsideRoot(path, confinement.base, confinement.roots),
       };
       outputs.push(await runTool(tool, params, ctx, origin));
     }

@@ -59,6 +59,21 @@ export class PathOutsideWorkspaceError extends StepFailedError {
   }
 }
 
+/**
+ * A file or folder opened inside a root turned out to lie outside every allowed root (a symlink, perhaps swapped in
+ * after the path was checked): the descriptor was closed unread.
+ */
+export class OpenedOutsideRootError extends StepFailedError {
+  override readonly name = 'OpenedOutsideRootError';
+  constructor(value: string, real: string) {
+    super(`${value} was opened but leads outside the allowed roots (to ${real}); it was not read`, {
+      retryable: false,
+      hint: 'Use paths inside the workspace root; ".." and symlinks are followed to where they really lead.',
+      details: { path: value, real_path: real },
+    });
+  }
+}
+
 /** The tool returned data that does not match its declared result schema: a bug in the tool, not worth retrying. */
 export class ToolResultError extends StepFailedError {
   override readonly name = 'ToolResultError';

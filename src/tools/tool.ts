@@ -3,6 +3,7 @@
  * match, and `run`. Tools are served by workers on `spec.task_queue` through the `executeStep` activity, which
  * resolves templates, validates params, handles idempotency and stores the result; `run` only does the work.
  */
+import type { FileHandle } from 'node:fs/promises';
 import type { z } from 'zod';
 import type { Usage } from '../domain/budget';
 import type { PlannerError } from '../domain/errors';
@@ -21,6 +22,14 @@ export interface ToolContext {
    * the worker's allowed roots and that every path param stays inside it; resolve relative paths against it.
    */
   workspaceRoot?: string;
+  /**
+   * Opens a file for reading (absolute, or relative to workspaceRoot, else to the worker's folder) only when what was
+   * opened lies inside the run's workspace root (else the worker's allowed roots); read from the handle. A tool that
+   * reads files must open them with this, not by path: a path checked before the tool ran can be swapped for a
+   * symlink before it opens it (OpenedOutsideRootError, src/tools/workspace/roots.ts). Set by executeStep; absent
+   * only when a test calls `run` directly.
+   */
+  openFile?(path: string): Promise<FileHandle>;
 }
 
 export interface ToolOutput {
@@ -42,6 +51,12 @@ export interface ToolImplementation<P = any> {
    * (at-most-once). Default false.
    */
   keyed?: boolean;
+  /**
+   * For a tool that opens files in a process of its own (an MCP server): the folders it may use besides the worker's
+   * PLANNER_WORKSPACE_ROOTS (the server's `roots` in planner.config.json), and the folder its relative paths resolve
+   * against (its `cwd`; default the worker's). Path params of a run without a workspace_root are kept inside them.
+   */
+  files?: { roots?: readonly string[]; cwd?: string };
   run(params: P, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -55,7 +55,8 @@ const llmReply = plannerReplies({
 });
 
 function filesServer(dir: string) {
-  return { command: process.execPath, args: [SERVER_BIN, dir], env: {} };
+  // `roots`: the folder the operator lets runs name (outside the worker's PLANNER_WORKSPACE_ROOTS, its folder).
+  return { command: process.execPath, args: [SERVER_BIN, dir], env: {}, roots: [dir] };
 }
 
 beforeAll(async () => {

@@ -29,7 +29,7 @@ const packs: McpPack[] = [];
 beforeAll(async () => {
   folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'mcp-about-')));
   writeFileSync(path.join(folder, 'notes.txt'), 'Buy milk.\n');
-  files = await createMcpPack('files', { command: process.execPath, args: [FILES_SERVER, folder], env: {} });
+  files = await createMcpPack('files', { command: process.execPath, args: [FILES_SERVER, folder], env: {}, roots: [folder] });
   packs.push(files);
   client = await connectClient();
 });

@@ -2,7 +2,7 @@
  * `planner.config.json`: the MCP servers the tool workers connect to, in Claude Desktop's format:
  *
  *   { "mcpServers": {
- *       "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"], "env": {}, "cwd": "/" },
+ *       "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"], "env": {}, "cwd": "/", "roots": ["/data"] },
  *       "search": { "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "Bearer ..." } } } }
  *
  * A stdio server is a command the worker spawns; a Streamable HTTP server is a URL. The server name becomes the
@@ -26,6 +26,11 @@ const Common = {
    * say so itself with `_meta: { "io.durable-planner/idempotency-key": true }` in tools/list.
    */
   accepts_idempotency_key: z.union([z.boolean(), z.array(z.string())]).optional(),
+  /**
+   * The folders (absolute) the server's tools may name in path params besides the worker's PLANNER_WORKSPACE_ROOTS,
+   * e.g. the folder a filesystem server serves. An operator decision, like the server's own arguments.
+   */
+  roots: z.array(z.string().startsWith('/', 'must be an absolute path').max(4096)).max(64).optional(),
 };
 
 export const StdioServerSchema = z.strictObject({

@@ -154,6 +154,7 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
   try {
     const listed = await connection.listTools();
     const about = await describeServer(connection, listed);
+    const files = { ...(config.roots ? { roots: config.roots } : {}), ...('cwd' in config && config.cwd ? { cwd: config.cwd } : {}) };
     const tools: ToolImplementation<Record<string, unknown>>[] = listed.map((info) => {
       const spec = describedSpec(mcpToolSpec(server, info), about);
       const keyed = !spec.idempotent && acceptsIdempotencyKey(config, info);
@@ -161,6 +162,7 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
         spec,
         paramsSchema: jsonSchemaParams(spec.parameters),
         ...(keyed ? { keyed } : {}),
+        files,
         async run(params, ctx) {
           const data = await connection.callTool(info.name, params, {
             signal: ctx.signal,

@@ -7,13 +7,17 @@
  *
  * Safety: the root must be an absolute, existing directory; include/exclude patterns that leave it ("../etc/**", an
  * absolute path elsewhere, "~/...") are rejected with InvalidInputError (PLAN-006); symlinks whose target lies
- * outside the (real) root are skipped, and symlinked directories are not followed at all (no cycles).
+ * outside the (real) root are skipped, and symlinked directories are not followed at all (no cycles). Every folder
+ * and file is opened once, checked where the opened descriptor leads, and read from it (roots.ts openInsideRoot),
+ * so an entry swapped for a symlink between the walk and the read is skipped, never read through.
  */
 import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
 import { InvalidInputError } from '../../domain/errors';
 import { isInsideWorkspace, normalizePosixPath } from '../../domain/paths';
+import { OpenedOutsideRootError } from '../errors';
 import { compileGlob, type CompiledGlob } from './glob';
+import { openInsideRoot, readDirInsideRoot } from './roots';
 import { identifierWords, stem } from '../../domain/words';
 import { countTokens, decodeTokens, encodeTokens, TOKENIZER, type TokenizerName } from './tokens';
 
@@ -49,6 +53,7 @@ export const DEFAULT_EXCLUDE: readonly string[] = [
 
 export const DEFAULT_MAX_FILE_BYTES = 256 * 1024;
 export const DEFAULT_MAX_FILES = 5000;
+const OUTSIDE = 'symlink points outside the workspace (skipped)';
 /** A trimmed excerpt shorter than this is not worth its header: the file is omitted instead. */
 const MIN_TRIM_TOKENS = 16;
 
@@ -134,12 +139,26 @@ export async function gatherWorkspaceContext(options: GatherWorkspaceContextOpti
     if (c.skip !== undefined) continue;
     let size: number;
     let bytes: Buffer | undefined;
+    // Opened once and checked where it leads, then read from that descriptor: a file swapped for a symlink after the
+    // walk saw it is skipped, never read through.
+    const handle = await openInsideRoot(c.path, root.real, [root.real]).catch((err: Error) => {
+      c.skip = err instanceof OpenedOutsideRootError ? OUTSIDE : `unreadable (${(err as NodeJS.ErrnoException).code ?? err.message})`;
+      if (err instanceof OpenedOutsideRootError) c.inStructure = false;
+    });
+    if (!handle) continue;
     try {
-      size = (await fs.stat(nodePath.join(root.real, c.path))).size;
-      if (size <= maxFileBytes) bytes = await fs.readFile(nodePath.join(root.real, c.path));
+      const stat = await handle.stat();
+      size = stat.size;
+      if (!stat.isFile()) throw new Error('not a regular file');
+      if (size <= maxFileBytes) {
+        const read = await handle.read(Buffer.alloc(size), 0, size, 0);
+        bytes = read.buffer.subarray(0, read.bytesRead);
+      }
     } catch (err) {
       c.skip = `unreadable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
       continue;
+    } finally {
+      await handle.close();
     }
     if (bytes === undefined) {
       c.skip = `larger than max_file_bytes (${size} > ${maxFileBytes} bytes)`;
@@ -301,7 +320,11 @@ async function walk(
   const visit = async (relDir: string): Promise<void> => {
     options.signal?.throwIfAborted();
     options.heartbeat?.();
-    const entries = await fs.readdir(nodePath.join(root.real, relDir), { withFileTypes: true });
+    // A folder swapped for a symlink that leads out of the root since its parent was listed is left out.
+    const entries = await readDirInsideRoot(relDir === '' ? '.' : relDir, root.real, [root.real]).catch((err: Error) => {
+      if (err instanceof OpenedOutsideRootError) return [];
+      throw err;
+    });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (truncated) return;
@@ -321,7 +344,7 @@ async function walk(
           continue;
         }
         if (!isInsideWorkspace(target, root.real)) {
-          add({ path: rel, inStructure: false, skip: 'symlink points outside the workspace (skipped)' });
+          add({ path: rel, inStructure: false, skip: OUTSIDE });
           continue;
         }
         const stat = await fs.stat(target);

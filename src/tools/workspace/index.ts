@@ -22,7 +22,7 @@ export {
 } from './context';
 export { compileGlob, matchesGlob, type CompiledGlob } from './glob';
 export { countTokens, TOKENIZER } from './tokens';
-export { allowedWorkspaceRoot, realPathOf } from './roots';
+export { allowedWorkspaceRoot, openInsideRoot, readDirInsideRoot, realPathOf } from './roots';
 
 export const WORKSPACE_CATALOG_NAME = 'workspace';
 export const WORKSPACE_TOOLS_QUEUE = 'durable-planner-tools-workspace';

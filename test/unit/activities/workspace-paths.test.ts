@@ -2,7 +2,11 @@
  * Issue 13, findings 1 and 7 on the activities: a workspace_root outside the worker's allowed roots is refused
  * (PLAN-006) before any file is read, and every path param — found by the tool's schema marks, not its name — is
  * followed to its real path ("..", symlinks) and refused (PathOutsideWorkspaceError) before the tool runs.
+ * Issue 33, items 5–7: what a tool opens is checked again where it leads (ctx.openFile, openInsideRoot), a run
+ * without workspace_root is kept inside the allowed roots, and an MCP param under any name that names an existing
+ * entry is a path.
  */
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,12 +18,12 @@ import { createPlanningDependencies } from '../../../src/activities';
 import { createPlanningActivities } from '../../../src/activities/planning';
 import { loadConfig } from '../../../src/config';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain/tool-spec';
-import type { StepExecutionInput } from '../../../src/domain/step-execution';
+import type { StepExecutionInput, StepResult } from '../../../src/domain/step-execution';
 import { MemoryContentStore } from '../../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
 import type { ToolImplementation } from '../../../src/tools/tool';
-import { createWorkspaceContextTool, realPathOf } from '../../../src/tools/workspace';
-import { WorkspaceRootNotAllowedError } from '../../../src/tools/errors';
+import { createWorkspaceContextTool, openInsideRoot, readDirInsideRoot, realPathOf } from '../../../src/tools/workspace';
+import { OpenedOutsideRootError, WorkspaceRootNotAllowedError } from '../../../src/tools/errors';
 import { failureOf } from '../../support/failures';
 import { analyze, request, STAMP } from '../../support/planning';
 
@@ -61,6 +65,41 @@ function mcpReadTool(): ToolImplementation {
   };
 }
 
+/** A zod tool that reads the file its path param names through ctx.openFile, as file tools should. */
+function catTool(): ToolImplementation {
+  const params = z.object({ source: pathParam() });
+  return {
+    spec: toolSpecFromZod({ name: 'cat', description: 'Print a file', params, task_queue: 'q', idempotent: true }),
+    paramsSchema: params,
+    async run(p: z.output<typeof params>, ctx) {
+      const handle = await ctx.openFile!(p.source);
+      try {
+        return { data: { content: await handle.readFile('utf8') } };
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+/** An MCP-like tool whose file param has a name no heuristic knows. */
+function mcpDocTool(): ToolImplementation {
+  return {
+    spec: toolSpecFromJsonSchema({
+      name: 'read_doc',
+      description: 'Read a document',
+      parameters: { type: 'object', properties: { location: { type: 'string' }, title: { type: 'string' } }, required: ['location'] },
+      task_queue: 'q',
+      idempotent: true,
+    }),
+    paramsSchema: z.object({ location: z.string(), title: z.string().optional() }),
+    async run(p) {
+      ran.push(p);
+      return { data: { ok: true } };
+    },
+  };
+}
+
 beforeEach(async () => {
   dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'planner-paths-')));
   ws = path.join(dir, 'ws');
@@ -77,7 +116,7 @@ afterEach(async () => {
 });
 
 function activities(workspaceRoots: readonly string[] = [ws]) {
-  return createToolActivities({ tools: [copyTool(), mcpReadTool()], store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger(), workspaceRoots });
+  return createToolActivities({ tools: [copyTool(), mcpReadTool(), catTool(), mcpDocTool()], store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger(), workspaceRoots });
 }
 
 function input(tool: string, params: Record<string, unknown>, workspace_root: string | undefined = ws): StepExecutionInput {
@@ -177,5 +216,62 @@ describe('the workspace tool and the planning activities', () => {
     expect(generation.type).toBe('WorkspaceRootNotAllowedError');
     expect(generation.nonRetryable).toBe(true);
     await env().run(planning.analyzeRequirements, { request: request(goal, { constraints: { workspace_root: path.join(ws, 'sub') } }) });
+  });
+});
+
+describe('issue 33: what is opened is checked, every run is confined, any MCP param naming an entry is a path', () => {
+  test('openInsideRoot and readDirInsideRoot keep what lies inside and close what leads out', async () => {
+    const handle = await openInsideRoot('sub-link/a.txt', ws, [ws]);
+    expect(await handle.readFile('utf8')).toBe('a');
+    await handle.close();
+    await expect(openInsideRoot('etc-link/passwd', ws, [ws])).rejects.toBeInstanceOf(OpenedOutsideRootError);
+    await expect(openInsideRoot('/etc/passwd', ws, [ws])).rejects.toMatchObject({ code: 'PLAN-008', retryable: false });
+    expect((await readDirInsideRoot('sub', ws, [ws])).map((e) => e.name).sort()).toEqual(['a.txt', 'deep']);
+    await expect(readDirInsideRoot('sub/deep/up', ws, [ws])).rejects.toBeInstanceOf(OpenedOutsideRootError);
+  });
+
+  test('a file swapped for a symlink between the path check and ctx.openFile is never read through', async () => {
+    const secret = path.join(dir, 'secret.txt');
+    await fs.writeFile(secret, 'outside-secret');
+    const target = path.join(ws, 'swapped.txt');
+    await fs.writeFile(target, 'inside');
+    const stage = path.join(dir, 'staged');
+    const script = `const fs = require('node:fs'); const [stage, secret, target] = process.argv.slice(1);
+      for (let n = 0; ; n++) { if (n % 2) fs.writeFileSync(stage, 'inside'); else fs.symlinkSync(secret, stage); fs.renameSync(stage, target); }`;
+    const swapper = spawn(process.execPath, ['-e', script, stage, secret, target], { stdio: 'ignore' });
+    const read: string[] = [];
+    const refused: string[] = [];
+    try {
+      for (let trial = 0; trial < 60; trial++) {
+        await (env().run(activities().executeStep, input('cat', { source: 'swapped.txt' })) as Promise<StepResult>)
+          .then(
+            (result: StepResult) => read.push((result.data as { content: string }).content),
+            (err: Error) => refused.push(err.name === 'ApplicationFailure' ? String((err as { type?: string }).type) : err.name),
+          );
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(read).not.toContain('outside-secret');
+    expect(read).toContain('inside');
+    expect([...new Set(refused)].every((type) => ['PathOutsideWorkspaceError', 'OpenedOutsideRootError'].includes(type))).toBe(true);
+  });
+
+  test('without a workspace_root, path params stay inside the allowed roots', async () => {
+    const failure = await failureOf(env().run(activities().executeStep, input('copy', { source: '/etc/shadow' }, undefined)));
+    expect(failure.type).toBe('PathOutsideWorkspaceError');
+    expect(ran).toEqual([]);
+    const outside = await failureOf(env().run(activities().executeStep, input('cat', { source: path.join(ws, 'etc-link', 'passwd') }, undefined)));
+    expect(outside.type).toBe('PathOutsideWorkspaceError');
+    const result: StepResult = await env().run(activities().executeStep, input('cat', { source: path.join(ws, 'sub', 'a.txt') }, undefined));
+    expect(result.data).toEqual({ content: 'a' });
+  });
+
+  test('an MCP string param that names an existing entry is checked whatever it is called; other strings are not', async () => {
+    const failure = await failureOf(env().run(activities().executeStep, input('read_doc', { location: 'etc-link/hostname' })));
+    expect(failure.type).toBe('PathOutsideWorkspaceError');
+    expect((failure.details?.[0] as { details: Record<string, unknown> }).details).toMatchObject({ param: 'location', real_path: '/etc/hostname' });
+    await env().run(activities().executeStep, input('read_doc', { location: 'sub/a.txt', title: 'Weekly notes' }));
+    expect(ran).toEqual([{ location: 'sub/a.txt', title: 'Weekly notes' }]);
   });
 });
