@@ -14,7 +14,7 @@ import { redactSecrets } from '../domain/secrets';
 import { initialState, nowIso } from './initial-state';
 import { newPlanId } from './plan-id';
 import { answerTaken } from './phases/clarify';
-import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolution } from './message-checks';
+import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolution, firstDecisionWins } from './message-checks';
 import { checkedTransition, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
@@ -83,7 +83,7 @@ export class PlanningRun {
   }
 
   answer(payload: unknown): string {
-    const text = redactSecrets(checkAnswer(this.state, payload).text);
+    const text = redactSecrets(checkAnswer(this.state, payload, { firstWins: firstDecisionWins(this.state.answer !== null) }).text);
     this.state.answer = { text, by: 'user' };
     this.audit('message', `clarification answered: ${text}`);
     return text;
@@ -100,8 +100,8 @@ export class PlanningRun {
 
   /** `approve` and `reject`: the decision the plan waits for. */
   decideApproval(payload: unknown, status: 'approved' | 'rejected'): string {
-    const { approval, note, reply } = approvalDecided(this.state, payload, status);
-    this.state.approval = approval;
+    const { decided, note, reply } = approvalDecided(this.state, payload, status);
+    Object.assign(this.state, decided);
     this.audit('approval', note);
     return reply;
   }

@@ -34,6 +34,8 @@ const LEAN_STEPS = RECORDED.map((n) => `lean-steps-${n}`);
 const ONE_PROMISE_PER_STEP = RECORDED.map((n) => `one-promise-per-step-${n}`);
 /** Recorded after MEMO_FROM_START_PATCH (test/temporal/planning-workflow.test.ts): no memo update where the start set it. */
 const MEMO_FROM_START = RECORDED.map((n) => `memo-from-start-${n}`);
+/** Recorded before ONE_DECISION_PATCH (message-checks.ts): several answers and decisions accepted at once, the last one taken. */
+const RACED = ['decisions-raced'];
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
@@ -41,7 +43,7 @@ test('the planning histories recorded from the workflow tests are committed, fro
   // past CONSOLIDATED_PATCH, lean-steps-* past LEAN_STEPS_PATCH, one-promise-per-step-* past ONE_PROMISE_PER_STEP_PATCH
   // and memo-from-start-* on today's path.
   expect(files).toEqual(
-    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP, ...MEMO_FROM_START].map((n) => `${n}.binpb`)),
+    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP, ...MEMO_FROM_START, ...RACED].map((n) => `${n}.binpb`)),
   );
 });
 
