@@ -89,8 +89,9 @@ function requireShownVersion(state: PlanningState, decision: { plan_version?: nu
 function requireUndecided(state: PlanningState, decision: { plan_version?: number | undefined }, message: string): void {
   const decided = state.last_decision;
   if (!decided || decided.version !== (decision.plan_version ?? state.plan?.version)) return;
+  const current = state.stage === 'AWAITING_APPROVAL' ? state.plan?.version : undefined;
   refuse(
-    `${message} refused: plan v${decided.version} was already ${decided.status} by an earlier update`,
+    `${message} refused: plan v${decided.version} was already ${decided.status} by an earlier update${current !== undefined && current !== decided.version ? `; the plan awaiting approval is v${current}` : ''}`,
     `Query getState; a plan version takes one decision${decided.status === 'rejected' ? ', so review and decide on the version planned next' : ''}.`,
   );
 }
