@@ -24,6 +24,12 @@ export const PROGRESS_EVENTS_KEPT = 200;
 /** The longest a waitForProgress update waits in the workflow (a timer in history); the default wait. */
 export const PROGRESS_WAIT_MAX_MS = 60_000;
 export const PROGRESS_WAIT_DEFAULT_MS = 30_000;
+/**
+ * The most waitForProgress updates a run holds at once; one more is refused (PLAN-006, details.watchers_max) and its
+ * watcher reads the getProgress query instead. Temporal allows 10 updates in flight per run (the server's
+ * history.maxInFlightUpdates) and refuses the rest with RESOURCE_EXHAUSTED: watchers never take the room decisions need.
+ */
+export const PROGRESS_WAITERS_MAX = 5;
 /** A step's preview as progress carries it. */
 export const PROGRESS_PREVIEW_CHARS = 200;
 

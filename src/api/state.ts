@@ -134,6 +134,8 @@ export interface PlanningState {
   critiques: Critique[];
   decision: GatekeeperDecision | null;
   approval: { status: 'pending' | 'approved' | 'rejected'; reason?: string } | null;
+  /** The latest version a person decided on, kept while the next awaits approval: a late decision on it is refused naming this one (absent on older runs). */
+  last_decision?: { version: number; status: 'approved' | 'rejected' };
   routes: Record<string, ToolRoute>;
   route_turns: Record<string, number>;
   routing: (RoutingDecision & { version: number })[];

@@ -5,6 +5,7 @@
 import { TerminatedFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
 import { z } from 'zod';
 import { readFailure } from '../api/failures';
+import { PROGRESS_WAITERS_MAX } from '../api/progress';
 import { PlannerClient } from '../client';
 import { loadConfig, type PlannerConfig } from '../config';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
@@ -93,6 +94,7 @@ function firstLine(text: string): string {
 
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_NOT_FOUND = 5;
+const GRPC_RESOURCE_EXHAUSTED = 8;
 const GRPC_FAILED_PRECONDITION = 9;
 
 /** The gRPC status of an error or of the error it wraps (the client wraps query failures in a ServiceError). */
@@ -142,6 +144,13 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
     );
   }
   const status = grpcStatusOf(err);
+  if (status?.code === GRPC_RESOURCE_EXHAUSTED && /in-flight updates/.test(status.details)) {
+    return new CliError(
+      `the server refused the update to run ${workflowId}: ${firstLine(status.details)}; other clients' updates hold every place (a watcher that is not \`planner watch\` keeps long-polls open, for instance)`,
+      EXIT.error,
+      `try again once they return; \`planner watch\` holds at most ${PROGRESS_WAITERS_MAX} per run and reads by query beyond that`,
+    );
+  }
   if (status && (status.code === GRPC_DEADLINE_EXCEEDED || status.code === GRPC_FAILED_PRECONDITION)) {
     return new CliError(
       `no worker answered for run ${workflowId} (${firstLine(status.details)}); its state comes from a worker, which replays a closed run`,

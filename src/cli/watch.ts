@@ -1,6 +1,8 @@
 /**
  * Following a run as it changes: `planner watch` and `planner start --wait` (and the demo). Progress is pushed: each
- * `waitForProgress` update returns as soon as the run records a change, so no stage is missed however short. When
+ * `waitForProgress` update returns as soon as the run records a change, so no stage is missed however short; when the
+ * run already holds as many of those as it allows (PROGRESS_WAITERS_MAX, so decisions always find room), the watcher
+ * reads the getProgress query every second for a while instead, then tries to wait again. When
  * the run waits for a person, a terminal (stdin and stdout both TTYs) is asked for the answer in place; anywhere
  * else the exact commands that answer it are printed and watching goes on.
  */
@@ -26,6 +28,9 @@ export interface WatchOptions {
 /** The stage a pending input belongs to: a question is current only while the run is in it. */
 const STAGE_OF: Record<PendingInput['kind'], string> = { clarification: 'AWAITING_CLARIFICATION', approval: 'AWAITING_APPROVAL', budget: 'BUDGET_EXHAUSTED', step: 'EXECUTING' };
 const INDENT = ' '.repeat(14);
+/** Refused a long-poll, a watcher reads by query this often, for this long, before it asks to wait again. */
+const QUERY_POLL_MS = 1_000;
+const QUERY_POLL_SPAN_MS = 15_000;
 
 export function isTerminalSession(): boolean {
   return Boolean(process.stdin.isTTY && process.stdout.isTTY);
@@ -42,9 +47,10 @@ export async function watchRun(client: PlannerClient, workflowId: string, out: O
   const terminal = (options.interactive ?? isTerminalSession()) ? openTerminal(out.json) : null;
   try {
     let after = 0;
+    const polling = { until: 0 };
     for (;;) {
       // Once the run has closed, an update no longer reaches it: what it recorded last is read by query.
-      const batch = (await nextBatch(client, workflowId, after)) ?? (await lastBatch(client, workflowId, after));
+      const batch = (await nextBatch(client, workflowId, after, polling)) ?? (await lastBatch(client, workflowId, after));
       if (batch.truncated) note(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${shellArg(workflowId)})`);
       for (const event of batch.events) {
         if (options.ndjson) process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -60,12 +66,21 @@ export async function watchRun(client: PlannerClient, workflowId: string, out: O
   }
 }
 
-/** The next events; null once the run has ended (or never started) and has none to give. */
-async function nextBatch(client: PlannerClient, workflowId: string, after: number): Promise<ProgressBatch | null> {
+/**
+ * The next events; null once the run has ended (or never started) and has none to give. Until `polling.until`, read
+ * by query a second later: the run refused one more long-poll.
+ */
+async function nextBatch(client: PlannerClient, workflowId: string, after: number, polling: { until: number }): Promise<ProgressBatch | null> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await client.waitForProgress(workflowId, after);
+      if (Date.now() >= polling.until) return await client.waitForProgress(workflowId, after);
+      await new Promise((resolve) => setTimeout(resolve, QUERY_POLL_MS));
+      return await client.progress(workflowId, after);
     } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && readFailure(err).details.watchers_max !== undefined) {
+        polling.until = Date.now() + QUERY_POLL_SPAN_MS;
+        continue;
+      }
       const status = await client
         .handle(workflowId)
         .describe()

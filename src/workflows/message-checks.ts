@@ -2,6 +2,10 @@
  * Whether a message may be accepted now, and its parsed payload: pure checks over the run's state, shared by the
  * update validators (which refuse before anything is written to history) and the handlers. A refusal is the typed
  * failure activities use too: PLAN-006 with a hint.
+ *
+ * A question and a plan version each take one decision: the first answer, approval or rejection wins, and every later
+ * one is refused naming it, even when several arrive in one workflow activation (each validator runs after the
+ * previous handler; the handlers check again).
  */
 import { planFailureToApplicationFailure } from '../api/failures';
 import {
@@ -34,11 +38,16 @@ function parse<M extends MessageWithPayload>(message: M, payload: unknown): Mess
   }
 }
 
-/** The answer and the text it stands for (an option's text, or the free text). */
+/** The answer and the text it stands for (an option's text, or the free text); the first answer wins, later ones are refused. */
 export function checkAnswer(state: PlanningState, payload: unknown): { answer: ClarificationAnswer; text: string } {
   const { stage, question } = state;
+  if (state.answer) {
+    refuse(`the question was already answered by an earlier answer: ${state.answer.text}`, 'Query getState; a question takes one answer, and the run is taking that one.');
+  }
   if (stage !== 'AWAITING_CLARIFICATION' || !question) {
-    refuse(`no question is pending (stage ${stage})`, 'Query getState; answer only while the stage is AWAITING_CLARIFICATION.');
+    const last = state.clarifications.at(-1);
+    const taken = !last ? '' : `; the last question was ${last.by === 'user' ? 'already answered by an earlier answer' : 'answered with its default after the timeout'}: ${last.answer}`;
+    refuse(`no question is pending (stage ${stage})${taken}`, 'Query getState; answer only while the stage is AWAITING_CLARIFICATION.');
   }
   const answer = parse(MESSAGE_NAMES.answerClarification, payload);
   if ('option' in answer && answer.option > question.options.length) {
@@ -67,27 +76,42 @@ function requireShownVersion(state: PlanningState, decision: { plan_version?: nu
   }
 }
 
-export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
+/** A decision on a version already decided is refused naming the decision that won (the version given, else the current one). */
+function requireUndecided(state: PlanningState, decision: { plan_version?: number | undefined }, message: string): void {
+  const decided = state.last_decision;
+  if (!decided || decided.version !== (decision.plan_version ?? state.plan?.version)) return;
+  const current = state.stage === 'AWAITING_APPROVAL' ? state.plan?.version : undefined;
+  refuse(
+    `${message} refused: plan v${decided.version} was already ${decided.status} by an earlier update${current !== undefined && current !== decided.version ? `; the plan awaiting approval is v${current}` : ''}`,
+    `Query getState; a plan version takes one decision${decided.status === 'rejected' ? ', so review and decide on the version planned next' : ''}.`,
+  );
+}
+
+/** A decision on a version already decided is refused, naming the decision that won. */
+function checkDecision<M extends 'approve' | 'reject'>(state: PlanningState, payload: unknown, message: M): MessagePayload<M> {
+  const decision = parse(message, payload);
+  requireUndecided(state, decision, message);
   requireApprovalStage(state);
-  const approval = parse(MESSAGE_NAMES.approve, payload);
-  requireShownVersion(state, approval, MESSAGE_NAMES.approve);
-  return approval;
+  requireShownVersion(state, decision, message);
+  return decision;
+}
+
+export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
+  return checkDecision(state, payload, MESSAGE_NAMES.approve);
 }
 
 export function checkRejection(state: PlanningState, payload: unknown): RejectInput {
-  requireApprovalStage(state);
-  const rejection = parse(MESSAGE_NAMES.reject, payload);
-  requireShownVersion(state, rejection, MESSAGE_NAMES.reject);
-  return rejection;
+  return checkDecision(state, payload, MESSAGE_NAMES.reject);
 }
 
-/** What an `approve` or `reject` update decides (checked): the approval to record, its audit note and the reply. */
+/** What an `approve` or `reject` handler decides (checked again): the approval to record, its audit note and the reply. */
 export function approvalDecided(state: PlanningState, payload: unknown, status: 'approved' | 'rejected') {
   const reason = status === 'approved' ? checkApproval(state, payload).comment : checkRejection(state, payload).reason;
-  const version = state.plan?.version;
+  const version = state.plan!.version;
+  const decided = { approval: { status, reason }, last_decision: { version, status } };
   return status === 'approved'
-    ? { approval: { status, reason }, note: `approved${reason ? `: ${reason}` : ''}`, reply: `plan v${version} approved` }
-    : { approval: { status, reason }, note: `rejected: ${reason}`, reply: `plan v${version} rejected; refining` };
+    ? { decided, note: `approved${reason ? `: ${reason}` : ''}`, reply: `plan v${version} approved` }
+    : { decided, note: `rejected: ${reason}`, reply: `plan v${version} rejected; refining` };
 }
 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {

@@ -63,7 +63,7 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.completeStepUpdate, (p) => run.replyToStep(p, 'answer'), { validator: (p) => void checkCompletion(run.state, p) });
   setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), { validator: (p) => void checkResolution(run.state, p) });
   setHandler(messages.getProgressQuery, (p) => run.progress.after(checkProgressRequest(p).after_seq, run.state.stage));
-  setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => void checkProgressRequest(p) });
+  setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => run.progress.checkWait(p) });
   if (!input.resume) run.begin();
   try {
     while (!isTerminal(run.state.stage)) {

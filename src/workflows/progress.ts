@@ -16,13 +16,14 @@ import {
   PROGRESS_EVENTS_KEPT,
   PROGRESS_PREVIEW_CHARS,
   PROGRESS_WAIT_DEFAULT_MS,
+  PROGRESS_WAITERS_MAX,
   pendingInput,
   type ProgressBatch,
   type ProgressChange,
   type ProgressEvent,
 } from '../api/progress';
 import type { PlanningState } from '../api/state';
-import { PlannerError } from '../domain/errors';
+import { InvalidInputError, PlannerError } from '../domain/errors';
 import { isTerminal } from '../domain/stages';
 import { nowIso } from './initial-state';
 
@@ -39,6 +40,8 @@ export class ProgressLog {
   private events: ProgressEvent[] = [];
   private seen: Seen;
   private closed = false;
+  /** waitForProgress updates holding now (counted by the handlers, read by the validator that runs before each). */
+  private waiting = 0;
 
   /** Numbering continues from the carried sequence; the resumed state counts as seen, but for a pending question. */
   constructor(
@@ -73,10 +76,30 @@ export class ProgressLog {
     this.closed = true;
   }
 
+  /** The waitForProgress validator: a payload that parses, and a wait only while fewer than PROGRESS_WAITERS_MAX hold. */
+  checkWait(payload: unknown): void {
+    const { wait_ms = PROGRESS_WAIT_DEFAULT_MS } = checkProgressRequest(payload);
+    if (wait_ms === 0 || this.waiting < PROGRESS_WAITERS_MAX) return;
+    throw planFailureToApplicationFailure(
+      new InvalidInputError(
+        `${this.waiting} watchers already wait for progress on this run (at most ${PROGRESS_WAITERS_MAX}, so that decisions always find room among the updates Temporal lets a run hold)`,
+        'Read the same events with the getProgress query {"after_seq": n}, or wait_ms 0; try waiting again later.',
+        { watchers_max: PROGRESS_WAITERS_MAX },
+      ),
+    );
+  }
+
   /** The waitForProgress handler: events after `after_seq`, as soon as there are any (or when the wait ends). */
   async waitAfter(payload: unknown, stage: () => PlanningState['stage']): Promise<ProgressBatch> {
     const { after_seq, wait_ms = PROGRESS_WAIT_DEFAULT_MS } = checkProgressRequest(payload);
-    if (wait_ms > 0) await condition(() => this.seq > after_seq || this.closed, wait_ms);
+    if (wait_ms > 0) {
+      this.waiting += 1;
+      try {
+        await condition(() => this.seq > after_seq || this.closed, wait_ms);
+      } finally {
+        this.waiting -= 1;
+      }
+    }
     return this.after(after_seq, stage());
   }
 

@@ -97,8 +97,8 @@ export class PlanningRun {
 
   /** `approve` and `reject`: the decision the plan waits for. */
   decideApproval(payload: unknown, status: 'approved' | 'rejected'): string {
-    const { approval, note, reply } = approvalDecided(this.state, payload, status);
-    this.state.approval = approval;
+    const { decided, note, reply } = approvalDecided(this.state, payload, status);
+    Object.assign(this.state, decided);
     this.audit('approval', note);
     return reply;
   }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { PlannerClient } from '../../client';
 import { BudgetLimitsSchema, BudgetPolicySchema } from '../../domain/budget';
 import { ClarificationAnswerSchema, RaiseBudgetSchema, RejectSchema } from '../../api/messages';
-import { DEFAULT_BUDGET, checkWorkflowInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
+import { DEFAULT_BUDGET, checkWorkflowInput, pendingInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
 import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
@@ -67,6 +67,18 @@ async function onRun<T>(opts: GlobalOptions, id: string, fn: (client: PlannerCli
 
 /** `--version n`: a whole number from 1, as `planner show` prints plan versions. */
 const PlanVersionArg = z.coerce.number().int().min(1).max(1_000_000).optional();
+
+/**
+ * The plan version a decision is about: `--version`, else the one awaiting approval as read now, sent with the
+ * decision, so that a version replaced in between (another reviewer's rejection) is refused, never decided unseen.
+ * With none awaiting approval, the current plan's: the run's refusal then says what became of it.
+ */
+async function decidedVersion(client: PlannerClient, workflowId: string, given: number | undefined): Promise<number | undefined> {
+  if (given !== undefined) return given;
+  const state = await client.state(workflowId);
+  const pending = pendingInput(state);
+  return pending?.kind === 'approval' ? pending.plan_version : (state.plan?.version ?? undefined);
+}
 
 export function registerRunCommands(program: Command): void {
   program
@@ -192,12 +204,12 @@ export function registerRunCommands(program: Command): void {
     .description('approve the plan a run is waiting on')
     .argument('<id>', 'workflow id')
     .option('--comment <text>', 'a note kept in the audit')
-    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it); any other is refused')
+    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused')
     .action(
       action(async (opts, id: string) => {
         const comment = parseArg(z.string().max(2_000).optional(), opts.comment, 'comment');
         const version = parseArg(PlanVersionArg, opts.version, 'plan version');
-        const result = await onRun(opts, id, (client, wid) => client.approve(wid, comment, version));
+        const result = await onRun(opts, id, async (client, wid) => client.approve(wid, comment, await decidedVersion(client, wid, version)));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
         else out.line(`${id}: ${result}`);
@@ -209,12 +221,12 @@ export function registerRunCommands(program: Command): void {
     .description('reject the plan a run is waiting on; the reason becomes feedback for the next version')
     .argument('<id>', 'workflow id')
     .requiredOption('--reason <text>', 'why (required)')
-    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it); any other is refused')
+    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused')
     .action(
       action(async (opts, id: string) => {
         const { reason } = parseArg(RejectSchema, { reason: opts.reason }, 'reason', 'say why with --reason "…"');
         const version = parseArg(PlanVersionArg, opts.version, 'plan version');
-        const result = await onRun(opts, id, (client, wid) => client.reject(wid, reason, version));
+        const result = await onRun(opts, id, async (client, wid) => client.reject(wid, reason, await decidedVersion(client, wid, version)));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
         else out.line(`${id}: ${result}`);
