@@ -25,5 +25,6 @@ export function stepInput(run: PlanningRun, step: Step, index: number, scope: st
     return { ...base, tool_catalog: request.tool_catalog, params: step.params, inputs: inputsOf(run, step), idempotency_scope: scope, workspace_root: request.constraints.workspace_root };
   }
   const input = { plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '', params: step.params, inputs: leanInputsOf(run, step), workspace_root: request.constraints.workspace_root };
+  // Left out only when it is the default the worker assumes: a run with an effect chain always sends its scope.
   return scope === defaultIdempotencyScope(workflow_id, step.id) ? input : { ...input, idempotency_scope: scope };
 }
