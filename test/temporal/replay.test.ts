@@ -34,6 +34,8 @@ const LEAN_STEPS = RECORDED.map((n) => `lean-steps-${n}`);
 const ONE_PROMISE_PER_STEP = RECORDED.map((n) => `one-promise-per-step-${n}`);
 /** Recorded after MEMO_FROM_START_PATCH (test/temporal/planning-workflow.test.ts): no memo update where the start set it. */
 const MEMO_FROM_START = RECORDED.map((n) => `memo-from-start-${n}`);
+/** Recorded after RUN_CHAIN_KEYS_PATCH (test/temporal/effect-keys.test.ts): a second run under a reused id, its side effect keyed by its chain. */
+const EFFECT_CHAIN = ['effect-chain-reused-id'];
 
 test('the planning histories recorded from the workflow tests are committed, from before and after the lean patch', () => {
   // legacy-*: recorded before LEAN_PLANNING_PATCH; they must keep replaying on the old path.
@@ -41,7 +43,7 @@ test('the planning histories recorded from the workflow tests are committed, fro
   // past CONSOLIDATED_PATCH, lean-steps-* past LEAN_STEPS_PATCH, one-promise-per-step-* past ONE_PROMISE_PER_STEP_PATCH
   // and memo-from-start-* on today's path.
   expect(files).toEqual(
-    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP, ...MEMO_FROM_START].map((n) => `${n}.binpb`)),
+    expect.arrayContaining([...RECORDED, ...RECORDED.map((n) => `legacy-${n}`), ...BOUNDED, ...STEP_KINDS, ...WATCHED, ...CONSOLIDATED, ...LEAN_STEPS, ...ONE_PROMISE_PER_STEP, ...MEMO_FROM_START, ...EFFECT_CHAIN].map((n) => `${n}.binpb`)),
   );
 });
 
@@ -64,6 +66,14 @@ test('lean-steps-*, one-promise-per-step-* and memo-from-start-* were recorded o
       for (const input of inputs) expect([name, Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog', 'idempotency_scope'].includes(k))]).toEqual([name, []]);
     }
   }
+});
+
+test('effect-chain-reused-id was recorded past RUN_CHAIN_KEYS_PATCH: its step scope names the namespace and first run id', () => {
+  const events = load('effect-chain-reused-id.binpb').events!;
+  const firstRunId = events[0]!.workflowExecutionStartedEventAttributes!.firstExecutionRunId!;
+  const scopes = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0]).idempotency_scope] : []));
+  expect(patchesOf(events)).toContain('side-effect-keys-per-namespace-and-run-chain');
+  expect(scopes).toEqual([expect.stringMatching(new RegExp(`^default/${firstRunId}/weekly-report-.+:k\\.1$`))]);
 });
 
 test('memo-from-start-scenario-completed, started as PlannerClient starts runs, has no memo update; the run before the patch had one', () => {
