@@ -117,6 +117,23 @@ test('continue-as-new keeps the run chain: the step, run after it, is keyed by t
   });
 });
 
+test('each run of a cron schedule sends its report: the runs share a first run id, not their effects', async () => {
+  const effects: string[] = [];
+  const { worker, taskQueue } = await reportWorker('default', fileLedger(), effects);
+  const handle = await client.workflow.start(planningWorkflow, {
+    taskQueue,
+    workflowId: `cron-report-${taskQueue}`,
+    cronSchedule: '@every 2s',
+    args: [{ request: { goal: SCENARIO }, options: { search_attributes: false } }],
+  });
+  try {
+    await worker.runUntil(waitFor(() => effects.length >= 2, 30_000, 'two cron runs'));
+    expect(effects).toEqual(['team', 'team']);
+  } finally {
+    await handle.terminate('test over');
+  }
+});
+
 describe.each([
   ['the local file ledger', async (): Promise<{ ledger: IdempotencyLedger; close(): Promise<void> }> => ({ ledger: fileLedger(), close: async () => {} })],
   [
