@@ -1,9 +1,9 @@
 /**
  * A side effect belongs to one run: a new run under a reused workflow id (`planner start --id … --reuse-id`, a start
  * with WorkflowIdReusePolicy ALLOW_DUPLICATE after the first run closed) acts again, and so does the same workflow id
- * in a second namespace whose workers share the ledger (the local file ledger, or PostgreSQL). Continue-as-new keeps
- * the key of the run chain it continues. The real `executeStep` runs a side-effecting tool that counts its effects;
- * the planning activities are stubs.
+ * in a second namespace whose workers share the ledger (the local file ledger, or PostgreSQL), and so does each run
+ * of a cron schedule. Continue-as-new keeps the key of the run chain it continues. The real `executeStep` runs a
+ * side-effecting tool that counts its effects; the planning activities are stubs.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
