@@ -6,18 +6,22 @@
  * the workflow, and carried by continue-as-new in the state. A cron schedule's runs all share the first run id, yet
  * each starts afresh (src/workflows/resume.ts), so each is its own chain: its own run id.
  */
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import type { Step } from '../domain/plan';
 import { defaultIdempotencyScope } from '../domain/step-execution';
 import type { PlanningRun } from './run';
 
-/** Runs started before this key their side effects by workflow id and step id alone (their histories replay so). */
+/**
+ * Runs started before this key their side effects by workflow id and step id alone (their histories replay so; a run
+ * chain that began before it keeps those keys after continue-as-new). It implies MEMO_FROM_START_PATCH
+ * (./visibility.ts) and so every earlier patch: a new run records this one marker (planning.ts asks it first).
+ */
 export const RUN_CHAIN_KEYS_PATCH = 'side-effect-keys-per-namespace-and-run-chain';
 
-/** A new run's chain, `<namespace>/<first run id>`; undefined on a history recorded before RUN_CHAIN_KEYS_PATCH. */
-export function effectChainOfNewRun(): string | undefined {
+/** A new run's chain: `<namespace>/<first run id>` (a cron run's own run id). */
+export function effectChainOfNewRun(): string {
   const { namespace, firstExecutionRunId, originalExecutionRunId, cronSchedule } = workflowInfo();
-  return patched(RUN_CHAIN_KEYS_PATCH) ? `${namespace}/${cronSchedule ? originalExecutionRunId : firstExecutionRunId}` : undefined;
+  return `${namespace}/${cronSchedule ? originalExecutionRunId : firstExecutionRunId}`;
 }
 
 /** The idempotency scope of the first attempt of `step`, within the run's chain when it has one. */

@@ -19,6 +19,7 @@ import { execute } from './phases/execute';
 import { plan } from './phases/plan';
 import { route } from './phases/route';
 import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
+import { RUN_CHAIN_KEYS_PATCH } from './effect-keys';
 import { countPlan, observedStage } from './observability';
 import { checkProgressRequest } from './progress';
 import { PLAN_ID_PATCH } from './plan-id';
@@ -40,8 +41,9 @@ const BOUNDED_STATE_PATCH = 'bounded-state-archived-versions';
  * Runs started after this patch record its one marker instead of one per earlier patch: it implies them all (the three
  * above, plan-id, step-kind, outcome-unknown and auto-fallback), so they are not asked (a history without this marker
  * replays asking them, as recorded). And they publish search attributes only when the run parks (./visibility.ts).
- * LEAN_STEPS_PATCH (./steps.ts) implies it in turn, ONE_PROMISE_PER_STEP_PATCH implies that one, and
- * MEMO_FROM_START_PATCH (./visibility.ts) that one: a new run records only the last.
+ * LEAN_STEPS_PATCH (./steps.ts) implies it in turn, ONE_PROMISE_PER_STEP_PATCH implies that one,
+ * MEMO_FROM_START_PATCH (./visibility.ts) that one and RUN_CHAIN_KEYS_PATCH (./effect-keys.ts) that one: a new run
+ * records only the last.
  */
 const CONSOLIDATED_PATCH = 'one-marker-for-earlier-patches-and-search-attributes-when-parked';
 
@@ -60,11 +62,14 @@ export interface RunPaths {
   consolidated: boolean;
   /** MEMO_FROM_START_PATCH (./visibility.ts): every earlier patch applies, and a memo the start set stays. */
   memoFromStart: boolean;
+  /** RUN_CHAIN_KEYS_PATCH (./effect-keys.ts): every earlier patch applies, and a new run keys its side effects by its chain. */
+  effectChain: boolean;
 }
 
 /** The run's path: a new run asks only the newest patch, which records its one marker and implies the others. */
 function runPaths(): RunPaths {
-  const memoFromStart = patched(MEMO_FROM_START_PATCH);
+  const effectChain = patched(RUN_CHAIN_KEYS_PATCH);
+  const memoFromStart = effectChain || patched(MEMO_FROM_START_PATCH);
   const consolidated = memoFromStart || patched(ONE_PROMISE_PER_STEP_PATCH) || patched(LEAN_STEPS_PATCH) || patched(CONSOLIDATED_PATCH);
   return {
     lean: consolidated || patched(LEAN_PLANNING_PATCH),
@@ -72,6 +77,7 @@ function runPaths(): RunPaths {
     planIdFromRunId: consolidated || patched(PLAN_ID_PATCH),
     consolidated,
     memoFromStart,
+    effectChain,
   };
 }
 

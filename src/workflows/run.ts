@@ -32,7 +32,7 @@ export class PlanningRun {
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
   static of(input: PlanningWorkflowInput, paths: RunPaths): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId, effectChainOfNewRun()), paths);
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId, paths.effectChain ? effectChainOfNewRun() : undefined), paths);
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */

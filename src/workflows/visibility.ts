@@ -14,8 +14,8 @@ import type { ProgressLog } from './progress';
 /**
  * Runs started after this publish no memo when their start set the goal there as the run reads it (PlannerClient.start
  * does; a start without it, or with another goal there, gets the run's own): each memo update is one more visibility
- * write on the server. It implies ONE_PROMISE_PER_STEP_PATCH (../steps.ts) and so every earlier patch: a new run
- * records this one marker.
+ * write on the server. It implies ONE_PROMISE_PER_STEP_PATCH (../steps.ts) and so every earlier patch, and
+ * RUN_CHAIN_KEYS_PATCH (./effect-keys.ts) implies it in turn: a new run records only that one marker.
  */
 export const MEMO_FROM_START_PATCH = 'memo-from-start';
 
