@@ -160,6 +160,12 @@ export interface PlanningState {
   continued_as_new: number;
   /** The sequence number of the run's latest progress event (src/api/progress.ts); continue-as-new carries it. */
   progress_seq?: number;
+  /**
+   * `<namespace>/<first run id>` (a cron run: its own run id): the run chain its side-effecting steps' idempotency
+   * keys name (src/workflows/effect-keys.ts); continue-as-new carries it. Absent on runs started before it: their
+   * keys name the workflow and step ids alone.
+   */
+  effect_chain?: string;
 }
 
 /** What the workflow returns: the outcome without the full audit. */

@@ -61,9 +61,14 @@ export function textResult(text: string | null, ref: string, idempotencyKey = ''
 /** The content address of `null` (sha256 of "null"): a `noop` step's result, always inline, never read from a store. */
 export const NULL_RESULT_REF = 'sha256:74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b';
 
-/** The idempotency scope of a step's first attempt (a person's retry gets a fresh one). */
-export function defaultIdempotencyScope(workflowId: string, stepId: string): string {
-  return `${workflowId}:${stepId}`;
+/**
+ * The idempotency scope of a step's first attempt (a person's retry gets a fresh one): `<chain>/<workflow id>:<step
+ * id>`, where the run's chain (`<namespace>/<first run id>`, src/workflows/effect-keys.ts) sets apart a new run under
+ * a reused workflow id and the same id in another namespace sharing the ledger. Runs started before it have none
+ * (`<workflow id>:<step id>`), and that is the default a worker assumes when the input names no scope.
+ */
+export function defaultIdempotencyScope(workflowId: string, stepId: string, chain?: string): string {
+  return chain === undefined ? `${workflowId}:${stepId}` : `${chain}/${workflowId}:${stepId}`;
 }
 
 /** The scope a step runs under: the one its input names, else the default (`workflowId`: the activity's). */

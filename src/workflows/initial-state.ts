@@ -9,8 +9,8 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/** Throws the run's final failure (PLAN-006, non-retryable) for malformed input. */
-export function initialState(input: PlanningWorkflowInput, workflowId: string): PlanningState {
+/** Throws the run's final failure (PLAN-006, non-retryable) for malformed input. `effectChain`: see ./effect-keys.ts. */
+export function initialState(input: PlanningWorkflowInput, workflowId: string, effectChain?: string): PlanningState {
   let parsed;
   try {
     parsed = parseWorkflowInput(input, { trace_id: workflowId, now: nowIso() });
@@ -51,5 +51,6 @@ export function initialState(input: PlanningWorkflowInput, workflowId: string): 
     audit: [],
     failure: null,
     continued_as_new: 0,
+    ...(effectChain !== undefined ? { effect_chain: effectChain } : {}),
   };
 }

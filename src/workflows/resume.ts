@@ -48,6 +48,7 @@ export const ResumeStateSchema = sharedSchema('workflows/resume#ResumeStateSchem
     refinements: z.number().int().min(0),
     replans: z.number().int().min(0),
     continued_as_new: z.number().int().min(0),
+    effect_chain: z.string().min(1).max(1_000).optional(),
   }),
 );
 

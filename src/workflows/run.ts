@@ -11,6 +11,7 @@ import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
 import type { StepResult } from '../domain/step-execution';
 import { redactSecrets } from '../domain/secrets';
+import { effectChainOfNewRun } from './effect-keys';
 import { initialState, nowIso } from './initial-state';
 import { newPlanId } from './plan-id';
 import { answerTaken } from './phases/clarify';
@@ -29,7 +30,7 @@ export class PlanningRun {
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
   static of(input: PlanningWorkflowInput): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId));
+    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId, effectChainOfNewRun()));
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */

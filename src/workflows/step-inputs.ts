@@ -24,5 +24,6 @@ export function stepInput(run: PlanningRun, step: Step, index: number, scope: st
   const plan = state.plan!;
   const { workflow_id, request } = state;
   const input = { plan_version: plan.version, step_index: index, step_id: step.id, tool: step.tool ?? '', params: step.params, inputs: leanInputsOf(run, step), workspace_root: request.constraints.workspace_root };
+  // Left out only when it is the default the worker assumes: a run with an effect chain always sends its scope.
   return scope === defaultIdempotencyScope(workflow_id, step.id) ? input : { ...input, idempotency_scope: scope };
 }

@@ -13,8 +13,9 @@ import type { StepReply, StepWait } from '../api/state';
 import { PlanningTimeoutError } from '../domain/errors';
 import { usageOfLlmCalls } from '../domain/llm-calls';
 import type { Step } from '../domain/plan';
-import { defaultIdempotencyScope, NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
+import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
 import { llmStepActivity, planningActivities, stepActivity } from './activities';
+import { firstScope } from './effect-keys';
 import { nowIso } from './initial-state';
 import { countStepFailure } from './observability';
 import type { PlanningRun } from './run';
@@ -52,7 +53,7 @@ export function startStep(run: PlanningRun, step: Step, index: number, ended: ()
   let outcome: Promise<StepResult>;
   try {
     tool = toolStep(run, step, index);
-    outcome = tool.execute(defaultIdempotencyScope(run.state.workflow_id, step.id));
+    outcome = tool.execute(firstScope(run, step));
   } catch (err) {
     return failed(err);
   }
@@ -140,7 +141,7 @@ async function decideUnknownOutcome(run: PlanningRun, step: Step, index: number,
   if (reply.decision === 'done') return complete(run, step, index, await storedText(step, reply.text ?? null), 'marked done by a person');
   // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again. The history
   // length makes it unique without drawing from Math.random, whose sequence tracing interceptors share.
-  const scope = `${run.state.workflow_id}:${step.id}:retry-${workflowInfo().historyLength}`;
+  const scope = `${firstScope(run, step)}:retry-${workflowInfo().historyLength}`;
   run.audit('step', `step ${step.id} (${step.tool}) retried by a person under idempotency scope ${scope}`);
   return attempt(scope);
 }

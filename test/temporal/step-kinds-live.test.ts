@@ -164,6 +164,6 @@ describe('the CLI', () => {
     expect(result.retried.code).toBe(0);
     expect(JSON.parse(result.retried.stdout)).toEqual({ workflowId: result.state.workflow_id, step: '1.1', decision: 'retry', result: 'step 1.1 resolved: retry' });
     expect(result.failure).toBeNull();
-    expect(scopes).toEqual([`${result.state.workflow_id}:1.1`, expect.stringMatching(/:1\.1:retry-/)]);
+    expect(scopes).toEqual([`${result.state.effect_chain}/${result.state.workflow_id}:1.1`, expect.stringMatching(/:1\.1:retry-/)]);
   });
 });

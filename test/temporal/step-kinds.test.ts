@@ -140,8 +140,10 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
     expect(result.reply).toBe('step 1.1 resolved: retry');
     expect(result.failure).toBeNull();
     expect(scopes).toHaveLength(2);
-    expect(scopes[0]).toBe(`${result.state.workflow_id}:1.1`);
-    expect(scopes[1]).toMatch(new RegExp(`^${result.state.workflow_id}:1\\.1:retry-\\d+$`));
+    expect(result.state.effect_chain).toMatch(/^default\/[0-9a-f-]{36}$/); // the namespace and first run id
+    expect(scopes[0]).toBe(`${result.state.effect_chain}/${result.state.workflow_id}:1.1`);
+    expect(scopes[1]).toMatch(/:retry-\d+$/);
+    expect(scopes[1]!.startsWith(`${scopes[0]}:retry-`)).toBe(true);
     expect(result.state.steps[0]).toMatchObject({ status: 'COMPLETED', result: { items: 1 } });
     expect(result.state.versions).toHaveLength(1);
   });
