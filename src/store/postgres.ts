@@ -13,7 +13,7 @@ import { InvalidInputError } from '../domain/errors';
 import { sha256Hex } from '../sha256';
 import type { IdempotencyLedger } from '../tools/idempotency';
 import { contentAddress, hashOf, missingValue, type ContentStore, type StoredRef, type WriteOrigin } from './content-store';
-import type { GarbageReport, PlannerStorage } from './storage';
+import { NO_OPEN_RUNS, type GarbageReport, type OpenRunNeeds, type PlannerStorage } from './storage';
 
 /** pg_advisory_lock key of the planner's migrations (any constant other code does not use). */
 const MIGRATION_LOCK = 720451002;
@@ -169,11 +169,12 @@ export class PostgresIdempotencyLedger implements IdempotencyLedger {
 }
 
 /**
- * Runs within the retention: those that wrote a value or a ledger entry at or after the cutoff. Everything such a
- * run wrote is kept, however old; of the rest, what was last written before the cutoff goes.
+ * Runs within the retention: those still open ($2) and those that wrote a value or a ledger entry at or after the
+ * cutoff. Everything such a run wrote is kept, however old; of the rest, what was last written before the cutoff goes.
  */
 const RECENT_RUNS = `
-  SELECT workflow_id FROM planner.content_writers WHERE written_at >= $1
+  SELECT unnest($2::text[])
+  UNION SELECT workflow_id FROM planner.content_writers WHERE written_at >= $1
   UNION SELECT workflow_id FROM planner.ledger WHERE recorded_at >= $1 AND workflow_id IS NOT NULL`;
 
 export class PostgresStorage implements PlannerStorage {
@@ -195,25 +196,26 @@ export class PostgresStorage implements PlannerStorage {
     return 'PostgreSQL (DATABASE_URL, schema planner)';
   }
 
-  async collectGarbage(cutoff: Date): Promise<GarbageReport> {
+  async collectGarbage(cutoff: Date, open: OpenRunNeeds = NO_OPEN_RUNS): Promise<GarbageReport> {
     if (Number.isNaN(cutoff.getTime())) throw new InvalidInputError('invalid garbage-collection cutoff', 'Give a date, e.g. 30 days ago.');
     const pool = await this.db.migrated();
     const client = await pool.connect();
     try {
+      const openRuns = [...open.workflowIds];
       return await inTransaction(client, async () => {
         await client.query(
           `DELETE FROM planner.content_writers WHERE written_at < $1 AND workflow_id NOT IN (${RECENT_RUNS})`,
-          [cutoff],
+          [cutoff, openRuns],
         );
         // A put racing this delete refreshes written_at on the row first, so the row's re-check keeps it.
         const values = await client.query(
-          `DELETE FROM planner.content c WHERE c.written_at < $1
+          `DELETE FROM planner.content c WHERE c.written_at < $1 AND c.ref <> ALL($2::text[])
              AND NOT EXISTS (SELECT 1 FROM planner.content_writers w WHERE w.ref = c.ref)`,
-          [cutoff],
+          [cutoff, [...open.refs]],
         );
         const entries = await client.query(
           `DELETE FROM planner.ledger WHERE recorded_at < $1 AND (workflow_id IS NULL OR workflow_id NOT IN (${RECENT_RUNS}))`,
-          [cutoff],
+          [cutoff, openRuns],
         );
         return { values: values.rowCount ?? 0, ledgerEntries: entries.rowCount ?? 0 };
       });
