@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { emptyAnswerNote } from '../../api/answer';
 import type { PlannerClient } from '../../client';
 import { temporal } from '@temporalio/proto';
+import { InvalidInputError } from '../../domain/errors';
 import { openStorage, type GarbageReport, type OpenRunNeeds, type PlannerStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
 import { resultSourcesOfState, type ResultSource, type ResultStepView, type ResultView } from '../json-views';
@@ -131,7 +132,9 @@ export async function openRunNeeds(client: PlannerClient, storage: PlannerStorag
   };
   // JSON payloads are UTF-8 inside the encoded history, so the refs are found in its bytes.
   for (const workflowId of workflowIds) reach(Buffer.from(temporal.api.history.v1.History.encode(await client.history(workflowId)).finish()).toString('latin1'));
-  for (let ref = pending.pop(); ref !== undefined; ref = pending.pop()) reach(JSON.stringify(await storage.store.get(ref).catch(() => null)));
+  // A value already gone names nothing; any other error (the store is down) stops the collection.
+  const valueOf = (ref: string) => storage.store.get(ref).catch((err: unknown) => (err instanceof InvalidInputError ? null : Promise.reject(err)));
+  for (let ref = pending.pop(); ref !== undefined; ref = pending.pop()) reach(JSON.stringify(await valueOf(ref)));
   return { workflowIds, refs };
 }
 
