@@ -14,6 +14,7 @@ import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig, type ToolQueues } from './config';
 import type { ContentStore } from './store/content-store';
 import { openStorage } from './store/storage';
+import { PostgresStorage } from './store/postgres';
 import type { IdempotencyLedger } from './tools/idempotency';
 import { ToolCatalogs } from './tools/registry';
 import { onQueue, withPlannerQueue } from './tools/define-tool';
@@ -210,6 +211,13 @@ export async function createLocalWorkers(options: {
 }): Promise<LocalWorkers> {
   const config = options.config ?? loadConfig();
   const opened = options.store ? undefined : openStorage(config);
+  // A worker that cannot reach its database says so now, not in the first run it would fail.
+  if (opened instanceof PostgresStorage) {
+    await opened.check().catch(async (err: unknown) => {
+      await opened.close();
+      throw err;
+    });
+  }
   const store = options.store ?? opened!.store;
   const taskQueue = options.taskQueue ?? config.taskQueue;
   const packs = servedPacks(options.packs, taskQueue, options.toolQueues ?? 'split');

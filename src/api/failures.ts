@@ -37,6 +37,7 @@ export const FAILURE_TYPES = {
   PlanRejectedError: 'PLAN-011',
   GoalUnclearError: 'PLAN-012',
   WorkerFailureError: 'PLAN-013',
+  StoreUnavailableError: 'PLAN-013',
   StepOutcomeUnknownError: 'PLAN-014',
 } as const satisfies Record<string, PlannerErrorCode>;
 export type FailureType = keyof typeof FAILURE_TYPES;

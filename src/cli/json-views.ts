@@ -252,7 +252,7 @@ export function closedRunView(truth: {
     workflowId: truth.workflowId,
     source: 'history',
     status: truth.status,
-    stage: o?.stage ?? truth.stage,
+    stage: o?.stage ?? truth.stage ?? (failure ? 'FAILED' : null), // a run refused at input published no stage
     goal: truth.goal,
     planVersion: o?.plan_version ?? null,
     planStatus: o?.plan_status ?? null,

@@ -4,7 +4,7 @@
  * workflow pollers of its task queue. The CLI reads it when a query cannot be answered, to say why instead of
  * guessing "no worker", and to show a closed run when no worker is there to replay it.
  */
-import { ServiceError, isGrpcServiceError } from '@temporalio/client';
+import { QueryNotRegisteredError, ServiceError, isGrpcServiceError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { readFailure, type PlanFailure } from '../api/failures';
 import type { PlanningOutcome } from '../api/state';
@@ -112,6 +112,19 @@ export function isUnansweredQuery(err: unknown): boolean {
     if (isGrpcServiceError(e) && (e.code === GRPC_DEADLINE_EXCEEDED || e.code === GRPC_FAILED_PRECONDITION)) return true;
   }
   return false;
+}
+
+/** A run that never registered its state query: it ended first (its input refused), so only its history tells. */
+export function isUnregisteredQuery(err: unknown): boolean {
+  return err instanceof QueryNotRegisteredError;
+}
+
+/** Why a run's state could not be read, from what Temporal knows of it (for `history`, which shows the events anyway). */
+export async function whyNoState(client: PlannerClient, workflowId: string, err: unknown): Promise<string> {
+  const truth = await readRunTruth(client, workflowId).catch(() => null);
+  if (truth && isUnregisteredQuery(err)) return `the run kept no state: it ${endingOf(truth)}`;
+  if (truth && isUnansweredQuery(err)) return explainUnanswered(truth, err).message;
+  return `its state could not be read: ${queryErrorDetail(err)}`;
 }
 
 /** The gRPC detail of a query error, for the message. */

@@ -271,6 +271,18 @@ export class WorkerFailureError extends PlannerError {
 }
 
 /**
+ * PLAN-013 (retryable): the planner's store (PostgreSQL at DATABASE_URL) cannot be reached now. The worker did not
+ * fail and the input is fine: Temporal retries the activity, and a step that hit it is not a step failure.
+ */
+export class StoreUnavailableError extends PlannerError {
+  override readonly name = 'StoreUnavailableError';
+  readonly code = 'PLAN-013';
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, { hint: 'Check that the database at DATABASE_URL is up and reachable from every worker; runs wait and retry meanwhile.', details, retryable: true });
+  }
+}
+
+/**
  * PLAN-014: a side-effecting step may or may not have acted. Its intent is in the idempotency ledger without an
  * outcome (the worker died, or the connection was lost after the request was sent), and the tool can neither be
  * called twice safely nor dedupe by the idempotency key. Never retried: repeating the call could repeat the effect.

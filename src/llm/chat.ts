@@ -3,6 +3,7 @@
  * The SDK's own retries are off: a failed call surfaces at once as LlmCallError (PLAN-005) and Temporal's activity
  * retry policy decides whether to try again, guided by `retryable`.
  */
+import { Context } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { LlmCallError } from '../domain/errors';
@@ -51,6 +52,18 @@ const untimedDispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 const untimedFetch = ((url: string, init?: RequestInit) =>
   undiciFetch(url, { ...(init as object), dispatcher: untimedDispatcher })) as unknown as typeof fetch;
 
+/**
+ * The running activity's cancellation signal: a cancelled run, or a worker shutting down (SIGTERM), aborts the call
+ * in flight instead of waiting up to the LLM timeout for it. Outside an activity (the CLI, unit tests) none.
+ */
+function activitySignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Local servers (Ollama, vLLM) ignore the key, but the SDK refuses to run without one. */
 const NO_KEY = 'no-key';
 
@@ -78,6 +91,7 @@ export class LlmClient {
     const started = Date.now();
     const provider = providerKey(this.baseURL, this.model);
     const format = options.json || options.schema ? responseFormatFor(provider, this.responseFormat, options.schema) : undefined;
+    const signal = activitySignal();
     try {
       response = await this.openai.chat.completions.create(
         {
@@ -87,9 +101,11 @@ export class LlmClient {
           ...(format ? { response_format: format } : {}),
           ...(options.maxTokens ? { max_tokens: options.maxTokens } : {}),
         },
-        options.timeoutMs ? { timeout: options.timeoutMs } : undefined,
+        { ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}), ...(signal ? { signal } : {}) },
       );
     } catch (error) {
+      // Cancelled, not failed: the activity's cancellation (Temporal retries it elsewhere), never a provider's fault.
+      if (signal?.aborted) throw signal.reason;
       if (format?.type === 'json_schema' && isSchemaRefusal(error)) {
         // Refused, not answered: nothing to charge. This provider gets json_object from now on.
         rememberSchemaRefused(provider);

@@ -98,9 +98,9 @@ export class LocalContentStore implements ContentStore {
     return { ref, bytes };
   }
 
-  /** Removes the values last written before `cutoff`; returns how many. */
-  async removeOlderThan(cutoff: Date): Promise<number> {
-    return await removeFilesOlderThan(this.dir, cutoff, (name) => /^[0-9a-f]{2}$/.test(name));
+  /** Removes the values last written before `cutoff`, except those under `kept` refs; returns how many. */
+  async removeOlderThan(cutoff: Date, kept: ReadonlySet<string>): Promise<number> {
+    return await removeFilesOlderThan(this.dir, cutoff, (name) => /^[0-9a-f]{2}$/.test(name), (file) => kept.has(`sha256:${path.basename(file, '.json')}`));
   }
 
   async get(ref: string): Promise<unknown> {
@@ -139,8 +139,13 @@ export class MemoryContentStore implements ContentStore {
   }
 }
 
-/** Deletes the `*.json` files under `dir`'s sub-folders that `folder` accepts whose mtime is before `cutoff`. */
-export async function removeFilesOlderThan(dir: string, cutoff: Date, folder: (name: string) => boolean): Promise<number> {
+/** Deletes the `*.json` files under `dir`'s sub-folders that `folder` accepts whose mtime is before `cutoff`, unless `keep`. */
+export async function removeFilesOlderThan(
+  dir: string,
+  cutoff: Date,
+  folder: (name: string) => boolean,
+  keep: (file: string) => boolean | Promise<boolean>,
+): Promise<number> {
   let removed = 0;
   for (const sub of await fs.readdir(dir).catch(() => [] as string[])) {
     if (!folder(sub)) continue;
@@ -148,7 +153,7 @@ export async function removeFilesOlderThan(dir: string, cutoff: Date, folder: (n
       const file = path.join(dir, sub, name);
       if (!name.endsWith('.json')) continue;
       const stat = await fs.stat(file).catch(() => undefined);
-      if (stat && stat.mtime < cutoff) {
+      if (stat && stat.mtime < cutoff && !(await keep(file))) {
         await fs.rm(file, { force: true });
         removed++;
       }

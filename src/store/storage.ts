@@ -17,14 +17,25 @@ export interface GarbageReport {
   ledgerEntries: number;
 }
 
+/**
+ * What the runs still open need, kept however old: everything written by their workflow ids (ledger entries, and
+ * values where writers are recorded) and every value their state reaches.
+ */
+export interface OpenRunNeeds {
+  workflowIds: ReadonlySet<string>;
+  refs: ReadonlySet<string>;
+}
+
+export const NO_OPEN_RUNS: OpenRunNeeds = { workflowIds: new Set(), refs: new Set() };
+
 export interface PlannerStorage {
   readonly kind: 'local' | 'postgres';
   readonly store: ContentStore;
   readonly ledger: IdempotencyLedger;
   /** Says where the values live, for messages. */
   readonly where: string;
-  /** Removes what was last written before `cutoff` and is not needed by a run that wrote anything since. */
-  collectGarbage(cutoff: Date): Promise<GarbageReport>;
+  /** Removes what was last written before `cutoff` and is not needed by an open run or one that wrote anything since. */
+  collectGarbage(cutoff: Date, open?: OpenRunNeeds): Promise<GarbageReport>;
   close(): Promise<void>;
 }
 
@@ -43,8 +54,8 @@ export class LocalStorage implements PlannerStorage {
     return this.store.dir;
   }
 
-  async collectGarbage(cutoff: Date): Promise<GarbageReport> {
-    return { values: await this.store.removeOlderThan(cutoff), ledgerEntries: await this.ledger.removeOlderThan(cutoff) };
+  async collectGarbage(cutoff: Date, open: OpenRunNeeds = NO_OPEN_RUNS): Promise<GarbageReport> {
+    return { values: await this.store.removeOlderThan(cutoff, open.refs), ledgerEntries: await this.ledger.removeOlderThan(cutoff, open.workflowIds) };
   }
 
   async close(): Promise<void> {}

@@ -98,9 +98,18 @@ export class FileIdempotencyLedger implements IdempotencyLedger {
     await fs.rm(this.fileOf(key), { force: true });
   }
 
-  /** Removes the entries recorded before `cutoff`; returns how many. */
-  async removeOlderThan(cutoff: Date): Promise<number> {
-    return await removeFilesOlderThan(this.dir, cutoff, () => true);
+  /** Removes the entries recorded before `cutoff`, except those of the runs `kept`; returns how many. */
+  async removeOlderThan(cutoff: Date, kept: ReadonlySet<string>): Promise<number> {
+    const ofKeptRun = async (file: string) => {
+      const text = await fs.readFile(file, 'utf8').catch(() => '');
+      try {
+        const entry = JSON.parse(text) as Partial<Entry>;
+        return entry.workflow_id !== undefined && kept.has(entry.workflow_id);
+      } catch {
+        return false; // unreadable: nobody can use it
+      }
+    };
+    return await removeFilesOlderThan(this.dir, cutoff, () => true, ofKeptRun);
   }
 }
 

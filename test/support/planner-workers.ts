@@ -12,6 +12,7 @@ import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
 import { loadConfig, type ToolQueues } from '../../src/config';
 import { LocalContentStore } from '../../src/store/content-store';
+import type { PlannerStorage } from '../../src/store/storage';
 import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { onQueue } from '../../src/tools/define-tool';
@@ -42,6 +43,8 @@ export async function startTestPlanner(
     toolQueues?: ToolQueues;
     /** Another planner's queue, for a second worker version beside it (its build id from `env`'s PLANNER_BUILD_ID). */
     taskQueue?: string;
+    /** Where results and the ledger live (default: the files under a fresh storeDir). */
+    storage?: PlannerStorage;
   } = {},
 ): Promise<TestPlanner> {
   if (!runtimeInstalled) {
@@ -53,7 +56,7 @@ export async function startTestPlanner(
   const packs = servedPacks([onQueue(pack, toolQueue, options.wrap)], taskQueue, options.toolQueues ?? 'split');
   const connection = await NativeConnection.connect({ address: testAddress() });
   const storeDir = mkdtempSync(path.join(os.tmpdir(), 'planner-store-'));
-  const store = new LocalContentStore(storeDir);
+  const store = options.storage?.store ?? new LocalContentStore(storeDir);
   const local = await createLocalWorkers({
     connection,
     namespace: 'default',
@@ -61,7 +64,7 @@ export async function startTestPlanner(
     taskQueue,
     ...(options.plugins ? { plugins: options.plugins } : { workflowBundle: workflowBundle() }),
     store,
-    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig(options.env ?? {}), store }),
+    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig(options.env ?? {}), store, ...(options.storage ? { ledger: options.storage.ledger } : {}) }),
     config: loadConfig(options.env ?? {}),
     makeCurrent: 'always', // its own deployment (named after its unique queue): new runs land on it
   });

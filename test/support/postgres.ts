@@ -50,6 +50,10 @@ export interface PostgresServer {
   port: number;
   /** A new, empty database on this cluster; its URL. */
   freshDatabase(): Promise<string>;
+  /** Stops the server, keeping its data: an outage until `resume`. */
+  halt(): void;
+  /** Starts the halted server again on the same port, with the same data. */
+  resume(): void;
   stop(): void;
 }
 
@@ -72,7 +76,8 @@ export async function startPostgres(): Promise<PostgresServer> {
   runPg(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], asUser);
   const port = await freePort();
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB`;
-  runPg(path.join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], asUser);
+  const start = () => runPg(path.join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], asUser);
+  start();
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let databases = 0;
   return {
@@ -89,6 +94,10 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
       return url(name);
     },
+    halt() {
+      runPg(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], asUser);
+    },
+    resume: start,
     stop() {
       try {
         runPg(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], asUser);

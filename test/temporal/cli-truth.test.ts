@@ -121,6 +121,31 @@ test('a failed run whose worker is gone: show falls back to the typed failure fr
   expect(view).toEqual(expect.objectContaining({ status: 'FAILED', failure: expect.objectContaining({ type: 'InvalidInputError', code: 'PLAN-006' }) }));
 });
 
+test('a run refused at input while its worker runs (no state query registered): show and history say what its history does', async () => {
+  const id = `truth-refused-${planner.taskQueue}`;
+  const handle = await client.workflow.start('planningWorkflow', {
+    taskQueue: planner.taskQueue,
+    workflowId: id,
+    args: [{ request: { goal: 'Check the reports' }, options: { max_replans: -1 } }],
+  });
+  await expect(handle.result()).rejects.toThrow();
+
+  const shown = await cli('show', id);
+  expect(shown.stderr).toBe('');
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toMatch(/^Run truth-refused-\S+ · FAILED/);
+  expect(shown.stdout).toMatch(/\nFailure: PLAN-006 invalid planning options: max_replans/);
+  const view = await json('show', id);
+  expect(view).toEqual(expect.objectContaining({ status: 'FAILED', stage: 'FAILED', failure: expect.objectContaining({ type: 'InvalidInputError', code: 'PLAN-006', message: expect.stringMatching(/max_replans/) }) }));
+
+  const history = await cli('history', id);
+  expect(history.code).toBe(0);
+  expect(history.stdout).not.toMatch(/no worker/);
+  expect(history.stdout).toMatch(/\(no decision audit, only Temporal events: the run kept no state: it failed: PLAN-006 invalid planning options: max_replans/);
+  const entries = await json('history', id);
+  expect(entries).toMatchObject({ auditAvailable: false, auditUnavailable: expect.stringMatching(/^the run kept no state: it failed: PLAN-006 invalid planning options: max_replans/) });
+});
+
 test('start --id refuses an existing id, closed or running, unless --reuse-id (closed only)', async () => {
   const queue = `${planner.taskQueue}-nobody`;
   const id = `truth-reuse-${planner.taskQueue}`;

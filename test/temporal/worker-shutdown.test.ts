@@ -2,7 +2,8 @@
  * SIGTERM stops a worker that serves a stdio MCP pack gracefully (issue 13): a real worker process
  * (test/fixtures/planner-worker-process.ts, which stops as `planner worker` does) exits 0 within its shutdown grace,
  * and its MCP server's process group is gone, whether the worker is idle or a call to the server is in flight; a run
- * whose step was cut short by the shutdown completes on the next worker with its effect applied exactly once.
+ * whose step was cut short by the shutdown completes on the next worker with its effect applied exactly once. An
+ * LLM call in flight is cancelled too (issue 33), not waited for.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -89,4 +90,27 @@ test('SIGTERM during an MCP call: the worker exits 0, its MCP server is reaped, 
   const outcome = await handle.result();
   expect(outcome.stage).toBe('COMPLETED');
   expect(lines(effects)).toHaveLength(1);
+});
+
+test('SIGTERM during an LLM call that would take minutes: the call is cancelled and the worker exits 0 within seconds', async () => {
+  const slow = await startScriptedLlmServer({ reply: () => ({ content: '{}', delay_ms: 300_000 }) });
+  try {
+    const taskQueue = uniqueTaskQueue('sigterm-llm');
+    const worker = await spawnFixtureWorker('planner-worker-process.ts', plannerProcessEnv(taskQueue, slow));
+    children.push(worker);
+    const handle = await client.workflow.start(planningWorkflow, {
+      taskQueue,
+      workflowId: `sigterm-llm-${taskQueue}`,
+      args: [{ request: { goal: 'Record a note that the deploy finished', tool_catalog: 'demo', planner: 'llm' } }],
+    });
+    await waitFor(() => slow.requests.length > 0, 60_000, 'the LLM call');
+
+    const { code, ms } = await terminate(worker);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+    expect(slow.requests.map((r) => r.outcome)).toEqual(['undelivered']);
+    await handle.terminate('test over');
+  } finally {
+    await slow.close();
+  }
 });

@@ -10,7 +10,7 @@ import { openStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
 import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
 import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
-import { endingOf, isUnansweredQuery, readRunTruth, type RunTruth } from '../run-truth';
+import { endingOf, isUnansweredQuery, isUnregisteredQuery, readRunTruth, whyNoState, type RunTruth } from '../run-truth';
 import { action, onRun } from './runs';
 
 const VersionNumber = z.coerce.number().int().min(1);
@@ -147,8 +147,9 @@ export function registerReadCommands(program: Command): void {
           try {
             return { state: await client.state(wid) };
           } catch (err) {
-            // A closed run needs a worker to replay it for the query; without one, show what the history says.
-            if (!isUnansweredQuery(err)) throw err;
+            // A closed run needs a worker to replay it for the query, and one refused at input never registered it:
+            // then show what the history says.
+            if (!isUnansweredQuery(err) && !isUnregisteredQuery(err)) throw err;
             const truth = await readRunTruth(client, wid).catch(() => null);
             if (!truth || truth.status === 'RUNNING') throw err; // onRun says why
             return { truth };
@@ -225,19 +226,19 @@ export function registerReadCommands(program: Command): void {
     .action(
       action(async (opts, id: string) => {
         const out = output(opts);
-        const { audit, events } = await onRun(opts, id, async (client, wid) => {
+        const { audit, auditUnavailable, events } = await onRun(opts, id, async (client, wid) => {
           const events = historyEntries(await client.history(wid));
-          const audit = await client.state(wid).then(
-            (s) => s.audit.map(auditEntryView),
-            () => null, // no worker to answer the query: the event history alone
+          // Without the state (no worker answers, or the run never kept one), the event history alone, saying why.
+          return await client.state(wid).then(
+            (s) => ({ audit: s.audit.map(auditEntryView), auditUnavailable: null, events }),
+            async (err: unknown) => ({ audit: null, auditUnavailable: await whyNoState(client, wid, err), events }),
           );
-          return { audit, events };
         });
         const entries = [...(audit ?? []), ...events].sort((x, y) => x.at.localeCompare(y.at) || (x.source === y.source ? 0 : x.source === 'history' ? -1 : 1));
-        if (out.json) out.data({ workflowId: id, auditAvailable: audit !== null, entries });
+        if (out.json) out.data({ workflowId: id, auditAvailable: audit !== null, auditUnavailable, entries });
         else {
           out.line(renderHistory(id, entries).join('\n'));
-          if (audit === null) out.line('(the workflow state could not be queried — no worker? — so only Temporal events are shown)');
+          if (auditUnavailable !== null) out.line(`(no decision audit, only Temporal events: ${auditUnavailable})`);
         }
       }),
     );

@@ -1,15 +1,17 @@
 /**
  * Commands on what the workers stored: `planner result` (the full data of a run's final steps, or of one step, read
- * from the content store) and `planner gc` (retention: remove what no recent run needs). Both use the store the
- * workers use: PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR.
+ * from the content store) and `planner gc` (retention: remove what no open or recent run needs). Both use the store
+ * the workers use: PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR.
  */
 import type { Command } from 'commander';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { z } from 'zod';
 import { emptyAnswerNote } from '../../api/answer';
 import type { PlannerClient } from '../../client';
-import { openStorage, type GarbageReport, type PlannerStorage } from '../../store/storage';
-import { CliError, EXIT, cliConfig, output, parseArg } from '../context';
+import { temporal } from '@temporalio/proto';
+import { InvalidInputError } from '../../domain/errors';
+import { openStorage, type GarbageReport, type OpenRunNeeds, type PlannerStorage } from '../../store/storage';
+import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
 import { resultSourcesOfState, type ResultSource, type ResultStepView, type ResultView } from '../json-views';
 import { renderResult } from '../render';
 import { isUnansweredQuery, readRunTruth } from '../run-truth';
@@ -98,7 +100,7 @@ export function registerStorageCommands(program: Command): void {
         const retentionMs = parseArg(RetentionSchema, opts.olderThan, '--older-than');
         const storage = openStorage(cliConfig());
         try {
-          const { cutoff, report } = await collectGarbage(storage, retentionMs);
+          const { cutoff, report } = await withClient(opts, (client) => collectGarbage(storage, retentionMs, client));
           if (out.json) out.data({ cutoff: cutoff.toISOString(), storage: storage.kind, ...report });
           else out.line(`Removed ${report.values} value(s) and ${report.ledgerEntries} ledger entr${report.ledgerEntries === 1 ? 'y' : 'ies'} last written before ${cutoff.toISOString()} from ${storage.where}`);
         } finally {
@@ -108,8 +110,36 @@ export function registerStorageCommands(program: Command): void {
     );
 }
 
+const STORED_REFS = /sha256:[0-9a-f]{64}/g;
+
+/**
+ * What the planning runs open in the client's namespace need (Temporal visibility lists them): their workflow ids,
+ * every value their history names (their state's refs among them: a state is built from activity results, and a
+ * continued run starts from it), and the values those name in turn (archived plan versions' pages). Read without a
+ * worker, so a run nobody serves still keeps its values.
+ */
+export async function openRunNeeds(client: PlannerClient, storage: PlannerStorage): Promise<OpenRunNeeds> {
+  const workflowIds = new Set<string>();
+  for await (const run of client.client.workflow.list({ query: `WorkflowType = 'planningWorkflow' AND ExecutionStatus = 'Running'` })) workflowIds.add(run.workflowId);
+  const refs = new Set<string>();
+  const pending: string[] = [];
+  const reach = (text: string) => {
+    for (const [ref] of text.matchAll(STORED_REFS)) {
+      if (refs.has(ref)) continue;
+      refs.add(ref);
+      pending.push(ref);
+    }
+  };
+  // JSON payloads are UTF-8 inside the encoded history, so the refs are found in its bytes.
+  for (const workflowId of workflowIds) reach(Buffer.from(temporal.api.history.v1.History.encode(await client.history(workflowId)).finish()).toString('latin1'));
+  // A value already gone names nothing; any other error (the store is down) stops the collection.
+  const valueOf = (ref: string) => storage.store.get(ref).catch((err: unknown) => (err instanceof InvalidInputError ? null : Promise.reject(err)));
+  for (let ref = pending.pop(); ref !== undefined; ref = pending.pop()) reach(JSON.stringify(await valueOf(ref)));
+  return { workflowIds, refs };
+}
+
 /** One garbage collection with `retentionMs` (also run periodically by `planner worker --gc-older-than`). */
-export async function collectGarbage(storage: PlannerStorage, retentionMs: number): Promise<{ cutoff: Date; report: GarbageReport }> {
+export async function collectGarbage(storage: PlannerStorage, retentionMs: number, client: PlannerClient): Promise<{ cutoff: Date; report: GarbageReport }> {
   const cutoff = new Date(Date.now() - retentionMs);
-  return { cutoff, report: await storage.collectGarbage(cutoff) };
+  return { cutoff, report: await storage.collectGarbage(cutoff, await openRunNeeds(client, storage)) };
 }

@@ -12,15 +12,19 @@ import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
 import { collectGarbage, RetentionSchema } from './storage';
 import { openStorage, storeLocation } from '../../store/storage';
+import { PlannerClient } from '../../client';
+import type { TemporalTarget } from '../../temporal-connection';
 
 const GC_EVERY_MS = 6 * 3_600_000;
 
 /** `--gc-older-than`: one collection now and one every GC_EVERY_MS; a failed one is reported and retried next time. */
-function collectGarbagePeriodically(config: PlannerConfig, retentionMs: number): { stop(): Promise<void> } {
+function collectGarbagePeriodically(config: PlannerConfig, target: TemporalTarget, retentionMs: number): { stop(): Promise<void> } {
   const storage = openStorage(config);
+  const client = PlannerClient.connect(target); // to see which runs are open: their values are kept
+  client.catch(() => undefined); // reported by each collection
   let running: Promise<void> = Promise.resolve();
   const collect = () => {
-    running = collectGarbage(storage, retentionMs).then(
+    running = client.then((c) => collectGarbage(storage, retentionMs, c)).then(
       ({ cutoff, report }) => console.log(`gc: removed ${report.values} value(s) and ${report.ledgerEntries} ledger entries last written before ${cutoff.toISOString()}`),
       (err: Error) => console.error(`gc failed: ${err.message}`),
     );
@@ -33,6 +37,7 @@ function collectGarbagePeriodically(config: PlannerConfig, retentionMs: number):
       clearInterval(timer);
       await running;
       await storage.close();
+      await client.then((c) => c.close()).catch(() => undefined);
     },
   };
 }
@@ -121,7 +126,7 @@ export function registerWorkerCommands(program: Command): void {
             }
           });
         }
-        const gc = retentionMs === undefined ? undefined : collectGarbagePeriodically(config, retentionMs);
+        const gc = retentionMs === undefined ? undefined : collectGarbagePeriodically(config, target, retentionMs);
         try {
           await running.workers.run();
         } finally {

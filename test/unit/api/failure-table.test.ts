@@ -32,6 +32,7 @@ const SAMPLES: Record<keyof typeof FAILURE_TYPES, errors.PlannerError | null> = 
   PlanRejectedError: new errors.PlanRejectedError(''),
   GoalUnclearError: new errors.GoalUnclearError(''),
   WorkerFailureError: new errors.WorkerFailureError(''),
+  StoreUnavailableError: new errors.StoreUnavailableError(''),
   StepOutcomeUnknownError: new errors.StepOutcomeUnknownError(''),
 };
 

@@ -159,6 +159,24 @@ describe.each(kinds)('storage contract: %s', (_kind, location) => {
       expect(await s.ledger.get('wf-new/1.1:x')).toEqual({ done: 2 });
       expect(await s.collectGarbage(at(10))).toEqual({ values: 0, ledgerEntries: 0 });
     });
+
+    test('keeps, however old, the ledger entries of open runs and the values they reference', async () => {
+      let now = at(0);
+      const s = storage({ now: () => now });
+      const result = await s.store.put({ rows: 'step 1.1 of the waiting run' }, { workflowId: 'wf-waiting' });
+      const orphan = await s.store.put({ rows: 'of a closed run' }, { workflowId: 'wf-closed' });
+      await s.ledger.record('wf-waiting/1.1:x', { done: 1 }, { workflowId: 'wf-waiting' });
+      await s.ledger.record('wf-closed/1.1:x', { done: 2 }, { workflowId: 'wf-closed' });
+      now = at(40);
+
+      const open = { workflowIds: new Set(['wf-waiting']), refs: new Set([result.ref]) };
+      expect(await s.collectGarbage(at(10), open)).toEqual({ values: 1, ledgerEntries: 1 });
+
+      expect(await s.store.get(result.ref)).toEqual({ rows: 'step 1.1 of the waiting run' });
+      expect(await s.ledger.get('wf-waiting/1.1:x')).toEqual({ done: 1 });
+      await expect(s.store.get(orphan.ref)).rejects.toBeInstanceOf(InvalidInputError);
+      expect(await s.ledger.get('wf-closed/1.1:x')).toBeUndefined();
+    });
   });
 });
 
