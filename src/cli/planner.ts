@@ -13,6 +13,7 @@ import { registerRunCommands } from './commands/runs';
 import { registerStepCommands } from './commands/steps';
 import { registerStorageCommands } from './commands/storage';
 import { registerTemporalCommands } from './commands/temporal';
+import { registerToolCommands } from './commands/tools';
 import { registerWorkerCommands } from './commands/workers';
 
 /** The package's version, from its package.json (the checkout's, or the installed package's). */
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerStepCommands(program);
   registerReadCommands(program);
+  registerToolCommands(program);
   registerStorageCommands(program);
   registerWorkerCommands(program);
   registerDemoCommand(program);
