@@ -5,6 +5,7 @@
  * schemas and limits (src/api), so what the run would refuse is refused in milliseconds with the same InvalidInputError
  * (PLAN-006, with a hint), before anything is sent.
  */
+import { randomUUID } from 'node:crypto';
 import {
   Client,
   Connection,
@@ -141,8 +142,27 @@ export class PlannerClient {
     return await this.handle(workflowId).executeUpdate(resolveStepUpdate, { args: [decision] });
   }
 
-  async cancel(workflowId: string): Promise<void> {
-    await this.handle(workflowId).cancel();
+  /**
+   * Requests Temporal cancellation. A `reason` goes with the request (RequestCancelWorkflowExecution's reason), so
+   * the run's history keeps it on its WorkflowExecutionCancelRequested event (`planner history` prints it).
+   */
+  async cancel(workflowId: string, reason?: string): Promise<void> {
+    if (reason === undefined) {
+      await this.handle(workflowId).cancel();
+      return;
+    }
+    await this.client.workflowService.requestCancelWorkflowExecution({
+      namespace: this.target.namespace,
+      workflowExecution: { workflowId },
+      identity: this.client.options.identity,
+      requestId: randomUUID(),
+      reason,
+    });
+  }
+
+  /** Ends the run at once (Temporal termination: no cleanup runs in the workflow); the reason is kept in its history. */
+  async terminate(workflowId: string, reason?: string): Promise<void> {
+    await this.handle(workflowId).terminate(reason);
   }
 
   /**

@@ -86,17 +86,36 @@ export async function readRunTruth(client: PlannerClient, workflowId: string): P
       }
     }
   }
-  if (truth.status === 'RUNNING') {
-    truth.pollers = await client.client.workflowService
-      .describeTaskQueue({
-        namespace: client.client.options.namespace,
-        taskQueue: { name: truth.taskQueue },
-        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      })
-      .then((r) => r.pollers?.length ?? 0)
-      .catch(() => null);
-  }
+  if (truth.status === 'RUNNING') truth.pollers = await workflowPollers(client, truth.taskQueue);
   return truth;
+}
+
+/** How many workers poll `taskQueue` for workflow tasks (those seen in the last minutes); null when it cannot be read. */
+export async function workflowPollers(client: PlannerClient, taskQueue: string): Promise<number | null> {
+  return await client.client.workflowService
+    .describeTaskQueue({
+      namespace: client.client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    })
+    .then((r) => r.pollers?.length ?? 0)
+    .catch(() => null);
+}
+
+/** The warning for a run on a task queue no worker polls: it makes no progress until one starts there. */
+export function noWorkerWarning(taskQueue: string): string {
+  return `warning: no worker polls task queue ${taskQueue}: the run waits until one starts there (\`durable-planner worker --task-queue ${shellArg(taskQueue)}\`, or \`planner dev --task-queue ${shellArg(taskQueue)}\` locally)`;
+}
+
+/** Writes noWorkerWarning to stderr when no worker polls `taskQueue` (nothing when it cannot tell). */
+export async function warnIfNoWorker(client: PlannerClient, taskQueue: string): Promise<void> {
+  if ((await workflowPollers(client, taskQueue)) === 0) process.stderr.write(`${noWorkerWarning(taskQueue)}\n`);
+}
+
+/** A running run's task queue, for warnIfNoWorker; null when the run is closed or cannot be described. */
+export async function runningQueue(client: PlannerClient, workflowId: string): Promise<string | null> {
+  const d = await client.handle(workflowId).describe().catch(() => null);
+  return d?.status.name === 'RUNNING' ? d.taskQueue : null;
 }
 
 const GRPC_DEADLINE_EXCEEDED = 4;
@@ -168,7 +187,7 @@ export function explainUnanswered(truth: RunTruth, err: unknown): CliError {
     return new CliError(
       `no worker answered for run ${id}: no worker polls its task queue ${truth.taskQueue} (${detail})`,
       EXIT.error,
-      'start one with `planner worker` (or `planner dev`) and try again; `planner history` still shows the event history',
+      `start one with \`planner worker --task-queue ${shellArg(truth.taskQueue)}\` (or \`planner dev --task-queue ${shellArg(truth.taskQueue)}\`) and try again; \`planner history\` still shows the event history`,
     );
   }
   return new CliError(

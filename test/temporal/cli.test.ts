@@ -158,7 +158,7 @@ test('errors: unknown id, bad arguments, unreachable server — one line, exit c
   const orphan = await json<{ workflowId: string }>('start', 'Get me shipments from last week', '--task-queue', `${planner.taskQueue}-nobody`);
   const unanswered = await cli('show', orphan.workflowId);
   expect(unanswered.code).toBe(1);
-  expect(unanswered.stderr).toMatch(/^error: no worker answered for run .*\(hint: start one with `planner worker`/);
+  expect(unanswered.stderr).toMatch(/^error: no worker answered for run .*\(hint: start one with `planner worker --task-queue .*-nobody`/);
   await cli('cancel', orphan.workflowId);
 
   const down = await cli('show', 'x', '--address', '127.0.0.1:1');

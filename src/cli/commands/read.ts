@@ -10,7 +10,7 @@ import { openStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
 import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
 import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
-import { endingOf, isUnansweredQuery, isUnregisteredQuery, readRunTruth, whyNoState, type RunTruth } from '../run-truth';
+import { endingOf, isUnansweredQuery, isUnregisteredQuery, readRunTruth, warnIfNoWorker, whyNoState, type RunTruth } from '../run-truth';
 import { action, onRun } from './runs';
 
 const VersionNumber = z.coerce.number().int().min(1);
@@ -100,7 +100,7 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
         push('message', `signal ${e.workflowExecutionSignaledEventAttributes?.signalName ?? ''} received`);
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
-        push('message', 'cancellation requested');
+        push('message', `cancellation requested${e.workflowExecutionCancelRequestedEventAttributes?.cause ? `: ${e.workflowExecutionCancelRequestedEventAttributes.cause}` : ''}`);
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
         push('workflow', 'started');
@@ -143,9 +143,15 @@ export function registerReadCommands(program: Command): void {
           'option',
           'see `planner show --help`',
         );
-        const shown = await onRun(opts, id, async (client, wid): Promise<{ state: PlanningState } | { truth: RunTruth }> => {
+        const shown = await onRun(opts, id, async (client, wid): Promise<{ state: PlanningState; termination: RunTruth['termination'] } | { truth: RunTruth }> => {
           try {
-            return { state: await client.state(wid) };
+            const state = await client.state(wid);
+            const described = await client.handle(wid).describe().catch(() => null);
+            // A run on a task queue no worker polls makes no progress: said on stderr, beside the state.
+            if (described?.status.name === 'RUNNING') await warnIfNoWorker(client, described.taskQueue);
+            // A terminated run's state, replayed, stops where it was: its termination is read from the history.
+            const termination = described?.status.name === 'TERMINATED' ? ((await readRunTruth(client, wid).catch(() => null))?.termination ?? null) : null;
+            return { state, termination };
           } catch (err) {
             // A closed run needs a worker to replay it for the query, and one refused at input never registered it:
             // then show what the history says.
@@ -168,7 +174,7 @@ export function registerReadCommands(program: Command): void {
           else out.line(renderClosedRun(view).join('\n'));
           return;
         }
-        const { state } = shown;
+        const { state, termination } = shown;
         if (flags.diff) {
           const [a, b] = flags.diff as [number, number];
           const from = await versionOf(state, a);
@@ -186,9 +192,10 @@ export function registerReadCommands(program: Command): void {
         }
         if (out.json) {
           if (flags.task !== undefined && view.plan) view.plan.tasks = [view.plan.tasks[flags.task - 1]!];
-          out.data(view);
+          out.data({ ...view, termination });
         } else {
           out.line(renderState(view, { task: flags.task }).join('\n'));
+          if (termination) out.line(`Terminated: ${termination.reason}${termination.identity ? ` (by ${termination.identity})` : ''}`);
         }
       }),
     );

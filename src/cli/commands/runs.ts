@@ -10,7 +10,7 @@ import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 import { shellArg, terminalSafe } from '../safe-text';
 import { watchRun } from '../watch';
-import { explainUnanswered, isUnansweredQuery, readRunTruth } from '../run-truth';
+import { explainUnanswered, isUnansweredQuery, readRunTruth, runningQueue, warnIfNoWorker } from '../run-truth';
 
 // Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
 const Amount = z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be an amount such as 0.5').transform(Number);
@@ -148,6 +148,7 @@ export function registerRunCommands(program: Command): void {
             throw err;
           });
           const url = client.uiUrl(handle.workflowId, handle.firstExecutionRunId);
+          await warnOnIdleQueue(client, handle.workflowId);
           if (!flags.wait) {
             if (out.json) out.data({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
             else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner watch ${shellArg(handle.workflowId)}`);
@@ -176,9 +177,10 @@ export function registerRunCommands(program: Command): void {
     .action(
       action(async (opts, id: string) => {
         const out = output(opts);
-        const stage = await onRun(opts, id, (client, wid) =>
-          watchRun(client, wid, out, { ndjson: out.json, print: (line) => out.line(line), ...(opts.prompt === false ? { interactive: false } : {}) }),
-        );
+        const stage = await onRun(opts, id, async (client, wid) => {
+          await warnOnIdleQueue(client, wid);
+          return await watchRun(client, wid, out, { ndjson: out.json, print: (line) => out.line(line), ...(opts.prompt === false ? { interactive: false } : {}) });
+        });
         if (stage !== 'COMPLETED') process.exitCode = EXIT.planFailed;
       }),
     );
@@ -264,18 +266,51 @@ export function registerRunCommands(program: Command): void {
     .command('cancel')
     .description('cancel a run (Temporal cancellation: running steps are cancelled, the run ends CANCELLED)')
     .argument('<id>', 'workflow id')
+    .option('--reason <text>', "why; kept in the run's history (`planner history` prints it)")
     .action(
       action(async (opts, id: string) => {
+        const reason = parseArg(ReasonSchema.optional(), opts.reason, 'reason');
         await onRun(opts, id, async (client, wid) => {
-          const { status } = await client.handle(wid).describe();
-          if (status.name !== 'RUNNING') throw new CliError(`run ${wid} is already ${status.name}`, EXIT.usage, `see it with \`planner show ${shellArg(wid)}\``);
-          await client.cancel(wid);
+          await requireRunning(client, wid);
+          await client.cancel(wid, reason);
         });
         const out = output(opts);
-        if (out.json) out.data({ workflowId: id, cancelRequested: true });
-        else out.line(`Cancellation requested for ${id}`);
+        if (out.json) out.data({ workflowId: id, cancelRequested: true, reason: reason ?? null });
+        else out.line(`Cancellation requested for ${id}${reason ? ` (reason: ${reason})` : ''}`);
       }),
     );
+
+  program
+    .command('terminate')
+    .description("end a run at once (Temporal termination: no step is cancelled cleanly and the run keeps no final state; prefer `cancel`)")
+    .argument('<id>', 'workflow id')
+    .option('--reason <text>', "why; kept in the run's history (`planner history`, `planner show` print it)")
+    .action(
+      action(async (opts, id: string) => {
+        const reason = parseArg(ReasonSchema.optional(), opts.reason, 'reason') ?? 'terminated with planner terminate';
+        await onRun(opts, id, async (client, wid) => {
+          await requireRunning(client, wid);
+          await client.terminate(wid, reason);
+        });
+        const out = output(opts);
+        if (out.json) out.data({ workflowId: id, terminated: true, reason });
+        else out.line(`Terminated ${id} (reason: ${reason})`);
+      }),
+    );
+}
+
+/** Warns on stderr when no worker polls the running run's workflow task queue (src/cli/run-truth.ts). */
+async function warnOnIdleQueue(client: PlannerClient, workflowId: string): Promise<void> {
+  const queue = await runningQueue(client, workflowId);
+  if (queue !== null) await warnIfNoWorker(client, queue);
+}
+
+/** A reason for a cancellation or termination: a line of text, kept in the run's history. */
+const ReasonSchema = z.string().trim().min(1, 'give a reason, or leave out --reason').max(1_000);
+
+async function requireRunning(client: PlannerClient, workflowId: string): Promise<void> {
+  const { status } = await client.handle(workflowId).describe();
+  if (status.name !== 'RUNNING') throw new CliError(`run ${workflowId} is already ${status.name}`, EXIT.usage, `see it with \`planner show ${shellArg(workflowId)}\``);
 }
 
 export { action, explainRun, onRun };

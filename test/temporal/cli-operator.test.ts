@@ -1,0 +1,110 @@
+/**
+ * An operator's basics in the `planner` CLI, driven as a person would (spawned processes against the test dev server,
+ * the planner and tool workers in this process): what a catalog offers, terminate and a cancellation's reason, a
+ * warning when no worker polls a run's task queue.
+ */
+import { createWastePack, type WastePack } from '../../src/tools/waste';
+import { plannerCliJson, runPlannerCli, spawnPlannerCli, type CliRun } from '../support/cli';
+import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
+import { waitFor } from '../support/temporal';
+
+let pack: WastePack;
+let planner: TestPlanner;
+
+const env = () => ({ TEMPORAL_UI_URL: '', PLANNER_TASK_QUEUE: planner.taskQueue });
+const cli = (...args: string[]): Promise<CliRun> => runPlannerCli(args, env());
+const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args, env());
+
+beforeAll(async () => {
+  pack = await createWastePack({ today: new Date() });
+  planner = await startTestPlanner(pack, { prefix: 'ops' });
+});
+afterAll(async () => {
+  await planner?.stop();
+  await pack?.close();
+});
+jest.setTimeout(300_000);
+
+/** A run that waits on a clarifying question (a vague goal), until something ends it. */
+async function waitingRun(id: string): Promise<void> {
+  const started = await cli('start', 'Check the reports', '--id', id);
+  expect(started.code).toBe(0);
+  expect(started.stderr).toBe(''); // a worker polls the queue: no warning
+  await waitFor(async () => (await json('show', id)).stage === 'AWAITING_CLARIFICATION', 60_000, `${id} to ask its question`);
+}
+
+test('planner tools lists what a catalog offers: params with type, required and enum values, side effects, task queue', async () => {
+  const waste = await json('tools', '--catalog', 'waste');
+  expect(waste.catalog).toBe('waste');
+  expect(waste.unavailable).toBeNull();
+  const shipments = waste.tools.find((t: any) => t.name === 'shipments');
+  expect(shipments).toEqual(expect.objectContaining({ idempotent: true, sideEffects: false, taskQueue: planner.taskQueue, description: expect.stringContaining('shipments') }));
+  expect(shipments.params).toContainEqual({ name: 'status', type: 'string', required: false, enum: ['pending', 'in_transit', 'delivered', 'rejected'], description: 'Shipment status' });
+
+  const all = await json<any[]>('tools');
+  expect(all.map((c) => c.catalog)).toEqual(expect.arrayContaining(['waste']));
+
+  const text = await cli('tools', '--catalog', 'waste');
+  expect(text.code).toBe(0);
+  expect(text.stdout).toContain(`shipments  [idempotent] queue ${planner.taskQueue}`);
+  expect(text.stdout).toContain('status?: string one of "pending", "in_transit", "delivered", "rejected"');
+
+  const unknown = await cli('tools', '--catalog', 'nope');
+  expect(unknown.code).toBe(3);
+  expect(unknown.stderr).toMatch(/^error: no tool catalog "nope" here \(hint: the catalogs are waste/);
+});
+
+test('planner cancel --reason: the run ends CANCELLED and its history keeps the reason', async () => {
+  const id = `ops-cancel-${planner.taskQueue}`;
+  await waitingRun(id);
+  const cancelled = await cli('cancel', id, '--reason', 'the report moved to next week');
+  expect(cancelled).toEqual(expect.objectContaining({ code: 0, stdout: `Cancellation requested for ${id} (reason: the report moved to next week)\n` }));
+  await waitFor(async () => (await json('show', id)).stage === 'CANCELLED', 60_000, `${id} to end CANCELLED`);
+  const history = await json('history', id);
+  expect(history.entries).toContainEqual(expect.objectContaining({ source: 'history', kind: 'message', message: 'cancellation requested: the report moved to next week' }));
+
+  const again = await cli('cancel', id, '--reason', 'twice');
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`run ${id} is already CANCELLED`);
+  expect((await cli('cancel', id, '--reason', '  ')).code).toBe(2);
+});
+
+test('planner terminate ends a run at once with its reason, which show and history print', async () => {
+  const id = `ops-terminate-${planner.taskQueue}`;
+  await waitingRun(id);
+  const terminated = await json('terminate', id, '--reason', 'stuck on a bad deploy');
+  expect(terminated).toEqual({ workflowId: id, terminated: true, reason: 'stuck on a bad deploy' });
+  const shown = await cli('show', id);
+  expect(shown.stdout).toContain('Terminated: stuck on a bad deploy');
+  const history = await json('history', id);
+  expect(history.entries).toContainEqual(expect.objectContaining({ kind: 'workflow', message: expect.stringMatching(/^terminated: stuck on a bad deploy/) }));
+  const again = await cli('terminate', id);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(`run ${id} is already TERMINATED`);
+  expect((await cli('terminate', 'ops-no-such-run')).code).toBe(3);
+});
+
+test('start, watch and show warn when no worker polls the run\'s task queue, naming it and the command that serves it', async () => {
+  const queue = `${planner.taskQueue}-nobody`;
+  const warning = `warning: no worker polls task queue ${queue}: the run waits until one starts there (\`durable-planner worker --task-queue ${queue}\``;
+  const started = await cli('start', 'Get me shipments from last week', '--task-queue', queue, '--json');
+  expect(started.code).toBe(0);
+  expect(started.stderr).toContain(warning);
+  const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+  try {
+    const watching = spawnPlannerCli(['watch', workflowId, '--no-prompt'], env());
+    try {
+      await watching.waitFor(new RegExp(warning.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 60_000);
+    } finally {
+      watching.kill();
+      await watching.exited;
+    }
+    // show needs a worker to answer its query: its error names the queue and how to serve it.
+    const shown = await cli('show', workflowId);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain(`no worker polls its task queue ${queue}`);
+    expect(shown.stderr).toContain(`start one with \`planner worker --task-queue ${queue}\``);
+  } finally {
+    await cli('terminate', workflowId, '--reason', 'test cleanup');
+  }
+});
