@@ -244,6 +244,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       usage,
       idempotency_key: key,
       replayed,
+      attempts: Context.current().info.attempt,
     };
     log.info(`step ${input.step_index} ${tool.spec.name}: ${result.items ?? 'no'} items, ${bytes} bytes${replayed ? ', replayed' : ''}`, {
       workflow_id: workflowId,

@@ -51,7 +51,20 @@ export type ProgressEvent = EventBase &
   (
     | { kind: 'stage'; stage: Stage; plan_version: number | null; plan_status: Plan['status'] | null }
     | { kind: 'plan'; version: number; status: Plan['status']; steps: number }
-    | { kind: 'step'; step_id: string; tool: string | null; status: StepStatus; items: number | null; bytes: number | null; preview: string | null; error: string | null }
+    | {
+        kind: 'step';
+        step_id: string;
+        tool: string | null;
+        status: StepStatus;
+        items: number | null;
+        bytes: number | null;
+        preview: string | null;
+        error: string | null;
+        /** Once the step ended: from its start to its end by the workflow's clock (absent on older runs' events). */
+        elapsed_ms?: number | null;
+        /** Once completed: the attempt of its activity that completed it (1: no retry). */
+        attempts?: number | null;
+      }
     | { kind: 'budget'; spent: Usage; limit: Usage }
     | { kind: 'question'; pending: PendingInput }
   );

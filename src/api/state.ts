@@ -39,6 +39,11 @@ export interface StepRecord {
   waiting?: StepWait | null;
   /** The person's reply, accepted by the update and not yet taken by the step. */
   reply?: StepReply;
+  /** When the step first started RUNNING and when it ended (COMPLETED, FAILED, CANCELLED), by the workflow's clock. */
+  started_at?: string;
+  ended_at?: string;
+  /** The attempt of the step's activity that completed it (1: Temporal did not retry it); set on completion. */
+  attempts?: number;
 }
 
 /**

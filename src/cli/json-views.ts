@@ -40,6 +40,12 @@ export interface StepView {
   error: { code: string; message: string } | null;
   /** While WAITING: what for (`answer`: planner complete; `decision`: planner resolve), the question, and until when. */
   waiting?: { for: 'answer' | 'decision'; question: string; since: string; until: string } | null;
+  /** When the step started and ended (the workflow's clock), and the time between; null until known. */
+  startedAt?: string | null;
+  endedAt?: string | null;
+  elapsedMs?: number | null;
+  /** The attempt of its activity that completed it (1: no retry); null until it completes or when unknown. */
+  attempts?: number | null;
 }
 
 export interface PlanView {
@@ -161,6 +167,10 @@ export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanV
           preview: record?.result?.preview ?? null,
           error: record?.error ?? null,
           waiting: record?.status === 'WAITING' ? (record.waiting ?? null) : null,
+          startedAt: record?.started_at ?? null,
+          endedAt: record?.ended_at ?? null,
+          elapsedMs: record?.started_at && record.ended_at ? Date.parse(record.ended_at) - Date.parse(record.started_at) : null,
+          attempts: record?.attempts ?? null,
         };
       }),
     })),

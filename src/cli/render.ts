@@ -30,6 +30,22 @@ function paramsText(params: Record<string, unknown>): string {
   return text.length > 100 ? `${safe(text).slice(0, 99)}…` : safe(text);
 }
 
+/** How long a step took (or since when it runs), and its attempts when Temporal retried it: " · 1.2 s · 3 attempts". */
+export function stepTiming(elapsedMs: number | null | undefined, attempts: number | null | undefined, runningSince?: string | null): string {
+  const parts: string[] = [];
+  if (typeof elapsedMs === 'number') parts.push(duration(elapsedMs));
+  else if (runningSince) parts.push(`running since ${runningSince.slice(11, 19)}Z`);
+  if (typeof attempts === 'number' && attempts > 1) parts.push(`${attempts} attempts`);
+  return parts.map((p) => ` · ${p}`).join('');
+}
+
+function duration(ms: number): string {
+  if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  const s = Math.round(ms / 1_000);
+  return s < 3_600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3_600)} h ${Math.floor((s % 3_600) / 60)} min`;
+}
+
 /**
  * The plan as a tree:
  *   Task Plan (v2) · FEASIBLE · stage COMPLETED
@@ -58,7 +74,7 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
     lines.push('   Steps:');
     task.steps.forEach((step, s) => {
       const tool = step.tool ? ` → ${step.tool} ${paramsText(step.params)}` : ` (${safe(step.action)})`;
-      lines.push(`   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${safe(step.title)}${tool}`);
+      lines.push(`   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${safe(step.title)}${tool}${stepTiming(step.elapsedMs, step.attempts, step.status === 'RUNNING' ? step.startedAt : null)}`);
       if (step.dependsOn.length) lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? safe(d)}`).join(', ')}`);
       if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${safe(step.preview ?? '').slice(0, 100)}`.trimEnd());
       if (step.error) lines.push(`       Error: ${safe(step.error.code)} ${safe(step.error.message)}`);

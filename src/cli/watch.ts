@@ -14,6 +14,7 @@ import { readFailure } from '../api/failures';
 import type { PlannerClient } from '../client';
 import { CliError, type Output } from './context';
 import { promptFor, type Ask } from './prompts';
+import { stepTiming } from './render';
 import { shellArg, terminalSafe } from './safe-text';
 
 export interface WatchOptions {
@@ -159,7 +160,7 @@ export function eventLines(event: ProgressEvent, workflowId: string, interactive
     case 'step': {
       const items = event.items !== null ? ` · ${event.items} item(s)` : '';
       const detail = event.error ? ` · ${event.error}` : event.preview ? ` · ${event.preview.slice(0, 100)}` : '';
-      return [`${INDENT}step ${terminalSafe(event.step_id)} ${terminalSafe(event.tool ?? '')} [${event.status}]${items}${terminalSafe(detail)}`];
+      return [`${INDENT}step ${terminalSafe(event.step_id)} ${terminalSafe(event.tool ?? '')} [${event.status}]${items}${stepTiming(event.elapsed_ms, event.attempts)}${terminalSafe(detail)}`];
     }
     case 'budget':
       return [`${INDENT}budget: ${event.spent.calls}/${event.limit.calls} calls · ${event.spent.tokens}/${event.limit.tokens} tokens · $${event.spent.cost_usd.toFixed(4)}/$${event.limit.cost_usd.toFixed(2)}`];

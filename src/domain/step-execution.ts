@@ -25,6 +25,8 @@ export const StepResultSchema = sharedSchema('domain/step-execution#StepResultSc
     idempotency_key: z.string(),
     /** True when the tool had already done this (same key) and returned its earlier result. */
     replayed: z.boolean(),
+    /** The activity attempt that produced it (1: no retry); absent from results recorded before it was kept. */
+    attempts: z.number().int().min(1).optional(),
   }),
 );
 export type StepResult = z.output<typeof StepResultSchema>;

@@ -123,7 +123,8 @@ export class ProgressLog {
       seen.steps.set(key, step.status);
       const { result } = step;
       const preview = result ? result.preview.slice(0, PROGRESS_PREVIEW_CHARS) : null;
-      changes.push({ kind: 'step', step_id: step.id, tool: step.tool, status: step.status, items: result?.items ?? null, bytes: result?.bytes ?? null, preview, error: step.error?.message ?? null });
+      const elapsed_ms = step.started_at && step.ended_at ? Date.parse(step.ended_at) - Date.parse(step.started_at) : null;
+      changes.push({ kind: 'step', step_id: step.id, tool: step.tool, status: step.status, items: result?.items ?? null, bytes: result?.bytes ?? null, preview, error: step.error?.message ?? null, elapsed_ms, attempts: step.attempts ?? null });
     }
     if (seen.budget !== this.seen.budget) changes.push({ kind: 'budget', spent: { ...state.budget.spent }, limit: { ...state.budget.limit } });
     const pending = pendingInput(state);

@@ -59,7 +59,7 @@ export class PlanningRun {
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
   cancel(): void {
-    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') s.status = 'CANCELLED';
+    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') timeStep(Object.assign(s, { status: 'CANCELLED' as const }));
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
     this.changed();
@@ -195,7 +195,8 @@ export class PlanningRun {
 
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
   setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
-    Object.assign(this.state.steps[index]!, change);
+    const step = Object.assign(this.state.steps[index]!, change);
+    timeStep(step);
     this.changed({ shown: 'when-parked' });
   }
 
@@ -209,7 +210,9 @@ export class PlanningRun {
 
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
-    Object.assign(this.state.steps[index]!, { status: 'COMPLETED', result, completed_in_version: version });
+    const step = Object.assign(this.state.steps[index]!, { status: 'COMPLETED' as const, result, completed_in_version: version });
+    timeStep(step);
+    if (result.attempts !== undefined) step.attempts = result.attempts;
     this.state.completed_steps[key] = { version, result };
     this.changed({ shown: 'when-parked' });
   }
@@ -242,3 +245,6 @@ export class PlanningRun {
     this.state.warnings.push(message);
   }
 }
+
+/** A step's times by the workflow's clock: started when it first runs, ended when it completes, fails or is cancelled. */
+const timeStep = (s: StepRecord): void => void (s.status === 'RUNNING' ? (s.started_at ??= nowIso()) : ['COMPLETED', 'FAILED', 'CANCELLED'].includes(s.status) && (s.ended_at = nowIso()));

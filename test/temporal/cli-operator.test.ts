@@ -3,10 +3,25 @@
  * the planner and tool workers in this process): what a catalog offers, terminate and a cancellation's reason, a
  * warning when no worker polls a run's task queue.
  */
+import { Context } from '@temporalio/activity';
+import type { ToolImplementation } from '../../src/tools/tool';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { plannerCliJson, runPlannerCli, spawnPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { waitFor } from '../support/temporal';
+
+function failsFirstAttempt(name: string) {
+  return (tool: ToolImplementation): ToolImplementation =>
+    tool.spec.name !== name
+      ? tool
+      : {
+          ...tool,
+          async run(params, ctx) {
+            if (Context.current().info.attempt === 1) throw new Error(`${name} is down for a moment`);
+            return await tool.run(params, ctx);
+          },
+        };
+}
 
 let pack: WastePack;
 let planner: TestPlanner;
@@ -17,7 +32,8 @@ const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args,
 
 beforeAll(async () => {
   pack = await createWastePack({ today: new Date() });
-  planner = await startTestPlanner(pack, { prefix: 'ops' });
+  // The shipments tool fails its first attempt of every step: Temporal retries it (the step's elapsed time and attempts).
+  planner = await startTestPlanner(pack, { prefix: 'ops', wrap: failsFirstAttempt('shipments') });
 });
 afterAll(async () => {
   await planner?.stop();
@@ -107,4 +123,23 @@ test('start, watch and show warn when no worker polls the run\'s task queue, nam
   } finally {
     await cli('terminate', workflowId, '--reason', 'test cleanup');
   }
+});
+
+test('show and watch give each step its elapsed time and, when Temporal retried it, its attempts', async () => {
+  const id = `ops-timing-${planner.taskQueue}`;
+  await json('start', 'Get me shipments from last week', '--id', id);
+  const watched = await cli('watch', id, '--no-prompt');
+  expect(watched.code).toBe(0);
+  // The step's line once it ended: its items, how long it took (the retry waited a second), its attempts.
+  expect(watched.stdout).toMatch(/step \S+ shipments \[COMPLETED\] · \d+ item\(s\) · \d+\.\d s · 2 attempts/);
+
+  const state = await json('show', id);
+  expect(state.stage).toBe('COMPLETED');
+  const steps = state.plan.tasks.flatMap((t: any) => t.steps);
+  const shipments = steps.find((s: any) => s.tool === 'shipments');
+  expect(shipments).toEqual(expect.objectContaining({ status: 'COMPLETED', attempts: 2, startedAt: expect.any(String), endedAt: expect.any(String) }));
+  expect(shipments.elapsedMs).toBe(Date.parse(shipments.endedAt) - Date.parse(shipments.startedAt));
+  expect(shipments.elapsedMs).toBeGreaterThanOrEqual(1_000); // the retry's initial interval
+  const text = await cli('show', id);
+  expect(text.stdout).toMatch(/\[COMPLETED\] .* → shipments .* · \d+\.\d s · 2 attempts\n/);
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { renderCatalogs, toolView } from '../../../src/cli/tool-catalog';
+import { stepTiming } from '../../../src/cli/render';
 
 const weather = toolSpecFromZod({
   name: 'weather',
@@ -60,5 +61,15 @@ describe('planner tools: what a catalog offers', () => {
     expect(lines).toContain('  units?: string one of "metric", "imperial"');
     expect(lines).toContain('send-mail  [side effects: runs once, never retried blindly] queue mail');
     expect(lines).toContain('Catalog fs: unavailable (the MCP server "fs" did not start)');
+  });
+});
+
+describe("a step's time and attempts as show and watch print them", () => {
+  test('elapsed time in ms, s or min; attempts only when Temporal retried; a running step says since when', () => {
+    expect(stepTiming(412, 1)).toBe(' · 412 ms');
+    expect(stepTiming(1_430, 2)).toBe(' · 1.4 s · 2 attempts');
+    expect(stepTiming(125_000, null)).toBe(' · 2 min 5 s');
+    expect(stepTiming(null, null, '2026-11-26T10:11:12.345Z')).toBe(' · running since 10:11:12Z');
+    expect(stepTiming(undefined, undefined)).toBe('');
   });
 });
