@@ -8,7 +8,10 @@ import type { ToolImplementation } from '../../src/tools/tool';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { plannerCliJson, runPlannerCli, spawnPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { waitFor } from '../support/temporal';
+import { uniqueTaskQueue, waitFor } from '../support/temporal';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 function failsFirstAttempt(name: string) {
   return (tool: ToolImplementation): ToolImplementation =>
@@ -142,4 +145,55 @@ test('show and watch give each step its elapsed time and, when Temporal retried 
   expect(shipments.elapsedMs).toBeGreaterThanOrEqual(1_000); // the retry's initial interval
   const text = await cli('show', id);
   expect(text.stdout).toMatch(/\[COMPLETED\] .* → shipments .* · \d+\.\d s · 2 attempts\n/);
+});
+
+/** Sends `signal` (or types Ctrl-C at its terminal) and resolves with the exit code and how long the exit took. */
+async function stop(live: ReturnType<typeof spawnPlannerCli>, how: () => void): Promise<{ code: number | null; ms: number }> {
+  const from = Date.now();
+  how();
+  const code = await Promise.race([live.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))]);
+  if (code === 'hung') {
+    live.kill();
+    throw new Error(`still running 20 s after the signal:\n${live.output()}`);
+  }
+  return { code, ms: Date.now() - from };
+}
+
+test('SIGTERM ends `planner watch` at once while the run waits on a question, and Ctrl-C at its terminal does too', async () => {
+  const id = `ops-sigterm-watch-${planner.taskQueue}`;
+  await waitingRun(id);
+  const piped = spawnPlannerCli(['watch', id], env());
+  await piped.waitFor(/answer with: planner answer/);
+  const byTerm = await stop(piped, () => piped.kill());
+  expect(byTerm.code).toBe(143);
+  expect(byTerm.ms).toBeLessThan(5_000);
+  expect(piped.output()).toContain('stopped watching (SIGTERM); the run goes on');
+
+  const atTerminal = spawnPlannerCli(['watch', id], env(), { terminal: true });
+  await atTerminal.waitFor(/Answer: a number 1–\d+, or your own words/);
+  const byCtrlC = await stop(atTerminal, () => atTerminal.write('\x03'));
+  expect(byCtrlC.code).toBe(130);
+  expect(byCtrlC.ms).toBeLessThan(5_000);
+  // The run itself goes on, waiting.
+  expect((await json('show', id)).stage).toBe('AWAITING_CLARIFICATION');
+  await cli('terminate', id, '--reason', 'test cleanup');
+});
+
+test('SIGTERM ends `planner demo --task-queue q` at once while its run waits on a question', async () => {
+  const queue = uniqueTaskQueue('ops-demo');
+  const demoEnv = { PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'ops-demo-store-')), TEMPORAL_UI_URL: '' };
+  const demo = spawnPlannerCli(['demo', 'Check the reports', '--task-queue', queue], demoEnv);
+  let id = '';
+  try {
+    const text = await demo.waitFor(/answer with: planner answer/, 120_000);
+    id = /Started (\S+) on .* \(task queue (\S+)\)/.exec(text)![1]!;
+    expect(text).toContain(`(task queue ${queue})`);
+    const stopped = await stop(demo, () => demo.kill());
+    expect(stopped.ms).toBeLessThan(5_000);
+    expect(stopped.code).toBe(143);
+    expect(demo.output()).toContain(`Stopped (SIGTERM). Run ${id} stays on the server, waiting for workers: \`planner dev --task-queue ${queue}\``);
+  } finally {
+    demo.kill();
+    if (id) await cli('terminate', id, '--reason', 'test cleanup');
+  }
 });

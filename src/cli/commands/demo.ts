@@ -6,7 +6,10 @@
  */
 import type { Command } from 'commander';
 import { PlannerClient } from '../../client';
-import { cliConfig, output } from '../context';
+import { z } from 'zod';
+import { cliConfig, output, parseArg } from '../context';
+import { shellArg } from '../safe-text';
+import { onInterrupt, signalExitCode } from '../signals';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { watchRun } from '../watch';
 import { action } from './runs';
@@ -16,22 +19,30 @@ export function registerDemoCommand(program: Command): void {
     .command('demo')
     .description('run one goal end to end with in-process workers (starting the local dev server if needed) and print the result')
     .argument('<goal...>', 'what to plan, e.g. "Get contaminated shipments from last week"')
+    .option('--task-queue <queue>', 'the planner task queue its workers poll and its run uses (default: $PLANNER_TASK_QUEUE or durable-planner)')
     .action(
       action(async (opts, goalWords: string[]) => {
         const goal = goalWords.join(' ').trim();
+        const config = cliConfig();
+        const taskQueue = parseArg(z.string().trim().min(1).max(1000).optional(), opts.taskQueue, 'task queue') ?? config.taskQueue;
         // The SDK's INFO and WARN lines (bundle sizes, worker states, tool workers without workflows) drown the result.
         quietSdkLogs();
-        const config = cliConfig();
         const { target, local } = await resolveServer(config, { address: opts.address, namespace: opts.namespace }, (line) => console.log(line));
-        const running = await startWorkers(target, config);
+        const running = await startWorkers(target, config, { taskQueue });
         const planner = await PlannerClient.connect(target);
+        // Ctrl-C or SIGTERM ends the demo at once, even while the run waits on a question.
+        const interrupt = onInterrupt();
         try {
-          const handle = await planner.start({ request: { goal } });
-          console.log(`Started ${handle.workflowId} on ${target.address}`);
+          const handle = await planner.start({ request: { goal } }, { taskQueue });
+          console.log(`Started ${handle.workflowId} on ${target.address} (task queue ${taskQueue})`);
           // Watching shows each change and asks a terminal for any answer the run waits for (else prints the command).
           const watched = watchRun(planner, handle.workflowId, output(opts)).then(() => handle.result());
-          const outcome = await running.workers.runUntil(watched.catch((err: Error) => err));
-          if (outcome instanceof Error) {
+          const outcome = await running.workers.runUntil(Promise.race([watched.catch((err: Error) => err), interrupt.signalled]));
+          if (typeof outcome === 'string') {
+            const queue = taskQueue === 'durable-planner' ? '' : ` --task-queue ${shellArg(taskQueue)}`;
+            console.log(`Stopped (${outcome}). Run ${handle.workflowId} stays on the server, waiting for workers: \`planner dev${queue}\` serves it, \`planner watch ${shellArg(handle.workflowId)}\` follows it.`);
+            process.exitCode = signalExitCode(outcome);
+          } else if (outcome instanceof Error) {
             console.log(`Run failed: ${outcome.cause instanceof Error ? outcome.cause.message : outcome.message}`);
             process.exitCode = 1;
           } else {
@@ -47,6 +58,7 @@ export function registerDemoCommand(program: Command): void {
             console.log(`The dev server keeps running (pid ${local.pid}) so the link works; stop it with: planner dev stop`);
           }
         } finally {
+          interrupt.dispose();
           await running.close();
           await planner.close();
         }

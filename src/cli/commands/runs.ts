@@ -9,6 +9,7 @@ import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, us
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 import { shellArg, terminalSafe } from '../safe-text';
+import { onInterrupt, signalExitCode } from '../signals';
 import { watchRun } from '../watch';
 import { explainUnanswered, isUnansweredQuery, readRunTruth, runningQueue, warnIfNoWorker } from '../run-truth';
 
@@ -157,7 +158,7 @@ export function registerRunCommands(program: Command): void {
           out.note(`Started ${handle.workflowId}  ${url ?? ''}`.trimEnd());
           let state: PlanningState;
           try {
-            await watchRun(client, handle.workflowId, out);
+            if ((await untilInterrupted(watchRun(client, handle.workflowId, out))) === null) return;
             state = await client.state(handle.workflowId);
           } catch (err) {
             throw await explainRun(client, err, handle.workflowId);
@@ -179,8 +180,9 @@ export function registerRunCommands(program: Command): void {
         const out = output(opts);
         const stage = await onRun(opts, id, async (client, wid) => {
           await warnOnIdleQueue(client, wid);
-          return await watchRun(client, wid, out, { ndjson: out.json, print: (line) => out.line(line), ...(opts.prompt === false ? { interactive: false } : {}) });
+          return await untilInterrupted(watchRun(client, wid, out, { ndjson: out.json, print: (line) => out.line(line), ...(opts.prompt === false ? { interactive: false } : {}) }));
         });
+        if (stage === null) return;
         if (stage !== 'COMPLETED') process.exitCode = EXIT.planFailed;
       }),
     );
@@ -297,6 +299,24 @@ export function registerRunCommands(program: Command): void {
         else out.line(`Terminated ${id} (reason: ${reason})`);
       }),
     );
+}
+
+/**
+ * Follows until `watching` settles, or until Ctrl-C / SIGTERM: then null at once (the run goes on without its watcher),
+ * the exit code that of the signal.
+ */
+async function untilInterrupted<T>(watching: Promise<T>): Promise<T | null> {
+  const interrupt = onInterrupt();
+  try {
+    const first = await Promise.race([watching.then((value) => ({ value })), interrupt.signalled]);
+    if (typeof first !== 'string') return first.value;
+    process.stderr.write(`stopped watching (${first}); the run goes on\n`);
+    process.exitCode = signalExitCode(first);
+    watching.catch(() => undefined); // it ends with the connection
+    return null;
+  } finally {
+    interrupt.dispose();
+  }
 }
 
 /** Warns on stderr when no worker polls the running run's workflow task queue (src/cli/run-truth.ts). */
