@@ -36,6 +36,14 @@ export const PENDING_PROMPTS: Prompts = {
       const raw = await ask(`Answer: a number 1–${p.options.length}, or your own words [Enter: ${p.default_option}] > `);
       if (raw === null) return null;
       const text = raw.trim() || String(p.default_option);
+      const picked = /^\d+$/.test(text) ? p.options[Number(text) - 1] : undefined;
+      // "Something else (describe it)" is no answer by itself: the words it asks for are.
+      if (picked !== undefined && asksForOwnWords(picked)) {
+        const own = await ask(`${terminalSafe(picked)}: your words > `);
+        if (own === null) return null;
+        if (!own.trim()) throw new CliError('describe it in a few words, or pick another option', EXIT.usage);
+        return await client.answer(id, { text: own.trim() });
+      }
       return await client.answer(id, /^\d+$/.test(text) ? { option: Number(text) } : { text });
     },
   },
@@ -85,6 +93,14 @@ export const PENDING_PROMPTS: Prompts = {
     },
   },
 };
+
+/**
+ * An option that stands for the person's own words ("Something else (describe it)", "Other (please specify)"): picking
+ * it asks for those words, which are sent as the answer, instead of sending the option's text as if it were one.
+ */
+export function asksForOwnWords(option: string): boolean {
+  return /^\s*(something else|other|none of (these|the above))\b/i.test(option) || /\((please )?(describe|specify)\b[^)]*\)\s*$/i.test(option);
+}
 
 /** The entry for a pending input, typed by its kind. */
 export function promptFor<P extends PendingInput>(pending: P): PendingPrompt<P> {

@@ -197,3 +197,31 @@ test('SIGTERM ends `planner demo --task-queue q` at once while its run waits on 
     if (id) await cli('terminate', id, '--reason', 'test cleanup');
   }
 });
+
+test('"Something else (describe it)" asks for the words at the terminal, and the run plans with them', async () => {
+  const id = `ops-own-words-${planner.taskQueue}`;
+  await waitingRun(id);
+  const state = await json('show', id);
+  const own = (state.question.options as string[]).indexOf('Something else (describe it)') + 1;
+  expect(own).toBeGreaterThan(0);
+
+  // From anywhere: the option alone is refused, saying how to give the words.
+  const bare = await cli('answer', id, String(own));
+  expect(bare.code).toBe(2);
+  expect(bare.stderr).toContain(`option ${own} ("Something else (describe it)") asks for your own words (hint: answer with them: planner answer ${id} "<what you need>")`);
+
+  const terminal = spawnPlannerCli(['watch', id], env(), { terminal: true });
+  try {
+    await terminal.waitFor(/Answer: a number 1–\d+, or your own words/);
+    terminal.write(`${own}\r`);
+    await terminal.waitFor(/Something else \(describe it\): your words > /);
+    terminal.write('Shipments from last week\r');
+    expect(await terminal.exited).toBe(0);
+  } finally {
+    terminal.kill();
+  }
+  const done = await json('show', id);
+  expect(done.stage).toBe('COMPLETED');
+  const history = await json('history', id);
+  expect(JSON.stringify(history.entries)).toContain('Shipments from last week');
+});

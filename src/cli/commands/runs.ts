@@ -11,6 +11,7 @@ import { budgetLine, renderState } from '../render';
 import { shellArg, terminalSafe } from '../safe-text';
 import { onInterrupt, signalExitCode } from '../signals';
 import { watchRun } from '../watch';
+import { asksForOwnWords } from '../prompts';
 import { explainUnanswered, isUnansweredQuery, readRunTruth, runningQueue, warnIfNoWorker } from '../run-truth';
 
 // Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
@@ -196,7 +197,10 @@ export function registerRunCommands(program: Command): void {
       action(async (opts, id: string, words: string[]) => {
         const raw = words.join(' ').trim();
         const answer = parseArg(ClarificationAnswerSchema, /^\d+$/.test(raw) ? { option: Number(raw) } : { text: raw }, 'answer', 'give an option number (1, 2, …) or text');
-        const text = await onRun(opts, id, (client, wid) => client.answer(wid, answer));
+        const text = await onRun(opts, id, async (client, wid) => {
+          if ('option' in answer) await refuseOwnWordsOption(client, wid, answer.option);
+          return await client.answer(wid, answer);
+        });
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, answer: text });
         else out.line(`Answered ${id}: ${terminalSafe(text)}`);
@@ -316,6 +320,15 @@ async function untilInterrupted<T>(watching: Promise<T>): Promise<T | null> {
     return null;
   } finally {
     interrupt.dispose();
+  }
+}
+
+/** An option that stands for one's own words ("Something else (describe it)") is refused: the words are the answer. */
+async function refuseOwnWordsOption(client: PlannerClient, workflowId: string, option: number): Promise<void> {
+  const pending = pendingInput(await client.state(workflowId));
+  const picked = pending?.kind === 'clarification' ? pending.options[option - 1] : undefined;
+  if (picked !== undefined && asksForOwnWords(picked)) {
+    throw new CliError(`option ${option} ("${picked}") asks for your own words`, EXIT.usage, `answer with them: planner answer ${shellArg(workflowId)} "<what you need>"`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { PlannerClient } from '../../../src/client';
 import { CliError } from '../../../src/cli/context';
-import { PENDING_PROMPTS, parseRaise, promptFor, type Ask } from '../../../src/cli/prompts';
+import { PENDING_PROMPTS, asksForOwnWords, parseRaise, promptFor, type Ask } from '../../../src/cli/prompts';
 import type { PendingInput } from '../../../src/api/progress';
 
 const sent: unknown[][] = [];
@@ -49,6 +49,28 @@ test('a clarification: a number picks an option, words are free text, Enter take
     ['answer', 'plan-1', { text: 'only the big ones' }],
     ['answer', 'plan-1', { option: 2 }],
   ]);
+});
+
+test('"Something else (describe it)" asks for the words at the terminal and sends them as the answer, never the option', async () => {
+  const open: PendingInput = { kind: 'clarification', text: 'Which report?', options: ['Shipments', 'Inspections', 'Something else (describe it)'], default_option: 1 };
+  const asked: string[] = [];
+  const replies = ['3', 'rejected inspections in Hannover'];
+  const recording: Ask = async (question) => (asked.push(question), replies.shift() ?? null);
+  const prompt = promptFor(open);
+  await prompt.answer(open, recording, client, 'plan-1');
+  expect(asked[1]).toBe('Something else (describe it): your words > ');
+  await expect(prompt.answer(open, typing('3', '   '), client, 'plan-1')).rejects.toThrow('describe it in a few words, or pick another option');
+  expect(await prompt.answer(open, typing('3', null), client, 'plan-1')).toBeNull(); // the terminal closed: later
+  await prompt.answer(open, typing('2'), client, 'plan-1');
+  expect(sent).toEqual([
+    ['answer', 'plan-1', { text: 'rejected inspections in Hannover' }],
+    ['answer', 'plan-1', { option: 2 }],
+  ]);
+});
+
+test('which options stand for your own words', () => {
+  for (const o of ['Something else (describe it)', 'Other (please specify)', 'Other', 'None of the above', 'A custom range (describe it)']) expect(asksForOwnWords(o)).toBe(true);
+  for (const o of ['Shipments from last week', 'Otherwise rejected loads', 'Describe the facilities', 'Facilities (sorting, recycling)']) expect(asksForOwnWords(o)).toBe(false);
 });
 
 test('an approval: y approves the version shown, n asks why and rejects it, anything else is asked again', async () => {
