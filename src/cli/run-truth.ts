@@ -173,7 +173,7 @@ export function explainUnanswered(truth: RunTruth, err: unknown): CliError {
     return new CliError(
       `run ${id} ${endingOf(truth)}; its state needs a worker to replay it (${detail})`,
       truth.status === 'COMPLETED' ? EXIT.error : EXIT.planFailed,
-      `\`planner history ${shellArg(id)}\` shows its events without a worker; start one with \`planner worker\` for the full state`,
+      `\`planner history ${shellArg(id)}\` shows its events without a worker; start one with \`planner worker --task-queue ${shellArg(truth.taskQueue)}\` for the full state`,
     );
   }
   if (truth.workflowTaskFailure !== null) {

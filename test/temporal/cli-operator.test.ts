@@ -126,6 +126,10 @@ test('start, watch and show warn when no worker polls the run\'s task queue, nam
   } finally {
     await cli('terminate', workflowId, '--reason', 'test cleanup');
   }
+  // Closed, its plan versions need a worker to replay it: the hint names its queue too.
+  const version = await cli('show', workflowId, '--version', '1');
+  expect(version.code).toBe(1);
+  expect(version.stderr).toContain(`(hint: start one with \`planner worker --task-queue ${queue}\`, or see its status without options)`);
 });
 
 test('show and watch give each step its elapsed time and, when Temporal retried it, its attempts', async () => {

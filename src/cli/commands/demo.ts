@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { PlannerClient } from '../../client';
 import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from '../../config';
 import { cliConfig, output, parseArg } from '../context';
 import { shellArg } from '../safe-text';
 import { onInterrupt, signalExitCode } from '../signals';
@@ -39,7 +40,7 @@ export function registerDemoCommand(program: Command): void {
           const watched = watchRun(planner, handle.workflowId, output(opts)).then(() => handle.result());
           const outcome = await running.workers.runUntil(Promise.race([watched.catch((err: Error) => err), interrupt.signalled]));
           if (typeof outcome === 'string') {
-            const queue = taskQueue === 'durable-planner' ? '' : ` --task-queue ${shellArg(taskQueue)}`;
+            const queue = taskQueue === DEFAULT_TASK_QUEUE ? '' : ` --task-queue ${shellArg(taskQueue)}`;
             console.log(`Stopped (${outcome}). Run ${handle.workflowId} stays on the server, waiting for workers: \`planner dev${queue}\` serves it, \`planner watch ${shellArg(handle.workflowId)}\` follows it.`);
             process.exitCode = signalExitCode(outcome);
           } else if (outcome instanceof Error) {

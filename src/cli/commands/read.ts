@@ -11,6 +11,7 @@ import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../cont
 import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
 import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
 import { endingOf, isUnansweredQuery, isUnregisteredQuery, readRunTruth, warnIfNoWorker, whyNoState, type RunTruth } from '../run-truth';
+import { shellArg } from '../safe-text';
 import { action, onRun } from './runs';
 
 const VersionNumber = z.coerce.number().int().min(1);
@@ -166,7 +167,7 @@ export function registerReadCommands(program: Command): void {
             throw new CliError(
               `run ${id} ${endingOf(shown.truth)}; its plan versions and tasks need a worker to replay it`,
               EXIT.error,
-              'start one with `planner worker`, or see its status without options',
+              `start one with \`planner worker --task-queue ${shellArg(shown.truth.taskQueue)}\`, or see its status without options`,
             );
           }
           const view = closedRunView(shown.truth);

@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { MetricsPortSchema, TOOL_QUEUES, type PlannerConfig } from '../../config';
+import { DEFAULT_TASK_QUEUE, MetricsPortSchema, TOOL_QUEUES, type PlannerConfig } from '../../config';
+import { shellArg } from '../safe-text';
 import { cliConfig, parseArg } from '../context';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
@@ -83,7 +84,7 @@ export function registerWorkerCommands(program: Command): void {
       console.log(`Workers polling ${running.queues.join(', ')} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`);
       console.log(`Store: ${storeLocation(config)}`);
       if (running.workers.version) console.log(`Worker version ${running.workers.version.buildId} (deployment ${running.workers.version.deploymentName}) is current: new runs land on it.`);
-      console.log(`Try: planner start "Get contaminated shipments from last week" --wait`);
+      console.log(`Try: planner start "Get contaminated shipments from last week" --wait${taskQueue === DEFAULT_TASK_QUEUE ? '' : ` --task-queue ${shellArg(taskQueue)}`}`);
       try {
         await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
       } finally {
