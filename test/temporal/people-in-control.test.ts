@@ -13,7 +13,9 @@ import { renderHistory } from '../../src/cli/render';
 import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { runPlannerCli } from '../support/cli';
 import { connectClient, testAddress, waitFor } from '../support/temporal';
+import { cliIdentity } from '../../src/cli/context';
 
 /** The reminders the side-effecting tool sent, by idempotency key: the effect a person must approve first. */
 const sent = new Map<string, string[]>();
@@ -180,5 +182,36 @@ describe('who decided, and four eyes', () => {
     const audit = (await handle.query(getStateQuery)).audit;
     expect(audit.find((a) => a.kind === 'budget' && a.message.startsWith('limits raised'))).toMatchObject({ message: 'limits raised by 5 call(s), 0 tokens, $0 (by bob@finance)', by: 'bob@finance' });
     expect(audit.find((a) => a.kind === 'approval')).toMatchObject({ message: 'approved by bob@finance', by: 'bob@finance' });
+  });
+});
+
+describe('the CLI', () => {
+  test('`planner start --approval side-effects --four-eyes` waits on a side-effecting plan; the same person\'s `planner approve` is refused (exit 2), another\'s approves, and `planner history` names them', async () => {
+    steps = [LIST, SEND];
+    const workflowId = `cli-${planner.taskQueue}`;
+    const goal = 'Remind the customers with overdue invoices';
+    const started = await runPlannerCli(['start', goal, '--id', workflowId, '--task-queue', planner.taskQueue, '--catalog', 'invoicing', '--planner', 'llm', '--no-plan-cache', '--approval', 'side-effects', '--four-eyes']);
+    expect(started.code).toBe(0);
+    const waiting = await awaitingApproval(workflowId);
+    expect(waiting.options).toMatchObject({ approval: 'side-effects', four_eyes: true });
+    expect(waiting.started_by).toBe(cliIdentity());
+
+    const own = await runPlannerCli(['approve', workflowId]);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toContain(`approve refused by four_eyes: ${cliIdentity()} started this run`);
+    await bob.approve(workflowId, undefined, 1);
+    await waitFor(async () => (await alice.state(workflowId)).stage === 'COMPLETED', 30_000, `${workflowId} completed`);
+
+    const history = await runPlannerCli(['history', workflowId]);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/workflow\s+· started \(by [^)]+\)/);
+    expect(history.stdout).toMatch(/approval\s+approved by bob@finance/);
+    expect(history.stdout).toMatch(/message\s+· update approve accepted \(by bob@finance\)/);
+  });
+
+  test('`planner start --approval side-effects --require-approval` contradicts itself: exit 2 before connecting', async () => {
+    const run = await runPlannerCli(['start', 'Remind the customers', '--approval', 'side-effects', '--require-approval', '--address', '127.0.0.1:1']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('require_approval: true contradicts approval: side-effects');
   });
 });
