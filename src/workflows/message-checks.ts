@@ -170,7 +170,7 @@ export function checkCompletion(state: PlanningState, payload: unknown): { index
   const { step, answer, identity } = parse(MESSAGE_NAMES.completeStep, payload);
   const index = waitingStep(state, step, 'answer', MESSAGE_NAMES.completeStep);
   const text = redactSecrets(answer);
-  return { index, reply: { answer: text }, note: `step ${step} answered${identity ? ` by ${identity}` : ''}: ${text}`, by: identity };
+  return { index, reply: { answer: text }, note: `step ${step} answered: ${text}`, by: identity };
 }
 
 /** A person's decision on a step whose outcome is unknown: retry, done or fail. */
@@ -178,5 +178,5 @@ export function checkResolution(state: PlanningState, payload: unknown): { index
   const { step, identity, ...decision } = parse(MESSAGE_NAMES.resolveStep, payload);
   const index = waitingStep(state, step, 'decision', MESSAGE_NAMES.resolveStep);
   const reply = decision.decision === 'retry' ? decision : { ...decision, ...(decision.text ? { text: redactSecrets(decision.text) } : {}) };
-  return { index, reply, note: `step ${step} resolved${identity ? ` by ${identity}` : ''}: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}`, by: identity };
+  return { index, reply, note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}`, by: identity };
 }

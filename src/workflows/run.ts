@@ -84,7 +84,7 @@ export class PlanningRun {
     const checked = checkAnswer(this.state, payload);
     const text = redactSecrets(checked.text);
     this.state.answer = { text, by: 'user' };
-    this.audit('message', `clarification answered${checked.by ? ` by ${checked.by}` : ''}: ${text}`, undefined, checked.by);
+    this.audit('message', `clarification answered: ${text}${checked.by ? ` (by ${checked.by})` : ''}`, undefined, checked.by);
     return text;
   }
 
@@ -204,7 +204,7 @@ export class PlanningRun {
   replyToStep(payload: unknown, kind: 'answer' | 'decision'): string {
     const { index, reply, note, by } = kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
     this.state.steps[index]!.reply = reply;
-    this.audit('message', note, undefined, by);
+    this.audit('message', `${note}${by ? ` (by ${by})` : ''}`, undefined, by);
     return note;
   }
 
