@@ -59,19 +59,40 @@ export class PlannerClient {
     private readonly tracing?: Tracing,
   ) {}
 
-  /** With OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. */
-  static async connect(target: TemporalTarget = loadTemporalTarget(loadConfig().temporal)): Promise<PlannerClient> {
+  /**
+   * With OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. `identity`: the
+   * Temporal client identity (default `<pid>@<host>`), which the client also sends as who starts a run and who decides.
+   */
+  static async connect(target: TemporalTarget = loadTemporalTarget(loadConfig().temporal), options: { identity?: string } = {}): Promise<PlannerClient> {
     const connection = await Connection.connect(target.connectionOptions);
     const tracing = tracingFromConfig(loadConfig());
-    return new PlannerClient(new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing) }), target, tracing);
+    const identity = options.identity === undefined ? {} : { identity: options.identity };
+    return new PlannerClient(new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing), ...identity }), target, tracing);
   }
 
-  /** Throws InvalidInputError (PLAN-006) without contacting the server when the run would refuse `input`. */
+  /**
+   * Who this client is, as a run records it: its Temporal client identity, one line of at most 200 characters.
+   * Workflow code cannot read an update's identity, so the client sends it in the payload (`identity`) and in the
+   * start input (`started_by`); Temporal's history keeps its own record of both (`planner history` shows it).
+   */
+  get identity(): string {
+    return clientIdentity(this.client.options.identity);
+  }
+
+  /**
+   * Throws InvalidInputError (PLAN-006) without contacting the server when the run would refuse `input`. The input
+   * names who starts it (`started_by`: this client's identity, unless the input names someone).
+   */
   async start(
     input: PlanningWorkflowInput,
     options: StartOptions = {},
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
-    return await this.client.workflow.start(planningWorkflow, planningStartOptions(input, options));
+    return await this.client.workflow.start(planningWorkflow, planningStartOptions({ started_by: this.identity, ...input }, options));
+  }
+
+  /** `payload` with this client's identity, unless it names one. */
+  private signed<P extends object>(payload: P): P & { identity: string } {
+    return { identity: this.identity, ...payload };
   }
 
   /**
@@ -103,8 +124,9 @@ export class PlannerClient {
 
   /** `answer` is `{ option: n }` (1-based, as shown) or `{ text }`; rejected with a clear message if invalid. */
   async answer(workflowId: string, answer: ClarificationAnswer): Promise<string> {
-    parseMessagePayload('answerClarification', answer);
-    return await this.handle(workflowId).executeUpdate(answerClarificationUpdate, { args: [answer] });
+    const signed = this.signed(answer);
+    parseMessagePayload('answerClarification', signed);
+    return await this.handle(workflowId).executeUpdate(answerClarificationUpdate, { args: [signed] });
   }
 
   /**
@@ -113,33 +135,36 @@ export class PlannerClient {
    */
   async approve(workflowId: string, comment?: string, planVersion?: number): Promise<string> {
     const version = planVersion === undefined ? {} : { plan_version: planVersion };
-    const approval = { ...(comment ? { comment } : {}), ...version };
+    const approval = this.signed({ ...(comment ? { comment } : {}), ...version });
     parseMessagePayload('approve', approval);
     return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [approval] });
   }
 
   /** Rejects `planVersion` (the version shown) with a reason that shapes the next version. */
   async reject(workflowId: string, reason: string, planVersion?: number): Promise<string> {
-    const rejection = { reason, ...(planVersion === undefined ? {} : { plan_version: planVersion }) };
+    const rejection = this.signed({ reason, ...(planVersion === undefined ? {} : { plan_version: planVersion }) });
     parseMessagePayload('reject', rejection);
     return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [rejection] });
   }
 
   async raiseBudget(workflowId: string, raise: { cost_usd?: number; tokens?: number; calls?: number }) {
-    parseMessagePayload('raiseBudget', raise);
-    return await this.handle(workflowId).executeUpdate(raiseBudgetUpdate, { args: [raise] });
+    const signed = this.signed(raise);
+    parseMessagePayload('raiseBudget', signed);
+    return await this.handle(workflowId).executeUpdate(raiseBudgetUpdate, { args: [signed] });
   }
 
   /** Answers the `human` step `step` (status WAITING); the answer becomes the step's result. */
   async completeStep(workflowId: string, step: string, answer: string): Promise<string> {
-    parseMessagePayload('completeStep', { step, answer });
-    return await this.handle(workflowId).executeUpdate(completeStepUpdate, { args: [{ step, answer }] });
+    const signed = this.signed({ step, answer });
+    parseMessagePayload('completeStep', signed);
+    return await this.handle(workflowId).executeUpdate(completeStepUpdate, { args: [signed] });
   }
 
   /** Decides on the step `step` whose outcome is unknown (PLAN-014): retry it, mark it done, or fail it. */
   async resolveStep(workflowId: string, decision: ResolveStepInput): Promise<string> {
-    parseMessagePayload('resolveStep', decision);
-    return await this.handle(workflowId).executeUpdate(resolveStepUpdate, { args: [decision] });
+    const signed = this.signed(decision);
+    parseMessagePayload('resolveStep', signed);
+    return await this.handle(workflowId).executeUpdate(resolveStepUpdate, { args: [signed] });
   }
 
   /**
@@ -199,6 +224,11 @@ export class PlannerClient {
     await this.client.connection.close();
     await this.tracing?.shutdown();
   }
+}
+
+/** A Temporal client identity as a run takes it: control characters to spaces, trimmed, at most 200 characters. */
+export function clientIdentity(identity: string): string {
+  return identity.replace(/\p{Cc}+/gu, ' ').trim().slice(0, 200) || 'unknown';
 }
 
 /**

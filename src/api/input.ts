@@ -7,15 +7,42 @@ import { sharedSchema } from '../domain/shared-schema';
 import { BUDGET_MAXIMA, limitsPastMaxima, type BudgetLimits } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
+import { APPROVAL_MODES, type ApprovalMode } from '../domain/approval-gate';
+import { redactSecrets } from '../domain/secrets';
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
 import type { PlanningState } from './state';
+
+export { APPROVAL_MODES, type ApprovalMode };
+
+/**
+ * Who sent a start or a decision, as the client says it (PlannerClient sends its Temporal client identity): bounded,
+ * one line, secrets redacted. Temporal records the identity of a start and of an update in the history, but workflow
+ * code cannot read the identity of an update, so the client carries it in the payload.
+ */
+export const IdentitySchema = sharedSchema('api/input#IdentitySchema', () =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[^\p{Cc}]*$/u, 'no control characters')
+    .transform(redactSecrets),
+);
 
 const ms = sharedSchema('api/input#ms', () => z.number().int().min(0).max(365 * 24 * 60 * 60_000));
 
 export const PlanningOptionsSchema = sharedSchema('api/input#PlanningOptionsSchema', () =>
   z
     .object({
+      /**
+       * When a person must approve the plan before it runs: `always`, `side-effects` (only a plan with a step whose
+       * tool is not read-only, i.e. not `idempotent`; MCP `readOnlyHint` maps to it) or `never`.
+       */
+      approval: z.enum(APPROVAL_MODES),
+      /** The option `approval` replaced: `true` is `approval: always`, `false` is `never` (kept so old inputs work; the parse keeps it in step). */
       require_approval: z.boolean(),
+      /** Four eyes: an approval by the identity that started the run (`started_by`) is refused, PLAN-006. */
+      four_eyes: z.boolean(),
       max_refinements: z.number().int().min(0).max(20),
       max_replans: z.number().int().min(0).max(20),
       max_clarifications: z.number().int().min(0).max(20),
@@ -61,7 +88,9 @@ export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
 const PlanningOptionsPatchSchema = sharedSchema('api/input#PlanningOptionsPatchSchema', () => PlanningOptionsSchema.partial());
 
 export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
+  approval: 'never',
   require_approval: false,
+  four_eyes: false,
   max_refinements: 2,
   max_replans: 2,
   max_clarifications: 3,
@@ -92,17 +121,40 @@ export type PlanningRequestArg = Omit<PlanningRequestInput, 'trace_id' | 'tool_c
 export interface PlanningWorkflowInput {
   request: PlanningRequestArg;
   options?: Partial<PlanningOptions>;
+  /** The identity of who starts the run (PlannerClient sends its client identity); what `four_eyes` compares an approval's with. */
+  started_by?: string;
   /** State carried across continue-as-new; never set by clients. */
   resume?: PlanningState;
 }
 
-const WorkflowInputSchema = sharedSchema('api/input#WorkflowInputSchema', () => z.object({ request: z.record(z.string(), z.unknown()), options: z.record(z.string(), z.unknown()).optional() }));
+const WorkflowInputSchema = sharedSchema('api/input#WorkflowInputSchema', () => z.object({ request: z.record(z.string(), z.unknown()), options: z.record(z.string(), z.unknown()).optional(), started_by: IdentitySchema.optional() }));
+
+/**
+ * `approval` from the options a run was given: `approval` itself, else the old `require_approval` (true: always,
+ * false: never), else the default. Both given and disagreeing is refused: `require_approval: true` means `always`,
+ * and `require_approval: false` anything but `always` (the parsed options keep `require_approval` as approval === always).
+ */
+function approvalOf(patch: Partial<PlanningOptions>): ApprovalMode {
+  const { approval, require_approval } = patch;
+  if (approval !== undefined && require_approval !== undefined && require_approval !== (approval === 'always')) {
+    throw new InvalidInputError(
+      `invalid planning options: require_approval: ${require_approval} contradicts approval: ${approval}`,
+      'Set {"approval": "always" | "side-effects" | "never"} alone; require_approval is its older form (true is "always", false is "never").',
+    );
+  }
+  return approval ?? (require_approval === undefined ? DEFAULT_PLANNING_OPTIONS.approval : require_approval ? 'always' : 'never');
+}
+
+/** The approval mode of a run's options; options carried from an older worker may lack `approval`. */
+export function approvalMode(options: Partial<PlanningOptions>): ApprovalMode {
+  return options.approval ?? (options.require_approval ? 'always' : 'never');
+}
 
 /**
  * The request and options of a new run, with the workflow's defaults filled in; throws InvalidInputError (PLAN-006)
  * listing every problem, so malformed input ends the run at once instead of failing its workflow tasks forever.
  */
-export function parseWorkflowInput(input: unknown, defaults: { trace_id: string; now: string }): { request: PlanningRequest; options: PlanningOptions } {
+export function parseWorkflowInput(input: unknown, defaults: { trace_id: string; now: string }): { request: PlanningRequest; options: PlanningOptions; started_by?: string } {
   const shape = WorkflowInputSchema.safeParse(input);
   if (!shape.success) {
     throw new InvalidInputError(`invalid workflow input: ${formatZodIssues(shape.error).join('; ')}`, 'Start the run with {"request": {"goal": "…"}, "options": {…}}.');
@@ -112,7 +164,16 @@ export function parseWorkflowInput(input: unknown, defaults: { trace_id: string;
   if (!options.success) {
     throw new InvalidInputError(`invalid planning options: ${formatZodIssues(options.error).join('; ')}`, 'Fix the options listed (path: message); see docs/messages-and-failures.md for each option.');
   }
-  return { request, options: { ...DEFAULT_PLANNING_OPTIONS, ...options.data } };
+  const approval = approvalOf(options.data);
+  const { started_by } = shape.data;
+  const parsed = { ...DEFAULT_PLANNING_OPTIONS, ...options.data, approval, require_approval: approval === 'always' };
+  if (parsed.four_eyes && started_by === undefined) {
+    throw new InvalidInputError(
+      'invalid workflow input: four_eyes needs started_by, the identity of who starts the run, to refuse that identity\'s approval',
+      'Start the run through PlannerClient or `planner start` (they send their identity), or add "started_by": "<your identity>" to the input.',
+    );
+  }
+  return { request, options: parsed, ...(started_by !== undefined ? { started_by } : {}) };
 }
 
 /**
@@ -136,7 +197,7 @@ export function checkStartBudget(budget: BudgetLimits): void {
  * workflow sets it). Throws InvalidInputError (PLAN-006) naming every problem, so malformed or oversized input is
  * refused in milliseconds, before it is sent to the server and a worker.
  */
-export function checkWorkflowInput(input: unknown): { request: PlanningRequest; options: PlanningOptions } {
+export function checkWorkflowInput(input: unknown): { request: PlanningRequest; options: PlanningOptions; started_by?: string } {
   if (input !== null && typeof input === 'object' && 'resume' in input && input.resume !== undefined) {
     throw new InvalidInputError('invalid workflow input: `resume` is set only by the workflow when it continues as new', 'Start the run with {"request": {…}, "options": {…}} and no `resume`.');
   }

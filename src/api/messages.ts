@@ -11,6 +11,8 @@
  *   update resolveStep {"step": "1.1", "decision": "retry" | "done" | "fail", "text": "…"}   (a side-effecting step
  *     whose outcome is unknown, PLAN-014: run it again under a fresh idempotency scope, mark it completed with
  *     optional result text, or fail it into the re-plan path)
+ *   Each of these but waitForProgress may carry "identity": "…" (who decides; PlannerClient sends its client
+ *     identity), which the audit records as `by`.
  *   update waitForProgress {"after_seq": 0}   query getProgress {"after_seq": 0}   (the run's progress events:
  *     src/api/progress.ts)
  * Every payload is at most MESSAGE_LIMITS.payload_bytes as JSON; PlannerClient checks payloads before sending them.
@@ -23,6 +25,7 @@ import { BUDGET_MAXIMA, type ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { redactSecrets } from '../domain/secrets';
 import { jsonByteLength } from '../domain/walk';
+import { IdentitySchema } from './input';
 import { WaitForProgressSchema } from './progress';
 import type { PlanningState } from './state';
 
@@ -38,10 +41,16 @@ export const MESSAGE_NAMES = {
   getProgress: 'getProgress',
 } as const;
 
+/**
+ * Who sends a decision (every payload below but waitForProgress may carry it): PlannerClient fills it from its client
+ * identity, and the run records it in the audit (`by`). Temporal does not give workflow code an update's identity.
+ */
+const IdentityField = sharedSchema('api/messages#IdentityField', () => IdentitySchema.optional());
+
 export const ClarificationAnswerSchema = sharedSchema('api/messages#ClarificationAnswerSchema', () =>
   z.union([
-    z.object({ option: z.number().int().min(1) }).strict(),
-    z.object({ text: z.string().trim().min(1).max(10_000) }).strict(),
+    z.object({ option: z.number().int().min(1), identity: IdentityField }).strict(),
+    z.object({ text: z.string().trim().min(1).max(10_000), identity: IdentityField }).strict(),
   ]),
 );
 export type ClarificationAnswer = z.output<typeof ClarificationAnswerSchema>;
@@ -50,10 +59,10 @@ export type ClarificationAnswer = z.output<typeof ClarificationAnswerSchema>;
 const PlanVersionField = sharedSchema('api/messages#PlanVersionField', () => z.number().int().min(1).max(1_000_000).optional());
 
 /** A person's comment or reason, secrets redacted (redactSecrets) as it is parsed: the run keeps and repeats only that. */
-export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () => z.object({ comment: z.string().max(2_000).transform(redactSecrets).optional(), plan_version: PlanVersionField }).strict());
+export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () => z.object({ comment: z.string().max(2_000).transform(redactSecrets).optional(), plan_version: PlanVersionField, identity: IdentityField }).strict());
 export type ApproveInput = z.output<typeof ApproveSchema>;
 
-export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000).transform(redactSecrets), plan_version: PlanVersionField }).strict());
+export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000).transform(redactSecrets), plan_version: PlanVersionField, identity: IdentityField }).strict());
 export type RejectInput = z.output<typeof RejectSchema>;
 
 /** The largest limits a run's budget may reach (and so the largest single raise). */
@@ -65,6 +74,7 @@ export const RaiseBudgetSchema = sharedSchema('api/messages#RaiseBudgetSchema', 
       cost_usd: z.number().nonnegative().finite().max(BUDGET_MAXIMA.cost_usd).default(0),
       tokens: z.number().int().nonnegative().max(BUDGET_MAXIMA.tokens).default(0),
       calls: z.number().int().nonnegative().max(BUDGET_MAXIMA.calls).default(0),
+      identity: IdentityField,
     })
     .strict()
     .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' }),
@@ -75,23 +85,23 @@ export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
 const StepIdField = sharedSchema('api/messages#StepIdField', () => z.string().trim().min(1).max(64));
 
 /** The answer of a `human` step; it becomes the step's result. */
-export const CompleteStepSchema = sharedSchema('api/messages#CompleteStepSchema', () => z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000) }).strict());
+export const CompleteStepSchema = sharedSchema('api/messages#CompleteStepSchema', () => z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000), identity: IdentityField }).strict());
 export type CompleteStepInput = z.output<typeof CompleteStepSchema>;
 
 /** A person's decision on a step whose outcome is unknown (PLAN-014). */
 export const ResolveStepSchema = sharedSchema('api/messages#ResolveStepSchema', () =>
   z.discriminatedUnion('decision', [
     /** Run the tool again under a fresh idempotency scope: the person has checked that the effect did not happen. */
-    z.object({ step: StepIdField, decision: z.literal('retry') }).strict(),
+    z.object({ step: StepIdField, decision: z.literal('retry'), identity: IdentityField }).strict(),
     /** The effect happened: the step is completed, with `text` (what the person saw) as its result. */
-    z.object({ step: StepIdField, decision: z.literal('done'), text: z.string().trim().min(1).max(10_000).optional() }).strict(),
+    z.object({ step: StepIdField, decision: z.literal('done'), text: z.string().trim().min(1).max(10_000).optional(), identity: IdentityField }).strict(),
     /** The step failed: the run re-plans (or fails when no re-plans are left). */
-    z.object({ step: StepIdField, decision: z.literal('fail'), text: z.string().trim().min(1).max(2_000).optional() }).strict(),
+    z.object({ step: StepIdField, decision: z.literal('fail'), text: z.string().trim().min(1).max(2_000).optional(), identity: IdentityField }).strict(),
   ]),
 );
 export type ResolveStepInput = z.output<typeof ResolveStepSchema>;
-/** The decision as the run keeps it, without the step it names. */
-export type StepDecision = ResolveStepInput extends infer D ? (D extends unknown ? Omit<D, 'step'> : never) : never;
+/** The decision as the run keeps it, without the step it names and who sent it (the audit keeps that). */
+export type StepDecision = ResolveStepInput extends infer D ? (D extends unknown ? Omit<D, 'step' | 'identity'> : never) : never;
 
 /**
  * Limits on every message payload, checked before its schema (by the update validators, the signal handler and
@@ -148,11 +158,11 @@ export function parseMessagePayload<M extends MessageWithPayload>(message: M, pa
 }
 
 export const getStateQuery = defineQuery<PlanningState>(MESSAGE_NAMES.getState);
-export const answerClarificationUpdate = defineUpdate<string, [ClarificationAnswer]>(MESSAGE_NAMES.answerClarification);
-export const answerClarificationSignal = defineSignal<[ClarificationAnswer]>(MESSAGE_NAMES.answerClarification);
+export const answerClarificationUpdate = defineUpdate<string, [z.input<typeof ClarificationAnswerSchema>]>(MESSAGE_NAMES.answerClarification);
+export const answerClarificationSignal = defineSignal<[z.input<typeof ClarificationAnswerSchema>]>(MESSAGE_NAMES.answerClarification);
 export const approveUpdate = defineUpdate<string, [z.input<typeof ApproveSchema>]>(MESSAGE_NAMES.approve);
 export const rejectUpdate = defineUpdate<string, [z.input<typeof RejectSchema>]>(MESSAGE_NAMES.reject);
-export const completeStepUpdate = defineUpdate<string, [CompleteStepInput]>(MESSAGE_NAMES.completeStep);
+export const completeStepUpdate = defineUpdate<string, [z.input<typeof CompleteStepSchema>]>(MESSAGE_NAMES.completeStep);
 export const resolveStepUpdate = defineUpdate<string, [z.input<typeof ResolveStepSchema>]>(MESSAGE_NAMES.resolveStep);
 export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(MESSAGE_NAMES.raiseBudget);
 export { getProgressQuery, waitForProgressUpdate } from './progress';

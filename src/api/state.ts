@@ -100,6 +100,8 @@ export interface AuditEntry {
   at: string;
   kind: 'stage' | 'analysis' | 'clarification' | 'plan' | 'critique' | 'gatekeeper' | 'approval' | 'routing' | 'step' | 'budget' | 'message';
   message: string;
+  /** Who made the decision the entry records (approve, reject, answer, complete, resolve, raise): the identity the client sent. */
+  by?: string;
   /** Content address of what backs the entry (an LLM conversation, a step result), for `planner` to fetch. */
   ref?: string;
 }
@@ -114,6 +116,8 @@ export interface PendingQuestion {
 
 export interface PlanningState {
   workflow_id: string;
+  /** The identity of who started the run, as its input said (`started_by`; absent when the client sent none). */
+  started_by?: string;
   stage: Stage;
   /** The stage that ran out of budget, while in BUDGET_EXHAUSTED. */
   stage_before_budget: Stage | null;
@@ -138,7 +142,7 @@ export interface PlanningState {
   next_version_reason: { reason: PlanVersionReason; feedback: string[] };
   critiques: Critique[];
   decision: GatekeeperDecision | null;
-  approval: { status: 'pending' | 'approved' | 'rejected'; reason?: string } | null;
+  approval: { status: 'pending' | 'approved' | 'rejected'; reason?: string; by?: string } | null;
   /** The latest version a person decided on, kept while the next awaits approval: a late decision on it is refused naming this one (absent on older runs). */
   last_decision?: { version: number; status: 'approved' | 'rejected' };
   routes: Record<string, ToolRoute>;

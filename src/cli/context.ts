@@ -2,6 +2,7 @@
  * What every `planner` command shares: exit codes, the one-line errors with a hint, zod parsing of arguments and the
  * connection to Temporal (envconfig via loadTemporalTarget, overridden by --address / --namespace).
  */
+import os from 'node:os';
 import { TerminatedFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
 import { z } from 'zod';
 import { readFailure } from '../api/failures';
@@ -62,13 +63,28 @@ export function targetOf(options: GlobalOptions, config: PlannerConfig = cliConf
 }
 
 /** Connects the client, turning an unreachable server into one line that names the address tried. */
+/**
+ * The CLI's client identity: the user and the machine (`alice@laptop`), the same for every command a person runs, so
+ * a run records who decided and `four_eyes` can tell the starter's approval (Temporal's default, `<pid>@<host>`,
+ * changes with every process).
+ */
+export function cliIdentity(): string {
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username || user;
+  } catch {
+    // no passwd entry for this uid (a container): the machine alone
+  }
+  return `${user}@${os.hostname()}`;
+}
+
 export async function connect(options: GlobalOptions): Promise<PlannerClient> {
   const config = cliConfig();
   const target = targetOf(options, config);
   // Fail fast on a wrong address (the client's default waits 10 s); PLANNER_CONNECT_TIMEOUT overrides.
   const connectionOptions = { ...target.connectionOptions, connectTimeout: config.connectTimeout };
   try {
-    return await PlannerClient.connect({ ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] });
+    return await PlannerClient.connect({ ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] }, { identity: cliIdentity() });
   } catch (err) {
     throw new CliError(
       `cannot reach Temporal at ${target.address} (namespace ${target.namespace}): ${firstLine((err as Error).message)}`,

@@ -110,6 +110,8 @@ export interface HistoryEntryView {
   source: 'audit' | 'history';
   kind: string;
   message: string;
+  /** Who made the decision: the identity its message carried (audit), or the identity Temporal recorded (history). */
+  by?: string;
 }
 
 export function usageView(u: Usage): UsageView {
@@ -223,7 +225,7 @@ export function runView(info: WorkflowExecutionInfo): RunView {
 }
 
 export function auditEntryView(entry: AuditEntry): HistoryEntryView {
-  return { at: entry.at, source: 'audit', kind: entry.kind, message: entry.message };
+  return { at: entry.at, source: 'audit', kind: entry.kind, message: entry.message, ...(entry.by !== undefined ? { by: entry.by } : {}) };
 }
 
 /**

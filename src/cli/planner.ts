@@ -25,11 +25,12 @@ export function buildProgram(): Command {
   // The bin is `durable-planner` (unique on npm); `planner` is its alias, which the project's own scripts use.
   const program = new Command('planner')
     .description('Plan and run goals as durable Temporal workflows, and inspect them (the durable-planner CLI).')
-    .version(packageVersion(), '-V, --version', "print durable-planner's version")
     .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the envconfig profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)')
     .option('--json', 'print machine-readable JSON on stdout (the contract: docs/cli.md)')
     .option('--verbose', 'print stack traces of errors')
+    // Not commander's .version(): that takes `--version` wherever it appears, and `approve <id> --version 2` means a plan version.
+    .addHelpText('after', "\nRun `durable-planner --version` (or -V) for the package's version.")
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
@@ -48,6 +49,10 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  if (argv[2] === '--version' || argv[2] === '-V') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return EXIT.ok;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync([...argv]);

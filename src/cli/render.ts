@@ -171,7 +171,7 @@ export function renderHistory(workflowId: string, entries: readonly HistoryEntry
   const width = Math.max(8, ...entries.map((e) => e.kind.length));
   return [
     `Decisions of ${safe(workflowId)}:`,
-    ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${safe(e.kind).padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${safe(e.message)}`),
+    ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${safe(e.kind).padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${safe(e.message)}${e.by && !e.message.includes(`by ${e.by}`) ? ` (by ${safe(e.by)})` : ''}`),
   ];
 }
 

@@ -19,9 +19,10 @@ export function initialState(input: PlanningWorkflowInput, workflowId: string, e
     if (err instanceof PlannerError) throw planFailureToApplicationFailure(err);
     throw err;
   }
-  const { request, options } = parsed;
+  const { request, options, started_by } = parsed;
   return {
     workflow_id: workflowId,
+    ...(started_by !== undefined ? { started_by } : {}),
     stage: 'CREATED',
     stage_before_budget: null,
     request,

@@ -39,7 +39,7 @@ function parse<M extends MessageWithPayload>(message: M, payload: unknown): Mess
 }
 
 /** The answer and the text it stands for (an option's text, or the free text); the first answer wins, later ones are refused. */
-export function checkAnswer(state: PlanningState, payload: unknown): { answer: ClarificationAnswer; text: string } {
+export function checkAnswer(state: PlanningState, payload: unknown): { answer: ClarificationAnswer; text: string; by: string | undefined } {
   const { stage, question } = state;
   if (state.answer) {
     refuse(`the question was already answered by an earlier answer: ${state.answer.text}`, 'Query getState; a question takes one answer, and the run is taking that one.');
@@ -56,7 +56,7 @@ export function checkAnswer(state: PlanningState, payload: unknown): { answer: C
       'Send {"option": n} with n from the list, or {"text": "…"}.',
     );
   }
-  return { answer, text: 'option' in answer ? question.options[answer.option - 1]! : answer.text };
+  return { answer, text: 'option' in answer ? question.options[answer.option - 1]! : answer.text, by: answer.identity };
 }
 
 function requireApprovalStage(state: PlanningState): void {
@@ -96,8 +96,28 @@ function checkDecision<M extends 'approve' | 'reject'>(state: PlanningState, pay
   return decision;
 }
 
+/**
+ * The run option `four_eyes`: the identity that started the run (`started_by`) may not approve its plan, and an
+ * approval must say who sends it. PLAN-006 naming the rule.
+ */
+function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
+  if (!state.options.four_eyes) return;
+  const version = state.plan?.version;
+  if (approval.identity === undefined) {
+    refuse(`approve refused by four_eyes: the approval of plan v${version} names no identity, so it cannot be told from the starter's`, 'Send {"identity": "<who approves>", …}; PlannerClient and `planner approve` send their client identity.');
+  }
+  if (approval.identity === state.started_by) {
+    refuse(
+      `approve refused by four_eyes: ${approval.identity} started this run, so another person must approve plan v${version}`,
+      'Ask someone else (another client identity) to approve it; the starter may still reject it.',
+    );
+  }
+}
+
 export function checkApproval(state: PlanningState, payload: unknown): ApproveInput {
-  return checkDecision(state, payload, MESSAGE_NAMES.approve);
+  const approval = checkDecision(state, payload, MESSAGE_NAMES.approve);
+  requireFourEyes(state, approval);
+  return approval;
 }
 
 export function checkRejection(state: PlanningState, payload: unknown): RejectInput {
@@ -106,12 +126,14 @@ export function checkRejection(state: PlanningState, payload: unknown): RejectIn
 
 /** What an `approve` or `reject` handler decides (checked again): the approval to record, its audit note and the reply. */
 export function approvalDecided(state: PlanningState, payload: unknown, status: 'approved' | 'rejected') {
-  const reason = status === 'approved' ? checkApproval(state, payload).comment : checkRejection(state, payload).reason;
+  const checked = status === 'approved' ? checkApproval(state, payload) : checkRejection(state, payload);
+  const reason = 'reason' in checked ? checked.reason : checked.comment;
+  const by = checked.identity;
   const version = state.plan!.version;
-  const decided = { approval: { status, reason }, last_decision: { version, status } };
+  const decided = { approval: { status, reason, ...(by !== undefined ? { by } : {}) }, last_decision: { version, status } };
   return status === 'approved'
-    ? { decided, note: `approved${reason ? `: ${reason}` : ''}`, reply: `plan v${version} approved` }
-    : { decided, note: `rejected: ${reason}`, reply: `plan v${version} rejected; refining` };
+    ? { decided, by, note: `approved${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}`, reply: `plan v${version} approved` }
+    : { decided, by, note: `rejected${by ? ` by ${by}` : ''}: ${reason}`, reply: `plan v${version} rejected; refining` };
 }
 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
@@ -144,17 +166,17 @@ function waitingStep(state: PlanningState, id: string, wanted: StepWait['for'], 
 }
 
 /** A `human` step's answer; it becomes the step's result (secrets redacted). */
-export function checkCompletion(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string } {
-  const { step, answer } = parse(MESSAGE_NAMES.completeStep, payload);
+export function checkCompletion(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string; by: string | undefined } {
+  const { step, answer, identity } = parse(MESSAGE_NAMES.completeStep, payload);
   const index = waitingStep(state, step, 'answer', MESSAGE_NAMES.completeStep);
   const text = redactSecrets(answer);
-  return { index, reply: { answer: text }, note: `step ${step} answered: ${text}` };
+  return { index, reply: { answer: text }, note: `step ${step} answered: ${text}`, by: identity };
 }
 
 /** A person's decision on a step whose outcome is unknown: retry, done or fail. */
-export function checkResolution(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string } {
-  const { step, ...decision } = parse(MESSAGE_NAMES.resolveStep, payload);
+export function checkResolution(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string; by: string | undefined } {
+  const { step, identity, ...decision } = parse(MESSAGE_NAMES.resolveStep, payload);
   const index = waitingStep(state, step, 'decision', MESSAGE_NAMES.resolveStep);
   const reply = decision.decision === 'retry' ? decision : { ...decision, ...(decision.text ? { text: redactSecrets(decision.text) } : {}) };
-  return { index, reply, note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}` };
+  return { index, reply, note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}`, by: identity };
 }

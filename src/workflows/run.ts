@@ -81,9 +81,10 @@ export class PlanningRun {
   }
 
   answer(payload: unknown): string {
-    const text = redactSecrets(checkAnswer(this.state, payload).text);
+    const checked = checkAnswer(this.state, payload);
+    const text = redactSecrets(checked.text);
     this.state.answer = { text, by: 'user' };
-    this.audit('message', `clarification answered: ${text}`);
+    this.audit('message', `clarification answered: ${text}${checked.by ? ` (by ${checked.by})` : ''}`, undefined, checked.by);
     return text;
   }
 
@@ -98,16 +99,16 @@ export class PlanningRun {
 
   /** `approve` and `reject`: the decision the plan waits for. */
   decideApproval(payload: unknown, status: 'approved' | 'rejected'): string {
-    const { decided, note, reply } = approvalDecided(this.state, payload, status);
+    const { decided, note, reply, by } = approvalDecided(this.state, payload, status);
     Object.assign(this.state, decided);
-    this.audit('approval', note);
+    this.audit('approval', note, undefined, by);
     return reply;
   }
 
   raiseBudget(payload: unknown): ToolBudget {
     const raise = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
-    this.audit('budget', `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}`);
+    this.audit('budget', `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}${raise.identity ? ` (by ${raise.identity})` : ''}`, undefined, raise.identity);
     this.changed();
     return this.state.budget;
   }
@@ -202,9 +203,9 @@ export class PlanningRun {
 
   /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
   replyToStep(payload: unknown, kind: 'answer' | 'decision'): string {
-    const { index, reply, note } = kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
+    const { index, reply, note, by } = kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
     this.state.steps[index]!.reply = reply;
-    this.audit('message', note);
+    this.audit('message', `${note}${by ? ` (by ${by})` : ''}`, undefined, by);
     return note;
   }
 
@@ -217,9 +218,10 @@ export class PlanningRun {
     this.changed({ shown: 'when-parked' });
   }
 
-  audit(kind: AuditEntry['kind'], message: string, ref?: string): void {
+  /** An audit entry; `by`: who made the decision it records (the identity the message carried). */
+  audit(kind: AuditEntry['kind'], message: string, ref?: string, by?: string): void {
     const { state } = this;
-    state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}) });
+    state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}), ...(by !== undefined ? { by } : {}) });
     if (state.audit.length <= AUDIT_LIMIT) return;
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }

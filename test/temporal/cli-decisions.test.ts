@@ -9,6 +9,7 @@ import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
 import { approveUpdate, getStateQuery, rejectUpdate } from '../../src/api';
 import { main } from '../../src/cli/planner';
 import { PlannerClient } from '../../src/client';
+import { cliIdentity } from '../../src/cli/context';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, testAddress, waitFor } from '../support/temporal';
@@ -63,7 +64,7 @@ test('`planner approve <id>` without --version approves the version awaiting app
   const handle = await runAwaitingApproval('cli-approve-shown');
   const approved = await runCli('approve', handle.workflowId);
   expect(approved).toMatchObject({ code: 0, stdout: `${handle.workflowId}: plan v1 approved\n` });
-  expect(await acceptedPayloads(handle, 'approve')).toEqual([{ plan_version: 1 }]);
+  expect(await acceptedPayloads(handle, 'approve')).toEqual([{ plan_version: 1, identity: cliIdentity() }]); // who approved, too (issue 37)
   expect(await handle.result()).toMatchObject({ stage: 'COMPLETED', plan_version: 1 });
 });
 

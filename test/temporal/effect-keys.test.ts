@@ -12,7 +12,7 @@ import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { getStateQuery } from '../../src/api/messages';
+import { approveUpdate, getStateQuery } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
 import { createToolActivities } from '../../src/activities/tools';
 import { LocalContentStore } from '../../src/store/content-store';
@@ -73,6 +73,11 @@ async function runReport(namespaceClient: Client, taskQueue: string, workflowId:
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     args: [{ request: { goal: SCENARIO }, options: { search_attributes: false, ...options } }],
   });
+  if (options.require_approval) {
+    // A wait for approval makes the history long enough to continue as new before the step runs.
+    await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'the approval');
+    await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
+  }
   const outcome = await handle.result();
   const state: PlanningState = await handle.query(getStateQuery);
   return { handle, outcome, state, result: state.steps[0]!.result!, firstRunId: handle.firstExecutionRunId };
@@ -106,7 +111,7 @@ test('continue-as-new keeps the run chain: the step, run after it, is keyed by t
   const effects: string[] = [];
   const { worker, taskQueue } = await reportWorker('default', fileLedger(), effects);
   await worker.runUntil(async () => {
-    const { outcome, state, result, firstRunId } = await runReport(client, taskQueue, `continued-report-${taskQueue}`, { continue_as_new_after_events: 10 });
+    const { outcome, state, result, firstRunId } = await runReport(client, taskQueue, `continued-report-${taskQueue}`, { continue_as_new_after_events: 10, require_approval: true });
     expect(outcome.stage).toBe('COMPLETED');
     expect(state.continued_as_new).toBeGreaterThan(0);
     expect(state.effect_chain).toBe(`default/${firstRunId}`);

@@ -53,7 +53,7 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
   for (const e of history.events ?? []) {
     const at = e.eventTime ? new Date(Number(e.eventTime.seconds ?? 0) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString() : '';
     const id = String(e.eventId ?? '');
-    const push = (kind: string, message: string) => entries.push({ at, source: 'history', kind, message });
+    const push = (kind: string, message: string, by?: string | null) => entries.push({ at, source: 'history', kind, message, ...(by ? { by } : {}) });
     switch (e.eventType) {
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
         const a = e.activityTaskScheduledEventAttributes!;
@@ -94,9 +94,11 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
         push('workflow', 'timed out (its workflow execution timeout passed)');
         break;
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
-        push('message', `update ${e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? ''} accepted`);
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED: {
+        const request = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+        push('message', `update ${request?.input?.name ?? ''} accepted`, request?.meta?.identity); // Temporal's record of the sender
         break;
+      }
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
         push('message', `signal ${e.workflowExecutionSignaledEventAttributes?.signalName ?? ''} received`);
         break;
@@ -104,7 +106,7 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
         push('message', `cancellation requested${e.workflowExecutionCancelRequestedEventAttributes?.cause ? `: ${e.workflowExecutionCancelRequestedEventAttributes.cause}` : ''}`);
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
-        push('workflow', 'started');
+        push('workflow', 'started', e.workflowExecutionStartedEventAttributes?.identity);
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
         push('workflow', 'completed');

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { PlannerClient } from '../../client';
 import { BudgetLimitsSchema, BudgetPolicySchema } from '../../domain/budget';
 import { ClarificationAnswerSchema, RaiseBudgetSchema, RejectSchema } from '../../api/messages';
-import { DEFAULT_BUDGET, checkWorkflowInput, pendingInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
+import { APPROVAL_MODES, DEFAULT_BUDGET, checkWorkflowInput, pendingInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
 import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions } from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
@@ -26,6 +26,8 @@ const StartFlagsSchema = z.object({
   budgetCalls: Count.optional(),
   budgetPolicy: BudgetPolicySchema.optional(),
   requireApproval: z.boolean().optional(),
+  approval: z.enum(APPROVAL_MODES).optional(),
+  fourEyes: z.boolean().optional(),
   planner: z.enum(['auto', 'llm', 'ranking']).optional(),
   catalog: z.string().trim().min(1).optional(),
   wait: z.boolean().optional(),
@@ -93,7 +95,9 @@ export function registerRunCommands(program: Command): void {
     .option('--budget-tokens <n>', `token limit (default ${DEFAULT_BUDGET.tokens})`)
     .option('--budget-calls <n>', `call limit (default ${DEFAULT_BUDGET.calls})`)
     .option('--budget-policy <policy>', 'warn | block (default block)')
-    .option('--require-approval', 'wait for `planner approve` before running the plan')
+    .option('--approval <when>', 'always | side-effects | never (default never): when the plan waits for `planner approve`; side-effects: only a plan with a step that is not read-only')
+    .option('--require-approval', 'the same as --approval always')
+    .option('--four-eyes', 'refuse an approval from the identity that starts the run: another person must approve')
     .option('--planner <kind>', 'llm | ranking | auto (default auto: the LLM when one is configured)')
     .option('--catalog <name>', 'tool catalog (default waste)')
     .option('--wait', 'follow the run until it ends, answering its questions at a terminal')
@@ -114,7 +118,9 @@ export function registerRunCommands(program: Command): void {
           'budget',
         );
         const options = {
-          ...(flags.requireApproval ? { require_approval: true } : {}),
+          ...(flags.approval ? { approval: flags.approval } : {}),
+          ...(flags.requireApproval ? { require_approval: true } : {}), // with --approval other than always: refused as contradicting it
+          ...(flags.fourEyes ? { four_eyes: true } : {}),
           ...(flags.planCache === false ? { plan_cache: 'off' as const } : {}),
         };
         const input: PlanningWorkflowInput = {
@@ -127,7 +133,7 @@ export function registerRunCommands(program: Command): void {
           ...(Object.keys(options).length > 0 ? { options } : {}),
         };
         try {
-          checkWorkflowInput(input); // what the run would refuse is refused here, before connecting
+          checkWorkflowInput({ started_by: 'this-client', ...input }); // what the run would refuse is refused here, before connecting (the client names who starts it)
         } catch (err) {
           throw usageErrorOf(err);
         }

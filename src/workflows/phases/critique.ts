@@ -1,6 +1,8 @@
 /** CRITIQUING: critics review the plan; the gatekeeper refines, rejects, or passes it on (to a person if asked). */
 import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import { approvalMode } from '../../api/input';
+import { approvalGate } from '../../domain/approval-gate';
 import { decide } from '../../domain/critique';
 import { PlanRejectedError } from '../../domain/errors';
 import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
@@ -40,7 +42,8 @@ export async function critique(run: PlanningRun): Promise<Transition> {
   if (decision.decision === 'reject') {
     return failWith(new PlanRejectedError(`the gatekeeper rejected plan v${plan.version}: ${decision.reason}`, { plan_version: plan.version }));
   }
-  if (!state.options.require_approval) return move('APPROVED', 'approved by the gatekeeper');
+  const gate = approvalGate(approvalMode(state.options), plan, state.routes);
+  if (!gate.wait) return move('APPROVED', gate.why);
   run.awaitApproval();
-  return move('AWAITING_APPROVAL', 'a person must approve the plan');
+  return move('AWAITING_APPROVAL', gate.why);
 }

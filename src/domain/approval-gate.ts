@@ -1,0 +1,29 @@
+/**
+ * Whether a plan that passed the gatekeeper waits for a person (the run option `approval`): `always`, `never`, or
+ * `side-effects`, where only a plan with a step that can change something waits. A step is read-only when it calls
+ * no tool (`llm`, `human`, `noop`) or its tool is `idempotent` (MCP's `readOnlyHint` maps to it); a tool the run
+ * has no route for counts as side-effecting, so an unknown tool never skips a person.
+ */
+import { flattenSteps, type Plan } from './plan';
+import type { ToolRoute } from './routing';
+
+/** When a person must approve a plan (the `approval` option). */
+export const APPROVAL_MODES = ['always', 'side-effects', 'never'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** The steps of `plan` that call a tool which is not read-only, as `id (tool)`. */
+export function sideEffectingSteps(plan: Plan, routes: Readonly<Record<string, ToolRoute>>): string[] {
+  return flattenSteps(plan)
+    .filter((s) => s.action === 'tool_call' && s.tool !== null && routes[s.tool]?.idempotent !== true)
+    .map((s) => `${s.id} (${s.tool})`);
+}
+
+/** Whether the plan waits for a person under `mode`, and why (the audit's words). */
+export function approvalGate(mode: ApprovalMode, plan: Plan, routes: Readonly<Record<string, ToolRoute>>): { wait: boolean; why: string } {
+  if (mode === 'never') return { wait: false, why: 'approved by the gatekeeper' };
+  if (mode === 'always') return { wait: true, why: 'a person must approve the plan' };
+  const effects = sideEffectingSteps(plan, routes);
+  return effects.length === 0
+    ? { wait: false, why: 'approved by the gatekeeper: every step is read-only (approval: side-effects)' }
+    : { wait: true, why: `a person must approve the plan: step${effects.length > 1 ? 's' : ''} ${effects.join(', ')} ${effects.length > 1 ? 'have' : 'has'} side effects (approval: side-effects)` };
+}
