@@ -196,8 +196,7 @@ export class PlanningRun {
 
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
   setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
-    const step = Object.assign(this.state.steps[index]!, change);
-    timeStep(step);
+    timeStep(Object.assign(this.state.steps[index]!, change));
     this.changed({ shown: 'when-parked' });
   }
 
@@ -211,9 +210,8 @@ export class PlanningRun {
 
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
-    const step = Object.assign(this.state.steps[index]!, { status: 'COMPLETED' as const, result, completed_in_version: version });
-    timeStep(step);
-    if (result.attempts !== undefined) step.attempts = result.attempts;
+    const attempts = result.attempts === undefined ? {} : { attempts: result.attempts }; // the activity attempt that completed it
+    timeStep(Object.assign(this.state.steps[index]!, { status: 'COMPLETED' as const, result, completed_in_version: version, ...attempts }));
     this.state.completed_steps[key] = { version, result };
     this.changed({ shown: 'when-parked' });
   }
