@@ -5,7 +5,9 @@
 //    (src/api) and the domain (src/domain); activities only as types. Anything else could do I/O or break replay.
 const tseslint = require('typescript-eslint');
 
-const PACKAGES = ['@temporalio/workflow', '@temporalio/common', 'zod', '@opentelemetry/api'].map((name) => name.replace('/', '\\/'));
+const PACKAGES = ['@temporalio/workflow', '@temporalio/common', 'zod', '@opentelemetry/api'].map((name) =>
+  name.replace('/', '\\/'),
+);
 
 /** A rule refusing every import of a workflow file except the packages above and the relative paths in `allowed`. */
 function workflowImports(allowed) {
@@ -16,7 +18,8 @@ function workflowImports(allowed) {
         {
           regex: `^(?!(${[...PACKAGES, ...allowed].map((a) => `${a}$`).join('|')}))`,
           allowTypeImports: true,
-          message: 'Workflow code may import only @temporalio/workflow, @temporalio/common, zod, @opentelemetry/api, src/api and src/domain (activities as types only).',
+          message:
+            'Workflow code may import only @temporalio/workflow, @temporalio/common, zod, @opentelemetry/api, src/api and src/domain (activities as types only).',
         },
       ],
     },
@@ -39,11 +42,22 @@ module.exports = tseslint.config(
   {
     // src/workflows/*.ts: the workflow's own modules, the contract and the domain.
     files: ['src/workflows/*.ts', 'test/lint-fixtures/workflows/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': workflowImports(['\\./[\\w-]+(/[\\w-]+)?', '\\.\\./(api|domain)(/[\\w-]+)?']) },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': workflowImports([
+        '\\./[\\w-]+(/[\\w-]+)?',
+        '\\.\\./(api|domain)(/[\\w-]+)?',
+      ]),
+    },
   },
   {
     // src/workflows/phases/*.ts: one level deeper.
     files: ['src/workflows/phases/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': workflowImports(['\\./[\\w-]+', '\\.\\./[\\w-]+', '\\.\\./\\.\\./(api|domain)(/[\\w-]+)?']) },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': workflowImports([
+        '\\./[\\w-]+',
+        '\\.\\./[\\w-]+',
+        '\\.\\./\\.\\./(api|domain)(/[\\w-]+)?',
+      ]),
+    },
   },
 );

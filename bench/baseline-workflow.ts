@@ -10,7 +10,13 @@
  * attributes when the chains start and the stage when they end.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { patched, proxyActivities, proxyLocalActivities, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 
 /**
  * The planner's search attributes, by the names and types the bench's server registers. Not imported from
@@ -27,7 +33,12 @@ export interface BaselineActivities {
   noop(input: { tool: string; ids: string[] }): Promise<{ id: string }[]>;
 }
 
-export async function baselineWorkflow(input: { branches: string[][]; activityQueue?: string; localActivities?: number; visibility?: boolean }): Promise<number> {
+export async function baselineWorkflow(input: {
+  branches: string[][];
+  activityQueue?: string;
+  localActivities?: number;
+  visibility?: boolean;
+}): Promise<number> {
   if (input.visibility) {
     patched('bench-visibility-control');
     upsertMemo({ goal: 'bench' });
@@ -48,7 +59,10 @@ export async function baselineWorkflow(input: { branches: string[][]; activityQu
   });
   if (input.visibility) {
     upsertSearchAttributes([
-      { key: keywords, value: ['run', 'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'] },
+      {
+        key: keywords,
+        value: ['run', 'alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'],
+      },
       { key: stage, value: 'EXECUTING' },
       { key: version, value: 1 },
       { key: cost, value: 0 },

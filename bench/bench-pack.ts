@@ -27,7 +27,8 @@ export const BENCH_BRANCHES = [
 /** The goal that makes the ranking planner produce the two chains of five. */
 export const BENCH_GOAL = 'Run alpha, bravo, charlie, delta and echo; run foxtrot, golf, hotel, india and juliet';
 /** The same plan, with `juliet` failing once (permanently) so the run re-plans once. */
-export const BENCH_REPLAN_GOAL = 'Run alpha, bravo, charlie, delta and echo; run foxtrot, golf, hotel, india and flaky juliet';
+export const BENCH_REPLAN_GOAL =
+  'Run alpha, bravo, charlie, delta and echo; run foxtrot, golf, hotel, india and flaky juliet';
 
 export const BenchResult = z.array(z.object({ id: z.string() }));
 

@@ -66,18 +66,20 @@ async function main() {
   const mode = process.env.BENCH_MODE;
   const taskQueue = process.env.BENCH_TASK_QUEUE!;
   const toolQueues = process.env.BENCH_TOOLS as ToolQueues;
-  if (toolQueues !== 'planner' && toolQueues !== 'split') throw new Error(`BENCH_TOOLS must be planner or split, not ${toolQueues}`);
+  if (toolQueues !== 'planner' && toolQueues !== 'split')
+    throw new Error(`BENCH_TOOLS must be planner or split, not ${toolQueues}`);
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const workflowBundle = { code: readFileSync(process.env.BENCH_BUNDLE!, 'utf8') };
   let workers: Worker[];
   if (mode === 'planner') {
     // Loaded here, not at the top: the raw side's process holds nothing of the planner, as a raw deployment would not.
-    const [{ loadConfig }, { LocalContentStore }, { createBenchPack }, { createLocalWorkers, defaultToolPacks }] = await Promise.all([
-      import('../src/config'),
-      import('../src/store/content-store'),
-      import('./bench-pack'),
-      import('../src/worker'),
-    ]);
+    const [{ loadConfig }, { LocalContentStore }, { createBenchPack }, { createLocalWorkers, defaultToolPacks }] =
+      await Promise.all([
+        import('../src/config'),
+        import('../src/store/content-store'),
+        import('./bench-pack'),
+        import('../src/worker'),
+      ]);
     const config = loadConfig({ PLANNER_STORE_DIR: process.env.BENCH_STORE_DIR });
     const store = new LocalContentStore(config.storeDir);
     const packs = [createBenchPack({ taskQueue: `${taskQueue}-tools` }), ...(await defaultToolPacks(config))];
@@ -100,7 +102,7 @@ async function main() {
       async noop({ tool }) {
         if (garbageKb > 0) smallObjects(garbageKb); // dropped at once: garbage for the young generation
         // Busy, allocating next to nothing: the main thread is taken as long as this, and every other activity waits.
-        if (cpuMs > 0) for (const until = performance.now() + cpuMs; performance.now() < until; );
+        if (cpuMs > 0) for (const until = performance.now() + cpuMs; performance.now() < until;);
         return [{ id: `${tool}-1` }];
       },
     };
@@ -109,7 +111,13 @@ async function main() {
         ? [await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, activities })]
         : [
             // The workflow's worker runs its local activities, when the control asks for some.
-            await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, ...(Number(process.env.BENCH_RAW_LOCAL_ACTIVITIES ?? 0) > 0 ? { activities } : {}) }),
+            await Worker.create({
+              connection,
+              namespace: 'default',
+              taskQueue,
+              workflowBundle,
+              ...(Number(process.env.BENCH_RAW_LOCAL_ACTIVITIES ?? 0) > 0 ? { activities } : {}),
+            }),
             await Worker.create({ connection, namespace: 'default', taskQueue: `${taskQueue}-tools`, activities }),
           ];
   } else {

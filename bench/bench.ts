@@ -94,7 +94,15 @@ interface Flags {
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { plans: 200, concurrency: 20, warmup: 20, replanPlans: 20, rounds: 1, out: path.join(__dirname, 'results.json'), db: 'file' };
+  const flags: Flags = {
+    plans: 200,
+    concurrency: 20,
+    warmup: 20,
+    replanPlans: 20,
+    rounds: 1,
+    out: path.join(__dirname, 'results.json'),
+    db: 'file',
+  };
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
     const value = () => inline ?? argv[++i] ?? '';
@@ -121,14 +129,16 @@ function parseFlags(argv: string[]): Flags {
     else if (name === '--raw-with-planner-node-options') flags.rawWithPlannerNodeOptions = true;
     else if (name === '--planner-node-options') {
       flags.plannerNodeOptions = value().split(/\s+/).filter(Boolean);
-      if (!flags.plannerNodeOptions.every((o) => o.startsWith('--'))) throw new Error('--planner-node-options takes node options, each starting with --');
-    }
-    else if (name === '--db') {
+      if (!flags.plannerNodeOptions.every((o) => o.startsWith('--')))
+        throw new Error('--planner-node-options takes node options, each starting with --');
+    } else if (name === '--db') {
       const v = value();
       if (v !== 'file' && v !== 'memory') throw new Error('--db takes file or memory');
       flags.db = v;
     } else if (name === '--help' || name === '-h') {
-      console.log('npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--raw-extra-visibility] [--raw-with-planner-node-options] [--planner-node-options "<options>"]');
+      console.log(
+        'npm run bench -- [--plans 200] [--concurrency 20] [--warmup 20] [--replan-plans 20] [--rounds 1] [--db file|memory] [--out bench/results.json] [--before bench/memory-before.json] [--profile <dir>] [--gc-trace <dir>] [--worker-heap-mb N] [--raw-extra-live-mb N] [--raw-extra-garbage-kb N] [--raw-extra-cpu-ms N] [--raw-extra-local-activities N] [--raw-extra-visibility] [--raw-with-planner-node-options] [--planner-node-options "<options>"]',
+      );
       process.exit(0);
     } else throw new Error(`unknown flag ${name} (try --help)`);
   }
@@ -161,11 +171,21 @@ function isHeapOption(option: string): boolean {
 function compileWorker(): string {
   const out = path.join(ROOT, 'node_modules', '.cache', 'durable-planner-bench');
   rmSync(out, { recursive: true, force: true });
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.bench.json'), '--outDir', out], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.bench.json'), '--outDir', out],
+    { stdio: 'inherit' },
+  );
   return path.join(out, 'bench', 'bench-worker.js');
 }
 
-async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, nodeOptions: readonly string[], outputFile?: string): Promise<WorkerProcess> {
+async function spawnWorker(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  children: Set<ChildProcess>,
+  nodeOptions: readonly string[],
+  outputFile?: string,
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...nodeOptions, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -173,7 +193,9 @@ async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set
   });
   children.add(child);
   const output = outputFile ? child.stdout!.pipe(createWriteStream(outputFile)) : undefined;
-  const outputWritten = output ? new Promise<void>((resolve) => output.once('close', () => resolve())) : Promise.resolve();
+  const outputWritten = output
+    ? new Promise<void>((resolve) => output.once('close', () => resolve()))
+    : Promise.resolve();
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   const lines: string[] = [];
@@ -185,7 +207,10 @@ async function spawnWorker(script: string, env: NodeJS.ProcessEnv, children: Set
   });
   await new Promise<void>((resolve, reject) => {
     const poll = setInterval(() => lines.includes('ready') && (clearInterval(poll), resolve()), 50);
-    child.once('exit', (code) => (clearInterval(poll), reject(new Error(`bench worker exited (${code}) before ready: ${stderr}`))));
+    child.once(
+      'exit',
+      (code) => (clearInterval(poll), reject(new Error(`bench worker exited (${code}) before ready: ${stderr}`))),
+    );
   });
   const kb = (field: string): number => {
     try {
@@ -291,12 +316,19 @@ function historyFacts(history: temporal.api.history.v1.IHistory): HistoryFacts {
   for (const e of events) {
     const type = String(EventType[e.eventType ?? 0] ?? e.eventType).replace(/^EVENT_TYPE_/, '');
     facts.eventTypes[type] = (facts.eventTypes[type] ?? 0) + 1;
-    facts.eventTypeBytes[type] = (facts.eventTypeBytes[type] ?? 0) + temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+    facts.eventTypeBytes[type] =
+      (facts.eventTypeBytes[type] ?? 0) + temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
     const id = String(e.eventId);
     if (e.activityTaskScheduledEventAttributes) {
-      scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at: ms(e.eventTime) });
+      scheduled.set(id, {
+        type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?',
+        at: ms(e.eventTime),
+      });
     }
-    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+    const closed =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes;
     if (closed) {
       const s = scheduled.get(String(closed.scheduledEventId));
       if (s) {
@@ -355,7 +387,10 @@ function pooled<R>(rounds: readonly Measured<R>[]): Measured<R> {
     rss: { peak_mb: Math.max(...rounds.map((m) => m.rss.peak_mb)), current_mb: last.rss.current_mb },
     memory: last.memory,
     load: { before: rounds[0]!.load.before, after: last.load.after },
-    cpu_ms: { worker: rounds.reduce((sum, m) => sum + m.cpu_ms.worker, 0), server: rounds.reduce((sum, m) => sum + m.cpu_ms.server, 0) },
+    cpu_ms: {
+      worker: rounds.reduce((sum, m) => sum + m.cpu_ms.worker, 0),
+      server: rounds.reduce((sum, m) => sum + m.cpu_ms.server, 0),
+    },
   };
 }
 
@@ -378,14 +413,20 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
   for (const f of facts) for (const [t, n] of Object.entries(f.eventTypes)) eventTypes[t] = (eventTypes[t] ?? 0) + n;
   for (const t of Object.keys(eventTypes)) eventTypes[t] = round(eventTypes[t]! / facts.length, 2);
   const eventTypeBytes: Record<string, number> = {};
-  for (const f of facts) for (const [t, n] of Object.entries(f.eventTypeBytes)) eventTypeBytes[t] = (eventTypeBytes[t] ?? 0) + n;
+  for (const f of facts)
+    for (const [t, n] of Object.entries(f.eventTypeBytes)) eventTypeBytes[t] = (eventTypeBytes[t] ?? 0) + n;
   for (const t of Object.keys(eventTypeBytes)) eventTypeBytes[t] = Math.round(eventTypeBytes[t]! / facts.length);
   return {
     name,
     plans: runs.length,
     seconds: round(seconds, 2),
     plans_per_s: round(runs.length / seconds, 2),
-    latency_ms: { p50: round(percentile(lat, 50), 1), p95: round(percentile(lat, 95), 1), mean: round(mean(lat), 1), max: round(lat.at(-1) ?? NaN, 1) },
+    latency_ms: {
+      p50: round(percentile(lat, 50), 1),
+      p95: round(percentile(lat, 95), 1),
+      mean: round(mean(lat), 1),
+      max: round(lat.at(-1) ?? NaN, 1),
+    },
     history: {
       events_per_plan: round(mean(facts.map((f) => f.events)), 1),
       bytes_per_plan: Math.round(mean(facts.map((f) => f.bytes))),
@@ -397,7 +438,10 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
     workflow_task_ms_per_plan: round(mean(facts.map((f) => f.workflowTaskMs)), 1),
     event_types_per_plan: eventTypes,
     event_type_bytes_per_plan: eventTypeBytes,
-    cpu_ms_per_plan: { worker: round(m.cpu_ms.worker / runs.length, 1), server: round(m.cpu_ms.server / runs.length, 1) },
+    cpu_ms_per_plan: {
+      worker: round(m.cpu_ms.worker / runs.length, 1),
+      server: round(m.cpu_ms.server / runs.length, 1),
+    },
     worker_rss_mb: rss,
     worker_memory: m.memory,
     load_average: m.load,
@@ -409,7 +453,11 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
 async function main() {
   const flags = parseFlags(process.argv.slice(2));
   const rawControl =
-    flags.rawExtraLiveMb || flags.rawExtraGarbageKb || flags.rawExtraCpuMs || flags.rawExtraLocalActivities || flags.rawExtraVisibility
+    flags.rawExtraLiveMb ||
+    flags.rawExtraGarbageKb ||
+    flags.rawExtraCpuMs ||
+    flags.rawExtraLocalActivities ||
+    flags.rawExtraVisibility
       ? {
           extra_live_mb: flags.rawExtraLiveMb ?? 0,
           extra_garbage_kb_per_activity: flags.rawExtraGarbageKb ?? 0,
@@ -437,8 +485,14 @@ async function main() {
     // The bin's options are read once, when the run starts: every planner worker of the run gets the same.
     const binNodeOptions = plannerNodeOptions();
     const plannerSideOptions = [...binNodeOptions, ...(flags.plannerNodeOptions ?? [])];
-    log(`bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${plannerSideOptions.join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan${rawControl.visibility_like_the_planner ? ', publishes memo and search attributes as the planner does' : ''}` : ''}`);
-    server = await startDevServer({ ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }), headless: true, logFile: path.join(dir, 'server.log') });
+    log(
+      `bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${plannerSideOptions.join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan${rawControl.visibility_like_the_planner ? ', publishes memo and search attributes as the planner does' : ''}` : ''}`,
+    );
+    server = await startDevServer({
+      ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }),
+      headless: true,
+      logFile: path.join(dir, 'server.log'),
+    });
     const bundles = { planner: path.join(dir, 'planner-bundle.js'), baseline: path.join(dir, 'baseline-bundle.js') };
     writeFileSync(bundles.planner, (await bundleWorkflows()).code);
     writeFileSync(bundles.baseline, (await bundleWorkflows(require.resolve('./baseline-workflow'), {})).code);
@@ -466,7 +520,12 @@ async function main() {
       BENCH_STORE_DIR: path.join(dir, 'store'),
       TEMPORAL_ADDRESS: server!.address,
       ...(mode === 'baseline' && rawControl
-        ? { BENCH_RAW_EXTRA_LIVE_MB: String(rawControl.extra_live_mb), BENCH_RAW_EXTRA_GARBAGE_KB: String(rawControl.extra_garbage_kb_per_activity), BENCH_RAW_EXTRA_CPU_MS: String(rawControl.extra_cpu_ms_per_activity), BENCH_RAW_LOCAL_ACTIVITIES: String(rawControl.extra_local_activities_per_plan) }
+        ? {
+            BENCH_RAW_EXTRA_LIVE_MB: String(rawControl.extra_live_mb),
+            BENCH_RAW_EXTRA_GARBAGE_KB: String(rawControl.extra_garbage_kb_per_activity),
+            BENCH_RAW_EXTRA_CPU_MS: String(rawControl.extra_cpu_ms_per_activity),
+            BENCH_RAW_LOCAL_ACTIVITIES: String(rawControl.extra_local_activities_per_plan),
+          }
         : {}),
     });
     const branches = BENCH_BRANCHES.map((b) => [...b]);
@@ -480,36 +539,75 @@ async function main() {
       after?: (w: WorkerProcess) => Promise<Measured<unknown>>,
     ): Promise<{ measured: Measured<R>; extra?: Measured<unknown> }> {
       const traceFile = flags.gcTrace ? path.join(flags.gcTrace, `${worker.taskQueue}-${Date.now()}.log`) : undefined;
-      const w = await spawnWorker(workerScript, workerEnv(worker.mode, worker.taskQueue, worker.tools), children, nodeOptions[worker.mode], traceFile);
+      const w = await spawnWorker(
+        workerScript,
+        workerEnv(worker.mode, worker.taskQueue, worker.tools),
+        children,
+        nodeOptions[worker.mode],
+        traceFile,
+      );
       log(`${worker.mode} worker (tools: ${worker.tools}) ready, RSS ${w.rss().current_mb} MB; warming up …`);
       await runMany(flags.warmup, flags.concurrency, start('warmup'));
       const before = load1();
       const cpuBefore = { worker: cpuMsOf(w.child.pid), server: cpuMsOf(server!.pid) };
       const { runs, seconds } = await runMany<R>(count, flags.concurrency, start('run'));
-      const cpu_ms = { worker: cpuMsOf(w.child.pid) - cpuBefore.worker, server: cpuMsOf(server!.pid) - cpuBefore.server };
-      const measured: Measured<R> = { runs, seconds, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() }, cpu_ms };
+      const cpu_ms = {
+        worker: cpuMsOf(w.child.pid) - cpuBefore.worker,
+        server: cpuMsOf(server!.pid) - cpuBefore.server,
+      };
+      const measured: Measured<R> = {
+        runs,
+        seconds,
+        rss: w.rss(),
+        memory: await w.memory(),
+        load: { before, after: load1() },
+        cpu_ms,
+      };
       const extra = after ? await after(w) : undefined;
       await w.stop();
-      log(`${worker.mode} (tools: ${worker.tools}): ${count} runs in ${seconds.toFixed(1)} s, worker RSS peak ${measured.rss.peak_mb} MB, load ${before} → ${measured.load.after}`);
+      log(
+        `${worker.mode} (tools: ${worker.tools}): ${count} runs in ${seconds.toFixed(1)} s, worker RSS peak ${measured.rss.peak_mb} MB, load ${before} → ${measured.load.after}`,
+      );
       if (traceFile) {
         measured.heap_limits = mainThreadHeapLimits(readFileSync(traceFile, 'utf8'));
         log(`  main-thread heap limits: ${describeHeapLimits(measured.heap_limits)}`);
       }
       return { measured, ...(extra ? { extra } : {}) };
     }
-    const startBaseline = (taskQueue: string, activityQueue: string | undefined, round: number) => (tag: string) => (i: number) =>
-      c.workflow.start('baselineWorkflow', {
-        taskQueue,
-        workflowId: `${taskQueue}-${tag}-${round}-${i}`,
-        args: [{ branches, ...(activityQueue ? { activityQueue } : {}), ...(flags.rawExtraLocalActivities ? { localActivities: flags.rawExtraLocalActivities } : {}), ...(flags.rawExtraVisibility ? { visibility: true } : {}) }],
-      });
+    const startBaseline =
+      (taskQueue: string, activityQueue: string | undefined, round: number) => (tag: string) => (i: number) =>
+        c.workflow.start('baselineWorkflow', {
+          taskQueue,
+          workflowId: `${taskQueue}-${tag}-${round}-${i}`,
+          args: [
+            {
+              branches,
+              ...(activityQueue ? { activityQueue } : {}),
+              ...(flags.rawExtraLocalActivities ? { localActivities: flags.rawExtraLocalActivities } : {}),
+              ...(flags.rawExtraVisibility ? { visibility: true } : {}),
+            },
+          ],
+        });
     // Started as `planner start` and PlannerClient start runs: the goal in the memo, the Web UI's summary and details.
     const startPlanner = (taskQueue: string, goal: string, round: number) => (tag: string) => (i: number) =>
-      c.workflow.start<typeof planningWorkflow>('planningWorkflow', planningStartOptions({ request: { goal, tool_catalog: 'bench', planner: 'ranking' } }, { taskQueue, workflowId: `${taskQueue}-${tag}-${round}-${i}` }));
+      c.workflow.start<typeof planningWorkflow>(
+        'planningWorkflow',
+        planningStartOptions(
+          { request: { goal, tool_catalog: 'bench', planner: 'ranking' } },
+          { taskQueue, workflowId: `${taskQueue}-${tag}-${round}-${i}` },
+        ),
+      );
     const notDone = (runs: Run<PlanningOutcome>[], version: number) =>
-      runs.filter((r) => r.result.stage !== 'COMPLETED' || r.result.steps.length !== 10 || r.result.steps.some((s) => s.status !== 'COMPLETED') || r.result.plan_version !== version);
+      runs.filter(
+        (r) =>
+          r.result.stage !== 'COMPLETED' ||
+          r.result.steps.length !== 10 ||
+          r.result.steps.some((s) => s.status !== 'COMPLETED') ||
+          r.result.plan_version !== version,
+      );
     const check = (what: string, runs: Run<PlanningOutcome>[], version: number) => {
-      if (notDone(runs, version).length > 0) throw new Error(`${notDone(runs, version).length} ${what} runs did not complete 10 steps on plan v${version}`);
+      if (notDone(runs, version).length > 0)
+        throw new Error(`${notDone(runs, version).length} ${what} runs did not complete 10 steps on plan v${version}`);
     };
     const checkBaseline = (runs: Run<number>[]) => {
       if (runs.some((r) => r.result !== 10)) throw new Error('a baseline run did not run 10 activities');
@@ -517,13 +615,24 @@ async function main() {
 
     // Each topology: the raw baseline and the planner back to back (the machine is shared; load drifts), the raw
     // side first in odd rounds and second in even ones.
-    const sides = { raw: [] as Measured<number>[], planner: [] as Measured<PlanningOutcome>[], rawSplit: [] as Measured<number>[], split: [] as Measured<PlanningOutcome>[] };
+    const sides = {
+      raw: [] as Measured<number>[],
+      planner: [] as Measured<PlanningOutcome>[],
+      rawSplit: [] as Measured<number>[],
+      split: [] as Measured<PlanningOutcome>[],
+    };
     let replan: Measured<unknown> | undefined;
     for (let round = 0; round < flags.rounds; round++) {
       log(`round ${round + 1} of ${flags.rounds}`);
       const rawFirst = round % 2 === 0;
       const measureRaw = async () => {
-        const raw = (await measure<number>({ mode: 'baseline', tools: 'planner', taskQueue: 'raw' }, startBaseline('raw', undefined, round), flags.plans)).measured;
+        const raw = (
+          await measure<number>(
+            { mode: 'baseline', tools: 'planner', taskQueue: 'raw' },
+            startBaseline('raw', undefined, round),
+            flags.plans,
+          )
+        ).measured;
         checkBaseline(raw.runs);
         sides.raw.push(raw);
       };
@@ -537,8 +646,15 @@ async function main() {
             : async (w) => {
                 const before = load1();
                 const cpuBefore = { worker: cpuMsOf(w.child.pid), server: cpuMsOf(server!.pid) };
-                const r = await runMany<PlanningOutcome>(flags.replanPlans, flags.concurrency, startPlanner('planner', BENCH_REPLAN_GOAL, round)('replan'));
-                const cpu_ms = { worker: cpuMsOf(w.child.pid) - cpuBefore.worker, server: cpuMsOf(server!.pid) - cpuBefore.server };
+                const r = await runMany<PlanningOutcome>(
+                  flags.replanPlans,
+                  flags.concurrency,
+                  startPlanner('planner', BENCH_REPLAN_GOAL, round)('replan'),
+                );
+                const cpu_ms = {
+                  worker: cpuMsOf(w.child.pid) - cpuBefore.worker,
+                  server: cpuMsOf(server!.pid) - cpuBefore.server,
+                };
                 return { ...r, rss: w.rss(), memory: await w.memory(), load: { before, after: load1() }, cpu_ms };
               },
         );
@@ -550,21 +666,36 @@ async function main() {
         sides.planner.push(planner);
       };
       const measureRawSplit = async () => {
-        const rawSplit = (await measure<number>({ mode: 'baseline', tools: 'split', taskQueue: 'raw-split' }, startBaseline('raw-split', 'raw-split-tools', round), flags.plans)).measured;
+        const rawSplit = (
+          await measure<number>(
+            { mode: 'baseline', tools: 'split', taskQueue: 'raw-split' },
+            startBaseline('raw-split', 'raw-split-tools', round),
+            flags.plans,
+          )
+        ).measured;
         checkBaseline(rawSplit.runs);
         sides.rawSplit.push(rawSplit);
       };
       const measureSplit = async () => {
-        const split = (await measure<PlanningOutcome>({ mode: 'planner', tools: 'split', taskQueue: 'planner-split' }, startPlanner('planner-split', BENCH_GOAL, round), flags.plans)).measured;
+        const split = (
+          await measure<PlanningOutcome>(
+            { mode: 'planner', tools: 'split', taskQueue: 'planner-split' },
+            startPlanner('planner-split', BENCH_GOAL, round),
+            flags.plans,
+          )
+        ).measured;
         check('split-pool planner', split.runs, 1);
         sides.split.push(split);
       };
-      for (const step of rawFirst ? [measureRaw, measurePlanner, measureRawSplit, measureSplit] : [measurePlanner, measureRaw, measureSplit, measureRawSplit]) await step();
+      for (const step of rawFirst
+        ? [measureRaw, measurePlanner, measureRawSplit, measureSplit]
+        : [measurePlanner, measureRaw, measureSplit, measureRawSplit])
+        await step();
     }
     const perRound = sides.raw.map((raw, i) => {
       const ratioIn = (side: Measured<unknown>, base: Measured<unknown>) => ({
         latency_p50: round(percentile(sortedLatencies(side), 50) / percentile(sortedLatencies(base), 50)),
-        throughput: round((side.runs.length / side.seconds) / (base.runs.length / base.seconds)),
+        throughput: round(side.runs.length / side.seconds / (base.runs.length / base.seconds)),
         // Per round as well as the highest: V8 sizes a heap by its allocation at the time of a collection, so one
         // process's peak differs from the next one's under the same load (bench/README.md, "Worker memory").
         worker_rss_peak: round(side.rss.peak_mb / base.rss.peak_mb),
@@ -576,8 +707,22 @@ async function main() {
         raw_first: i % 2 === 0,
         ratio: ratioIn(planner, raw),
         ratio_split: ratioIn(split, rawSplit),
-        rss_peak_mb: { raw: raw.rss.peak_mb, planner: planner.rss.peak_mb, raw_split: rawSplit.rss.peak_mb, split: split.rss.peak_mb },
-        ...(flags.gcTrace ? { heap_limits: { raw: raw.heap_limits, planner: planner.heap_limits, raw_split: rawSplit.heap_limits, split: split.heap_limits } } : {}),
+        rss_peak_mb: {
+          raw: raw.rss.peak_mb,
+          planner: planner.rss.peak_mb,
+          raw_split: rawSplit.rss.peak_mb,
+          split: split.rss.peak_mb,
+        },
+        ...(flags.gcTrace
+          ? {
+              heap_limits: {
+                raw: raw.heap_limits,
+                planner: planner.heap_limits,
+                raw_split: rawSplit.heap_limits,
+                split: split.heap_limits,
+              },
+            }
+          : {}),
       };
     });
     const raw = pooled(sides.raw);
@@ -586,7 +731,15 @@ async function main() {
     const split = pooled(sides.split);
 
     log('reading histories …');
-    const side = async (name: string, m: Measured<unknown>) => summarize(name, m, await histories(c, m.runs.map((r) => r.id)));
+    const side = async (name: string, m: Measured<unknown>) =>
+      summarize(
+        name,
+        m,
+        await histories(
+          c,
+          m.runs.map((r) => r.id),
+        ),
+      );
     const b = await side('raw Temporal, activities on its queue', raw);
     const p = await side('planner, default (one queue)', planner);
     // `--replan-plans 0` measures no re-plan: nothing to report for it, and no verdict on its target.
@@ -601,7 +754,10 @@ async function main() {
       history_events: round(s.history.events_per_plan / base.history.events_per_plan),
       history_bytes: round(s.history.bytes_per_plan / base.history.bytes_per_plan),
       worker_rss_peak: round(s.worker_rss_mb.peak_mb / base.worker_rss_mb.peak_mb),
-      cpu_per_plan: round((s.cpu_ms_per_plan.worker + s.cpu_ms_per_plan.server) / (base.cpu_ms_per_plan.worker + base.cpu_ms_per_plan.server)),
+      cpu_per_plan: round(
+        (s.cpu_ms_per_plan.worker + s.cpu_ms_per_plan.server) /
+          (base.cpu_ms_per_plan.worker + base.cpu_ms_per_plan.server),
+      ),
       activities: round(s.activities_per_plan / base.activities_per_plan),
     });
     /** The default deployment (tools on the planner's queue) against a raw workflow with activities on its own queue. */
@@ -609,10 +765,30 @@ async function main() {
     /** Split pools (tools on a second queue) against a raw workflow calling activities on a second queue. */
     const ratio_split = ratioOf(ps, bs);
     const targets = {
-      latency_p50: { target: '<= 1.2x raw (default deployment)', value: ratio.latency_p50, met: ratio.latency_p50 <= 1.2 },
-      throughput: { target: '>= 0.85x raw (default deployment)', value: ratio.throughput, met: ratio.throughput >= 0.85 },
-      worker_rss_peak: { target: '<= 1.2x raw worker (default deployment, same load)', value: ratio.worker_rss_peak, met: ratio.worker_rss_peak <= 1.2 },
-      ...(rp ? { replan_history_bytes: { target: '< 200 KB per plan (10 steps, one re-plan)', value: rp.history.max_bytes, met: rp.history.max_bytes < 200 * 1024 } } : {}),
+      latency_p50: {
+        target: '<= 1.2x raw (default deployment)',
+        value: ratio.latency_p50,
+        met: ratio.latency_p50 <= 1.2,
+      },
+      throughput: {
+        target: '>= 0.85x raw (default deployment)',
+        value: ratio.throughput,
+        met: ratio.throughput >= 0.85,
+      },
+      worker_rss_peak: {
+        target: '<= 1.2x raw worker (default deployment, same load)',
+        value: ratio.worker_rss_peak,
+        met: ratio.worker_rss_peak <= 1.2,
+      },
+      ...(rp
+        ? {
+            replan_history_bytes: {
+              target: '< 200 KB per plan (10 steps, one re-plan)',
+              value: rp.history.max_bytes,
+              met: rp.history.max_bytes < 200 * 1024,
+            },
+          }
+        : {}),
     };
     const cpu = os.cpus();
     const results = {
@@ -636,14 +812,16 @@ async function main() {
         rounds: flags.rounds,
         server_db: flags.db === 'file' ? 'SQLite file in a temporary folder' : 'in memory',
         shape: 'two parallel chains of 5 no-op steps (10 steps)',
-        planner_worker: 'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
+        planner_worker:
+          'createLocalWorkers with the default tool packs (waste, workspace) and the bench pack, deterministic planner',
         worker_node_options: {
           planner: nodeOptions.planner.filter(isHeapOption),
           raw: nodeOptions.baseline.filter(isHeapOption),
         },
         ...(rawControl ? { raw_control: rawControl } : {}),
         ...(flags.plannerNodeOptions ? { planner_node_options: flags.plannerNodeOptions } : {}),
-        order: 'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',
+        order:
+          'per round: raw, planner (+ re-plan in round 1), raw split, planner split; reversed within each pair in even rounds; each side a fresh worker process',
       },
       ratio,
       ratio_split,
@@ -667,12 +845,22 @@ async function main() {
       `RSS peak ${s.worker_rss_mb.peak_mb} MB (heap ${s.worker_memory.heap_used_mb ?? '?'} MB, ${s.worker_memory.cached_workflows ?? '?'} cached workflows)`;
     log('');
     for (const s of rp ? [b, p, rp, bs, ps] : [b, p, bs, ps]) log(line(s));
-    for (const r of perRound) log(`round ${r.round} (${r.raw_first ? 'raw first' : 'planner first'}): default p50 ${r.ratio.latency_p50}x, throughput ${r.ratio.throughput}x, RSS peak ${r.ratio.worker_rss_peak}x; split p50 ${r.ratio_split.latency_p50}x, throughput ${r.ratio_split.throughput}x, RSS peak ${r.ratio_split.worker_rss_peak}x`);
+    for (const r of perRound)
+      log(
+        `round ${r.round} (${r.raw_first ? 'raw first' : 'planner first'}): default p50 ${r.ratio.latency_p50}x, throughput ${r.ratio.throughput}x, RSS peak ${r.ratio.worker_rss_peak}x; split p50 ${r.ratio_split.latency_p50}x, throughput ${r.ratio_split.throughput}x, RSS peak ${r.ratio_split.worker_rss_peak}x`,
+      );
     const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-    log(`default deployment / raw: latency p50 ${ratio.latency_p50}x (<= 1.2: ${verdict(targets.latency_p50.met)}), ` +
-      `throughput ${ratio.throughput}x (>= 0.85: ${verdict(targets.throughput.met)}), worker RSS peak ${ratio.worker_rss_peak}x (<= 1.2: ${verdict(targets.worker_rss_peak.met)}), history ${ratio.history_bytes}x bytes, CPU per plan ${ratio.cpu_per_plan}x`);
-    log(`split pools / raw split: latency p50 ${ratio_split.latency_p50}x, throughput ${ratio_split.throughput}x, worker RSS peak ${ratio_split.worker_rss_peak}x, CPU per plan ${ratio_split.cpu_per_plan}x`);
-    if (rp && targets.replan_history_bytes) log(`re-plan history max ${(rp.history.max_bytes / 1024).toFixed(1)} KB (< 200 KB: ${verdict(targets.replan_history_bytes.met)})`);
+    log(
+      `default deployment / raw: latency p50 ${ratio.latency_p50}x (<= 1.2: ${verdict(targets.latency_p50.met)}), ` +
+        `throughput ${ratio.throughput}x (>= 0.85: ${verdict(targets.throughput.met)}), worker RSS peak ${ratio.worker_rss_peak}x (<= 1.2: ${verdict(targets.worker_rss_peak.met)}), history ${ratio.history_bytes}x bytes, CPU per plan ${ratio.cpu_per_plan}x`,
+    );
+    log(
+      `split pools / raw split: latency p50 ${ratio_split.latency_p50}x, throughput ${ratio_split.throughput}x, worker RSS peak ${ratio_split.worker_rss_peak}x, CPU per plan ${ratio_split.cpu_per_plan}x`,
+    );
+    if (rp && targets.replan_history_bytes)
+      log(
+        `re-plan history max ${(rp.history.max_bytes / 1024).toFixed(1)} KB (< 200 KB: ${verdict(targets.replan_history_bytes.met)})`,
+      );
     else log('re-plan: not measured (--replan-plans 0)');
     for (const note of results.where_the_time_goes.notes) log(`  - ${note}`);
     log(`wrote ${path.relative(process.cwd(), flags.out)} and ${path.relative(process.cwd(), svg)}`);

@@ -32,7 +32,12 @@ import { exited } from './child-processes';
 import { bundleWorkflows } from '../src/worker';
 import { getStateQuery, type PlanningOutcome, type PlanningState } from '../src/api';
 import { planningWorkflow } from '../src/workflows';
-import { plannerReplies, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../test/support/scripted-llm-server';
+import {
+  plannerReplies,
+  startScriptedLlmServer,
+  type ChatRequestBody,
+  type ScriptedLlmServer,
+} from '../test/support/scripted-llm-server';
 
 const ROOT = projectRoot();
 const TASK_QUEUE = 'chaos';
@@ -49,7 +54,8 @@ async function readLedgerKeys(dir: string): Promise<string[]> {
   const keys: string[] = [];
   for (const sub of await fs.readdir(dir).catch(() => [] as string[])) {
     for (const file of await fs.readdir(path.join(dir, sub)).catch(() => [] as string[])) {
-      if (file.endsWith('.json')) keys.push((JSON.parse(await fs.readFile(path.join(dir, sub, file), 'utf8')) as { key: string }).key);
+      if (file.endsWith('.json'))
+        keys.push((JSON.parse(await fs.readFile(path.join(dir, sub, file), 'utf8')) as { key: string }).key);
     }
   }
   return keys;
@@ -79,7 +85,13 @@ const llmReply = plannerReplies({
     });
     return JSON.stringify({
       status: 'FEASIBLE',
-      tasks: [{ id: '1', title: 'Record the notes', steps: [step('1.1', 'first note', []), step('1.2', 'second note', []), step('1.3', 'closing note', [0, 1])] }],
+      tasks: [
+        {
+          id: '1',
+          title: 'Record the notes',
+          steps: [step('1.1', 'first note', []), step('1.2', 'second note', []), step('1.3', 'closing note', [0, 1])],
+        },
+      ],
       complexity: 3,
       estimate: { cost_usd: 0, tokens: 0, calls: 3, duration_ms: 8000 },
     });
@@ -144,17 +156,23 @@ async function main() {
     };
     const spawnWorker = async (): Promise<ChildProcess> => {
       // The same worker process the crash-survival test kills: planner + the demo record-note tool.
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'test', 'fixtures', 'planner-worker-process.ts')], {
-        cwd: ROOT,
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--require', 'tsx/cjs', path.join(ROOT, 'test', 'fixtures', 'planner-worker-process.ts')],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       worker = child;
       let stderr = '';
       child.stderr!.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
       await new Promise<void>((resolve, reject) => {
         child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
-        child.once('exit', (code, signal) => reject(new Error(`chaos worker exited (${code ?? signal}) before ready: ${stderr}`)));
+        child.once('exit', (code, signal) =>
+          reject(new Error(`chaos worker exited (${code ?? signal}) before ready: ${stderr}`)),
+        );
       });
       return child;
     };
@@ -169,7 +187,12 @@ async function main() {
         await c.workflow.start(planningWorkflow, {
           taskQueue: TASK_QUEUE,
           workflowId: ids[i]!,
-          args: [{ request: { goal: `Record the chaos notes of plan ${marker(i)}`, tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 2_000 } }],
+          args: [
+            {
+              request: { goal: `Record the chaos notes of plan ${marker(i)}`, tool_catalog: 'demo', planner: 'llm' },
+              options: { step_heartbeat_ms: 2_000 },
+            },
+          ],
         });
         await new Promise((r) => setTimeout(r, 300));
       }
@@ -178,7 +201,10 @@ async function main() {
     // The chaos: `kills` SIGKILLs at random moments in 3–45 s, and one server restart between two of them.
     const killTimes = Array.from({ length: kills }, () => 3 + random() * 42).sort((a, b) => a - b);
     const restartAt = 10 + random() * 25;
-    const events = [...killTimes.map((at) => ({ at, kind: 'kill' as const })), { at: restartAt, kind: 'restart' as const }].sort((a, b) => a.at - b.at);
+    const events = [
+      ...killTimes.map((at) => ({ at, kind: 'kill' as const })),
+      { at: restartAt, kind: 'restart' as const },
+    ].sort((a, b) => a.at - b.at);
     let killed = 0;
     for (const event of events) {
       const wait = event.at - elapsed();
@@ -203,7 +229,17 @@ async function main() {
     const deadline = Date.now() + 270_000;
     let open = ids;
     while (open.length > 0 && Date.now() < deadline) {
-      const statuses = await Promise.all(open.map((id) => c.workflow.getHandle(id).describe().then((d) => d.status.name, () => 'UNKNOWN')));
+      const statuses = await Promise.all(
+        open.map((id) =>
+          c.workflow
+            .getHandle(id)
+            .describe()
+            .then(
+              (d) => d.status.name,
+              () => 'UNKNOWN',
+            ),
+        ),
+      );
       open = open.filter((_, i) => statuses[i] === 'RUNNING' || statuses[i] === 'UNKNOWN');
       if (open.length > 0) await new Promise((r) => setTimeout(r, 2_000));
     }
@@ -215,7 +251,13 @@ async function main() {
     const noteKeys = new Map<string, number>();
     for (const n of notes) noteKeys.set(n.key, (noteKeys.get(n.key) ?? 0) + 1);
     const duplicates = [...noteKeys].filter(([, count]) => count > 1);
-    if (duplicates.length > 0) problems.push(`${duplicates.length} side effect(s) happened more than once: ${duplicates.slice(0, 3).map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+    if (duplicates.length > 0)
+      problems.push(
+        `${duplicates.length} side effect(s) happened more than once: ${duplicates
+          .slice(0, 3)
+          .map(([k, n]) => `${k} ×${n}`)
+          .join(', ')}`,
+      );
 
     const okReplies = new Map<number, number>();
     let unattributed = 0;
@@ -261,14 +303,16 @@ async function main() {
         const versions = state.versions.map((v) => v.version);
         versionsTotal += versions.length;
         replans += state.replans;
-        if (versions.join(',') !== versions.map((_, k) => k + 1).join(',')) problems.push(`${id}: plan versions ${versions.join(',')} are not 1..n`);
+        if (versions.join(',') !== versions.map((_, k) => k + 1).join(','))
+          problems.push(`${id}: plan versions ${versions.join(',')} are not 1..n`);
         const done = Object.values(state.completed_steps);
         toolCalls += done.length;
         for (const s of state.steps) if (s.status === 'COMPLETED') steps += 1;
         for (const d of done) {
           const key = d.result.idempotency_key;
           stepKeys.add(key);
-          if (!noteKeys.has(key)) problems.push(`${id}: the effect of a completed step (${key}) is missing from the notes`);
+          if (!noteKeys.has(key))
+            problems.push(`${id}: the effect of a completed step (${key}) is missing from the notes`);
         }
         const settledLlm = received.get(id) ?? 0;
         const answered = okReplies.get(i) ?? 0;
@@ -276,16 +320,27 @@ async function main() {
         budgetCalls += state.budget.spent.calls;
         lostInFlight += answered - settledLlm;
         if (state.budget.spent.calls !== expected || settledLlm > answered) {
-          const charges = state.audit.filter((a) => a.kind === 'budget' || a.kind === 'plan').map((a) => `${a.at.slice(11, 19)} ${a.message}`);
-          problems.push(`${id}: budget charged ${state.budget.spent.calls} call(s), settled calls ${expected} (${settledLlm} LLM received of ${answered} answered + ${done.length} tool)\n      ${charges.join('\n      ')}`);
+          const charges = state.audit
+            .filter((a) => a.kind === 'budget' || a.kind === 'plan')
+            .map((a) => `${a.at.slice(11, 19)} ${a.message}`);
+          problems.push(
+            `${id}: budget charged ${state.budget.spent.calls} call(s), settled calls ${expected} (${settledLlm} LLM received of ${answered} answered + ${done.length} tool)\n      ${charges.join('\n      ')}`,
+          );
         }
       }),
     );
     const orphans = [...noteKeys.keys()].filter((k) => !stepKeys.has(k));
-    if (lostInFlight > killed) problems.push(`${lostInFlight} answered LLM replies never reached a worker, more than the ${killed} kills explain`);
-    if (orphans.length > 0) problems.push(`${orphans.length} note(s) belong to no completed step: ${orphans.slice(0, 3).join(', ')}`);
+    if (lostInFlight > killed)
+      problems.push(
+        `${lostInFlight} answered LLM replies never reached a worker, more than the ${killed} kills explain`,
+      );
+    if (orphans.length > 0)
+      problems.push(`${orphans.length} note(s) belong to no completed step: ${orphans.slice(0, 3).join(', ')}`);
 
-    const outcomes = llm.requests.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }), {});
+    const outcomes = llm.requests.reduce<Record<string, number>>(
+      (acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }),
+      {},
+    );
     console.log(
       `chaos plans=${plans} completed=${completed} lost=${plans - completed} steps=${steps} notes=${notes.length} duplicate_effects=${duplicates.length} ` +
         `missing_effects=${stepKeys.size - [...stepKeys].filter((k) => noteKeys.has(k)).length} llm_calls=${llm.requests.length} llm_ok=${outcomes.reply ?? 0} ` +

@@ -31,7 +31,9 @@ async function main() {
     );
     const seconds = (performance.now() - started) / 1000;
     const completed = outcomes.filter((o) => o.status === 'fulfilled' && o.value.stage === 'COMPLETED').length;
-    console.log(`concurrent_workflows runs=${runs} completed=${completed} lost=${runs - completed} seconds=${seconds.toFixed(1)} plans_per_s=${(runs / seconds).toFixed(1)} rss_mb=${(process.memoryUsage().rss / 2 ** 20).toFixed(0)}`);
+    console.log(
+      `concurrent_workflows runs=${runs} completed=${completed} lost=${runs - completed} seconds=${seconds.toFixed(1)} plans_per_s=${(runs / seconds).toFixed(1)} rss_mb=${(process.memoryUsage().rss / 2 ** 20).toFixed(0)}`,
+    );
     if (completed !== runs) process.exitCode = 1;
   });
 }

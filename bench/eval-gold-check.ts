@@ -37,13 +37,17 @@ function report(goal: GoldenGoal, data: readonly unknown[]): { lines: string[]; 
   }
   if (gold.answer.length === 0 && gold.answer_text.length === 0) problems.push('no answer entry and no answer_text');
   gold.calls.forEach((call, i) => {
-    const limit = typeof call.params.limit === 'number' ? call.params.limit : goal.catalog === 'waste' ? DEFAULT_LIMIT : undefined;
-    if (limit !== undefined && rowsOf(data[i]).length >= limit) problems.push(`call ${i} (${call.tool}) returned ${limit} rows, its limit: more may exist`);
+    const limit =
+      typeof call.params.limit === 'number' ? call.params.limit : goal.catalog === 'waste' ? DEFAULT_LIMIT : undefined;
+    if (limit !== undefined && rowsOf(data[i]).length >= limit)
+      problems.push(`call ${i} (${call.tool}) returned ${limit} rows, its limit: more may exist`);
   });
   gold.answer.forEach((entry, n) => {
     const rows = new Set(entry.flatMap((i) => rowsOf(data[i]).map(rowKey)));
     const tools = [...new Set(entry.map((i) => gold.calls[i]!.tool))].join('+');
-    lines.push(`answer[${n}] ${tools} (calls ${entry.join('+')}): ${rows.size} row(s)${rows.size === 0 ? ' — EMPTY' : ''}`);
+    lines.push(
+      `answer[${n}] ${tools} (calls ${entry.join('+')}): ${rows.size} row(s)${rows.size === 0 ? ' — EMPTY' : ''}`,
+    );
   });
   const texts = data.map((d) => JSON.stringify(d) ?? '');
   for (const text of gold.answer_text) {
@@ -73,7 +77,8 @@ async function main(): Promise<void> {
   const counts = new Map<string, number>();
   for (const goal of goals) {
     const set = goal.held_out ? 'held-out' : 'tuning';
-    for (const key of [`${set}`, `${set} ${goal.catalog}`, `${set} ${goal.kind}`]) counts.set(key, (counts.get(key) ?? 0) + 1);
+    for (const key of [`${set}`, `${set} ${goal.catalog}`, `${set} ${goal.kind}`])
+      counts.set(key, (counts.get(key) ?? 0) + 1);
     console.log(`${set.padEnd(8)} ${goal.id} (${goal.catalog}, ${goal.kind}): ${goal.goal}`);
     if (!goal.gold) {
       problems.push(`${goal.id}: no gold`);
@@ -83,7 +88,12 @@ async function main(): Promise<void> {
     for (const line of checked.lines) console.log(`           ${line}`);
     problems.push(...checked.problems.map((p) => `${goal.id}: ${p}`));
   }
-  console.log(`\n${[...counts].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k}: ${n}`).join('\n')}`);
+  console.log(
+    `\n${[...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, n]) => `${k}: ${n}`)
+      .join('\n')}`,
+  );
   if (problems.length > 0) {
     console.error(`\n${problems.length} problem(s):\n${problems.join('\n')}`);
     process.exitCode = 1;

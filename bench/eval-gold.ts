@@ -26,7 +26,11 @@ function withRoot(params: Record<string, unknown>, root: string | undefined, whe
  * catalog, has params its tool refuses, fails, or would change something: gold calls are read-only, so executing
  * them leaves what the runs see as it was.
  */
-export async function executeGold(goals: readonly GoldenGoal[], packs: readonly ToolPack[], roots: Readonly<Record<string, string>> = {}): Promise<Map<string, unknown[]>> {
+export async function executeGold(
+  goals: readonly GoldenGoal[],
+  packs: readonly ToolPack[],
+  roots: Readonly<Record<string, string>> = {},
+): Promise<Map<string, unknown[]>> {
   const data = new Map<string, unknown[]>();
   for (const goal of goals) {
     if (!goal.gold) continue;
@@ -36,18 +40,31 @@ export async function executeGold(goals: readonly GoldenGoal[], packs: readonly 
     for (const [i, call] of goal.gold.calls.entries()) {
       const where = `goal ${goal.id}, gold call ${i} (${call.tool})`;
       const tool = pack?.tools.find((t) => t.spec.name === call.tool);
-      if (!tool) throw new Error(`${where}: the "${goal.catalog}" catalog has no such tool${pack?.unavailable ? ` (unavailable: ${pack.unavailable.message})` : ''}`);
+      if (!tool)
+        throw new Error(
+          `${where}: the "${goal.catalog}" catalog has no such tool${pack?.unavailable ? ` (unavailable: ${pack.unavailable.message})` : ''}`,
+        );
       if (!tool.spec.idempotent) throw new Error(`${where}: the tool has side effects; gold calls must be read-only`);
       const params = tool.paramsSchema.safeParse(withRoot(call.params, roots[goal.catalog], where));
       if (!params.success) throw new Error(`${where}: invalid params: ${formatZodIssues(params.error).join('; ')}`);
       const output = await tool
-        .run(params.data, { idempotencyKey: `eval-gold:${goal.id}:${i}`, heartbeat: () => undefined, signal: new AbortController().signal, ...(workspaceRoot ? { workspaceRoot } : {}) })
+        .run(params.data, {
+          idempotencyKey: `eval-gold:${goal.id}:${i}`,
+          heartbeat: () => undefined,
+          signal: new AbortController().signal,
+          ...(workspaceRoot ? { workspaceRoot } : {}),
+        })
         .catch((err: unknown) => {
           throw new Error(`${where}: ${err instanceof Error ? err.message : String(err)}`);
         });
       // As executeStep stores it: checked by the tool's result schema (which may drop fields), then canonical JSON.
-      const checked = tool.resultSchema ? tool.resultSchema.safeParse(output.data) : { success: true as const, data: output.data };
-      if (!checked.success) throw new Error(`${where}: result does not match the tool's schema: ${formatZodIssues(checked.error).join('; ')}`);
+      const checked = tool.resultSchema
+        ? tool.resultSchema.safeParse(output.data)
+        : { success: true as const, data: output.data };
+      if (!checked.success)
+        throw new Error(
+          `${where}: result does not match the tool's schema: ${formatZodIssues(checked.error).join('; ')}`,
+        );
       results.push(JSON.parse(canonicalJson(checked.data)) as unknown);
     }
     data.set(goal.id, results);

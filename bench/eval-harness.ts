@@ -23,7 +23,17 @@ import { LlmCallUsageSchema, type LlmCallUsage } from '../src/domain/llm-calls';
 import { planningWorkflow } from '../src/workflows';
 import { projectRoot } from '../src/project-root';
 import type { GoldData } from './eval-gold';
-import { constraintCoverage, goldShape, gradeAnswer, GoldSchema, multisetF1, planShape, planValid, unverifiedIdLiterals, type RunStepData } from './eval-scoring';
+import {
+  constraintCoverage,
+  goldShape,
+  gradeAnswer,
+  GoldSchema,
+  multisetF1,
+  planShape,
+  planValid,
+  unverifiedIdLiterals,
+  type RunStepData,
+} from './eval-scoring';
 import { round } from './figures';
 
 /** The eval's pinned day: the waste data is generated for it, and every run plans as of its noon (UTC). */
@@ -51,7 +61,9 @@ export const GoldenGoalSchema = z
     /** Each group: one of its words (lower case, a prefix is enough) must appear in the plan's missing capabilities. */
     expected_missing: z.array(z.array(z.string().min(1)).min(1)).default([]),
     /** How the harness answers a clarification question. */
-    answer: z.union([z.object({ option: z.number().int().min(1) }).strict(), z.object({ text: z.string().min(1) }).strict()]).optional(),
+    answer: z
+      .union([z.object({ option: z.number().int().min(1) }).strict(), z.object({ text: z.string().min(1) }).strict()])
+      .optional(),
     /** A workspace goal's folder, relative to the project root: the run's constraints.workspace_root. */
     workspace: z
       .string()
@@ -69,10 +81,14 @@ export const GoldenGoalSchema = z
   .refine((g) => (g.kind === 'partial' || g.kind === 'impossible') === g.expected_missing.length > 0, {
     message: 'partial and impossible goals (only they) name expected_missing',
   })
-  .refine((g) => (g.kind === 'vague') === (g.answer !== undefined), { message: 'vague goals (only they) give an answer' });
+  .refine((g) => (g.kind === 'vague') === (g.answer !== undefined), {
+    message: 'vague goals (only they) give an answer',
+  });
 export type GoldenGoal = z.output<typeof GoldenGoalSchema>;
 
-export const GoldenSetSchema = z.object({ about: z.string(), goals: z.array(GoldenGoalSchema).min(1).max(200) }).strict();
+export const GoldenSetSchema = z
+  .object({ about: z.string(), goals: z.array(GoldenGoalSchema).min(1).max(200) })
+  .strict();
 
 /** The goals of one or more golden-set files, in order; a goal id may appear once across them all. */
 export function loadGoldenSet(...files: string[]): GoldenGoal[] {
@@ -231,7 +247,9 @@ export function planningActivitiesOf(history: temporal.api.history.v1.IHistory):
       if (typeof ref === 'string') stored = { transcript_ref: ref };
     }
     if (failed) {
-      const details = (payloadValue(failed.failure?.applicationFailureInfo?.details) as { details?: unknown } | undefined)?.details;
+      const details = (
+        payloadValue(failed.failure?.applicationFailureInfo?.details) as { details?: unknown } | undefined
+      )?.details;
       calls = llmCallsIn(details);
       const failedWith = details as { attempt_errors?: unknown; last_reply?: unknown } | undefined;
       const errors = z.array(z.array(z.string())).safeParse(failedWith?.attempt_errors);
@@ -257,16 +275,25 @@ function mentions(missing: readonly string[], words: readonly string[]): boolean
 }
 
 /** The verdict on one run's final state against its golden goal. */
-export function judge(goal: GoldenGoal, state: Pick<PlanningState, 'stage' | 'plan'>): { expected: boolean; outcome: string } {
+export function judge(
+  goal: GoldenGoal,
+  state: Pick<PlanningState, 'stage' | 'plan'>,
+): { expected: boolean; outcome: string } {
   const status = state.plan?.status ?? null;
   const missing = state.plan?.missing_capabilities ?? [];
-  const wantStatus: PlanStatus = goal.kind === 'partial' ? 'PARTIAL' : goal.kind === 'impossible' ? 'IMPOSSIBLE' : 'FEASIBLE';
-  if (status !== wantStatus) return { expected: false, outcome: `plan ${status ?? 'none'}, expected ${wantStatus} (${state.stage})` };
+  const wantStatus: PlanStatus =
+    goal.kind === 'partial' ? 'PARTIAL' : goal.kind === 'impossible' ? 'IMPOSSIBLE' : 'FEASIBLE';
+  if (status !== wantStatus)
+    return { expected: false, outcome: `plan ${status ?? 'none'}, expected ${wantStatus} (${state.stage})` };
   const unnamed = goal.expected_missing.filter((words) => !mentions(missing, words));
-  if (unnamed.length > 0) return { expected: false, outcome: `missing capabilities do not name ${unnamed.map((w) => w[0]).join(', ')}` };
+  if (unnamed.length > 0)
+    return { expected: false, outcome: `missing capabilities do not name ${unnamed.map((w) => w[0]).join(', ')}` };
   const wantStage = goal.kind === 'impossible' ? 'FAILED' : 'COMPLETED';
   if (state.stage !== wantStage) return { expected: false, outcome: `plan ${status} but run ${state.stage}` };
-  return { expected: true, outcome: goal.kind === 'impossible' ? 'IMPOSSIBLE, missing named' : `${status}, ${state.stage}` };
+  return {
+    expected: true,
+    outcome: goal.kind === 'impossible' ? 'IMPOSSIBLE, missing named' : `${status}, ${state.stage}`,
+  };
 }
 
 export interface RunGoalOptions {
@@ -292,12 +319,16 @@ export interface RunGoalOptions {
 async function refusals(activity: ActivityRecord, readStored: RunGoalOptions['readStored']): Promise<string[]> {
   if (activity.attempt_errors) return activity.attempt_errors.flat();
   if (!activity.transcript_ref || !readStored) return [];
-  const transcript = z.array(z.object({ role: z.string(), content: z.string() })).safeParse(await readStored(activity.transcript_ref).catch(() => undefined));
+  const transcript = z
+    .array(z.object({ role: z.string(), content: z.string() }))
+    .safeParse(await readStored(activity.transcript_ref).catch(() => undefined));
   if (!transcript.success) return [];
   // After the request: each refused reply (assistant), then the turn naming its errors (user).
   return transcript.data
     .slice(2, -1)
-    .flatMap((m) => (m.role === 'user' ? m.content.split('\n').filter((line) => line.startsWith('[')) : [`reply: ${m.content}`]));
+    .flatMap((m) =>
+      m.role === 'user' ? m.content.split('\n').filter((line) => line.startsWith('[')) : [`reply: ${m.content}`],
+    );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -307,7 +338,12 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
   const started = Date.now();
   const workflowId = `eval-${goal.id}-${started.toString(36)}`;
   const workspaceRoot = workspaceRootOf(goal);
-  const request = { goal: goal.goal, tool_catalog: goal.catalog, now: EVAL_NOW, ...(workspaceRoot ? { constraints: { workspace_root: workspaceRoot } } : {}) };
+  const request = {
+    goal: goal.goal,
+    tool_catalog: goal.catalog,
+    now: EVAL_NOW,
+    ...(workspaceRoot ? { constraints: { workspace_root: workspaceRoot } } : {}),
+  };
   const handle = await options.client.workflow.start(planningWorkflow, {
     args: [{ request, options: { ...options.runOptions } }],
     taskQueue: options.taskQueue,
@@ -331,20 +367,39 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
     const state = await handle.query(getStateQuery).catch(() => undefined);
     if (state?.stage === 'AWAITING_CLARIFICATION' && state.question) {
       askedQuestion = true;
-      await handle.executeUpdate(answerClarificationUpdate, { args: [goal.answer ?? { option: state.question.default_option }] }).catch(() => undefined);
+      await handle
+        .executeUpdate(answerClarificationUpdate, { args: [goal.answer ?? { option: state.question.default_option }] })
+        .catch(() => undefined);
     }
     await sleep(options.pollMs ?? 1000);
   }
   const failure = timedOut ? null : await result.catch(() => null);
   const verdict = timedOut ? { expected: false, outcome: `timed out after ${options.timeoutMs / 1000} s` } : undefined;
-  return await measureRun(goal, handle, { started, askedQuestion, failure, readStored: options.readStored, goldData: options.goldData, ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}) });
+  return await measureRun(goal, handle, {
+    started,
+    askedQuestion,
+    failure,
+    readStored: options.readStored,
+    goldData: options.goldData,
+    ...(verdict ? { verdict, stage: 'TIMED_OUT' } : {}),
+  });
 }
 
 /** The completed steps of a run and the data each returned: inline in the state, else read from the content store. */
-async function completedSteps(state: Pick<PlanningState, 'steps'>, readStored: RunGoalOptions['readStored']): Promise<RunStepData[]> {
+async function completedSteps(
+  state: Pick<PlanningState, 'steps'>,
+  readStored: RunGoalOptions['readStored'],
+): Promise<RunStepData[]> {
   return await Promise.all(
     state.steps.flatMap(({ status, tool, result }) =>
-      status === 'COMPLETED' && result ? [(async () => ({ tool, data: 'data' in result ? result.data : await readStored?.(result.ref).catch(() => undefined) }))()] : [],
+      status === 'COMPLETED' && result
+        ? [
+            (async () => ({
+              tool,
+              data: 'data' in result ? result.data : await readStored?.(result.ref).catch(() => undefined),
+            }))(),
+          ]
+        : [],
     ),
   );
 }
@@ -410,13 +465,22 @@ export async function measureRun(
     missing_capabilities: plan?.missing_capabilities ?? [],
     asked_question: facts.askedQuestion,
     failure: failure ? `${failure.code} ${failure.message}`.slice(0, 300) : null,
-    critiques: (state?.critiques ?? []).map((c) => `[${c.severity}] ${c.critic}${c.step_id ? ` ${c.step_id}` : ''}: ${c.message}`.slice(0, 300)),
-    plan_steps: plan ? flattenSteps(plan).map((s) => `${s.id} ${s.tool ?? s.action} ${JSON.stringify(s.params ?? {})}`.slice(0, 200)) : [],
+    critiques: (state?.critiques ?? []).map((c) =>
+      `[${c.severity}] ${c.critic}${c.step_id ? ` ${c.step_id}` : ''}: ${c.message}`.slice(0, 300),
+    ),
+    plan_steps: plan
+      ? flattenSteps(plan).map((s) => `${s.id} ${s.tool ?? s.action} ${JSON.stringify(s.params ?? {})}`.slice(0, 200))
+      : [],
     rejections: rejections.slice(0, 16).map((line) => line.slice(0, 300)),
     llm_calls: activities.reduce((sum, a) => sum + a.llm_calls, 0),
     tokens: activities.reduce((sum, a) => sum + a.tokens, 0),
     seconds,
-    plan_generations: generations.map(({ seconds: s, llm_calls, completion_tokens, ok }) => ({ seconds: s, llm_calls, completion_tokens, ok })),
+    plan_generations: generations.map(({ seconds: s, llm_calls, completion_tokens, ok }) => ({
+      seconds: s,
+      llm_calls,
+      completion_tokens,
+      ok,
+    })),
     activities: activities.map(({ transcript_ref: _ref, attempt_errors: _errors, ...record }) => record),
     workflow_id: handle.workflowId,
   };
@@ -431,11 +495,13 @@ function quantile(values: readonly number[], q: number): number | null {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
-const mean = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length);
+const mean = (values: readonly number[]) =>
+  values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 const roundOrNull = (n: number | null, digits = 2) => (n === null ? null : round(n, digits));
 
 const share = (part: number, whole: number) => (whole === 0 ? null : round(part / whole, 3));
-const meanOf = (values: readonly (number | null)[]) => roundOrNull(mean(values.filter((v): v is number => v !== null)), 3);
+const meanOf = (values: readonly (number | null)[]) =>
+  roundOrNull(mean(values.filter((v): v is number => v !== null)), 3);
 
 /** The quality figures of goals with a verdict. */
 export function qualityOf(judged: readonly GoalResult[]): QualityTotals {
@@ -470,22 +536,43 @@ export function summarize(results: readonly GoalResult[], totalSeconds: number):
   const judged = results.filter((r) => r.stage !== 'INTERRUPTED');
   const by_kind: EvalTotals['by_kind'] = {};
   for (const [kind, group] of groupBy(judged, (r) => r.kind)) {
-    by_kind[kind] = { goals: group.length, expected: group.filter((r) => r.expected).length, answer_right: group.filter((r) => r.answer_right).length };
+    by_kind[kind] = {
+      goals: group.length,
+      expected: group.filter((r) => r.expected).length,
+      answer_right: group.filter((r) => r.answer_right).length,
+    };
   }
   return {
     ...qualityOf(judged),
     interrupted: results.length - judged.length,
-    share_expected_with_tools: round(judged.filter((r) => r.expected && r.tools_ok).length / Math.max(1, judged.length), 3),
+    share_expected_with_tools: round(
+      judged.filter((r) => r.expected && r.tools_ok).length / Math.max(1, judged.length),
+      3,
+    ),
     plan_generations: generations.length,
     mean_llm_calls_per_plan_generation: roundOrNull(mean(generations.map((g) => g.llm_calls)), 3),
     mean_tokens_per_run: Math.round(mean(results.map((r) => r.tokens)) ?? 0),
     mean_completion_tokens_per_plan_generation: roundOrNull(mean(generations.map((g) => g.completion_tokens)), 1),
-    p50_planning_latency_s: roundOrNull(quantile(generations.map((g) => g.seconds), 0.5), 1),
-    p90_planning_latency_s: roundOrNull(quantile(generations.map((g) => g.seconds), 0.9), 1),
+    p50_planning_latency_s: roundOrNull(
+      quantile(
+        generations.map((g) => g.seconds),
+        0.5,
+      ),
+      1,
+    ),
+    p90_planning_latency_s: roundOrNull(
+      quantile(
+        generations.map((g) => g.seconds),
+        0.9,
+      ),
+      1,
+    ),
     mean_seconds_per_goal: roundOrNull(mean(results.map((r) => r.seconds)), 1)!,
     total_seconds: round(totalSeconds, 1),
     by_kind,
-    by_catalog: Object.fromEntries([...groupBy(judged, (r) => r.catalog)].map(([catalog, group]) => [catalog, qualityOf(group)])),
+    by_catalog: Object.fromEntries(
+      [...groupBy(judged, (r) => r.catalog)].map(([catalog, group]) => [catalog, qualityOf(group)]),
+    ),
     held_out: qualityOf(judged.filter((r) => r.held_out)),
     tuning: qualityOf(judged.filter((r) => !r.held_out)),
   };
@@ -501,7 +588,8 @@ const yesNo = (b: boolean | null) => (b === null ? '-' : b ? 'yes' : 'NO');
 
 /** A Markdown table: one row per goal (answer right first, the status verdict beside), then the totals. */
 export function renderTable(results: readonly GoalResult[], totals: EvalTotals): string {
-  const header = '| goal | kind | answer | expected | outcome | plan | steps | tools | nodes F1 | edges F1 | constraints | LLM calls | tokens | plan s | run s |';
+  const header =
+    '| goal | kind | answer | expected | outcome | plan | steps | tools | nodes F1 | edges F1 | constraints | LLM calls | tokens | plan s | run s |';
   const rule = `|${' --- |'.repeat(15)}`;
   const rows = results.map((r) =>
     [
@@ -546,12 +634,27 @@ export function goalLine(r: GoalResult): string {
 }
 
 /** A goal still running when the eval stops: its figures so far, no verdict. */
-export async function measureInterrupted(goal: GoldenGoal, handle: WorkflowHandle, started: number, readStored?: RunGoalOptions['readStored']): Promise<GoalResult> {
-  return await measureRun(goal, handle, { started, askedQuestion: false, failure: null, verdict: { expected: false, outcome: 'interrupted (no verdict)' }, stage: 'INTERRUPTED', readStored });
+export async function measureInterrupted(
+  goal: GoldenGoal,
+  handle: WorkflowHandle,
+  started: number,
+  readStored?: RunGoalOptions['readStored'],
+): Promise<GoalResult> {
+  return await measureRun(goal, handle, {
+    started,
+    askedQuestion: false,
+    failure: null,
+    verdict: { expected: false, outcome: 'interrupted (no verdict)' },
+    stage: 'INTERRUPTED',
+    readStored,
+  });
 }
 
 /** The section an eval writes for its planner: what was run against what, under which conditions, the totals and every result. */
-export function evalReport(meta: { llm: unknown; goals_files: string[]; selected: string[]; started: number; note?: string }, results: readonly GoalResult[]) {
+export function evalReport(
+  meta: { llm: unknown; goals_files: string[]; selected: string[]; started: number; note?: string },
+  results: readonly GoalResult[],
+) {
   const totals = summarize(results, (Date.now() - meta.started) / 1000);
   return {
     created_at: new Date().toISOString(),
@@ -579,6 +682,7 @@ const RESULTS_ABOUT =
 
 /** The results file's text with `label`'s section set to `section`, every other planner's kept as it was. */
 export function withPlannerSection(existing: string | undefined, label: string, section: unknown): string {
-  const file = existing === undefined ? { about: RESULTS_ABOUT, planners: {} } : EvalResultsFileSchema.parse(JSON.parse(existing));
+  const file =
+    existing === undefined ? { about: RESULTS_ABOUT, planners: {} } : EvalResultsFileSchema.parse(JSON.parse(existing));
   return `${JSON.stringify({ about: file.about, planners: { ...file.planners, [label]: section } }, null, 2)}\n`;
 }

@@ -27,7 +27,10 @@ export const GoldCallSchema = z
     params: z
       .record(z.string(), z.unknown())
       .refine((p) => canonicalJson(p).length <= 8_192, 'must be at most 8192 characters of JSON')
-      .refine((p) => !canonicalJson(p).split(ROOT_PLACEHOLDER).join('').includes('${'), 'must be literal (no ${...} templates but ${ROOT})'),
+      .refine(
+        (p) => !canonicalJson(p).split(ROOT_PLACEHOLDER).join('').includes('${'),
+        'must be literal (no ${...} templates but ${ROOT})',
+      ),
   })
   .strict();
 
@@ -36,14 +39,19 @@ export const GoldSchema = z
     /** The gold plan's tool calls, for the eval's pinned day. */
     calls: z.array(GoldCallSchema).max(20).default([]),
     /** Gold plan dependencies: [i, j] when call i feeds call j. */
-    edges: z.array(z.tuple([callIndex, callIndex])).max(50).default([]),
+    edges: z
+      .array(z.tuple([callIndex, callIndex]))
+      .max(50)
+      .default([]),
     /** Each entry: the calls whose rows together form one part of the answer. */
     answer: z.array(z.array(callIndex).min(1).max(20)).max(20).default([]),
     /** Strings some completed step's data (as JSON text) must contain. */
     answer_text: z.array(z.string().min(1).max(500)).max(20).default([]),
   })
   .strict()
-  .refine((g) => [...g.edges.flat(), ...g.answer.flat()].every((i) => i < g.calls.length), { message: 'edges and answer name calls by their index in calls' });
+  .refine((g) => [...g.edges.flat(), ...g.answer.flat()].every((i) => i < g.calls.length), {
+    message: 'edges and answer name calls by their index in calls',
+  });
 export type Gold = z.output<typeof GoldSchema>;
 
 /** A completed step of a run: its tool (null for llm, human and noop steps) and the data it returned. */
@@ -74,11 +82,17 @@ export function unmatchedAnswer(gold: Gold, goldData: readonly unknown[], steps:
     const tools = new Set(entry.map((i) => gold.calls[i]!.tool));
     const want = keysOf(entry.map((i) => goldData[i]));
     const candidates = steps.filter((s) => s.tool !== null && tools.has(s.tool));
-    const matched = candidates.length > 0 && (candidates.some((s) => sameSet(keysOf([s.data]), want)) || sameSet(keysOf(candidates.map((s) => s.data)), want));
-    if (!matched) misses.push(`answer[${n}] (${[...tools].join('+')}: ${want.size} row(s); the run's: ${candidates.map((s) => rowsOf(s.data).length).join(', ') || 'no step'})`);
+    const matched =
+      candidates.length > 0 &&
+      (candidates.some((s) => sameSet(keysOf([s.data]), want)) || sameSet(keysOf(candidates.map((s) => s.data)), want));
+    if (!matched)
+      misses.push(
+        `answer[${n}] (${[...tools].join('+')}: ${want.size} row(s); the run's: ${candidates.map((s) => rowsOf(s.data).length).join(', ') || 'no step'})`,
+      );
   });
   const texts = steps.map((s) => JSON.stringify(s.data) ?? '');
-  for (const text of gold.answer_text) if (!texts.some((t) => t.includes(text))) misses.push(`answer_text ${JSON.stringify(text)}`);
+  for (const text of gold.answer_text)
+    if (!texts.some((t) => t.includes(text))) misses.push(`answer_text ${JSON.stringify(text)}`);
   return misses;
 }
 
@@ -98,7 +112,9 @@ export function gradeAnswer(
   if (goal.kind === 'partial' && !verdict.expected) return { answer_right: false, answer_outcome: verdict.outcome };
   if (run.stage !== 'COMPLETED') return { answer_right: false, answer_outcome: `run ${run.stage}` };
   const misses = unmatchedAnswer(goal.gold, run.goldData, run.steps);
-  return misses.length === 0 ? { answer_right: true, answer_outcome: 'answer matches the gold' } : { answer_right: false, answer_outcome: `misses ${misses.join('; ')}` };
+  return misses.length === 0
+    ? { answer_right: true, answer_outcome: 'answer matches the gold' }
+    : { answer_right: false, answer_outcome: `misses ${misses.join('; ')}` };
 }
 
 /** F1 of two multisets: 1 when both are empty. */
@@ -120,16 +136,24 @@ export function multisetF1(got: readonly string[], want: readonly string[]): num
 /** A plan's shape as the F1s compare it: the tools of its steps, and "tool → tool" along each depends_on between tool steps. */
 export function planShape(plan: Pick<Plan, 'tasks'> | null): { tools: string[]; edges: string[] } {
   const steps = plan ? flattenSteps(plan) : [];
-  const edges = steps.flatMap((s) => s.depends_on.flatMap((d) => (s.tool && steps[d]?.tool ? [`${steps[d].tool} → ${s.tool}`] : [])));
+  const edges = steps.flatMap((s) =>
+    s.depends_on.flatMap((d) => (s.tool && steps[d]?.tool ? [`${steps[d].tool} → ${s.tool}`] : [])),
+  );
   return { tools: steps.flatMap((s) => (s.tool ? [s.tool] : [])), edges };
 }
 
 export function goldShape(gold: Gold): { tools: string[]; edges: string[] } {
-  return { tools: gold.calls.map((c) => c.tool), edges: gold.edges.map(([i, j]) => `${gold.calls[i]!.tool} → ${gold.calls[j]!.tool}`) };
+  return {
+    tools: gold.calls.map((c) => c.tool),
+    edges: gold.edges.map(([i, j]) => `${gold.calls[i]!.tool} → ${gold.calls[j]!.tool}`),
+  };
 }
 
 /** Share of `constraints` found, case-insensitively, in the JSON text of the plan's step params; null without constraints. */
-export function constraintCoverage(constraints: readonly string[], params: readonly Record<string, unknown>[]): number | null {
+export function constraintCoverage(
+  constraints: readonly string[],
+  params: readonly Record<string, unknown>[],
+): number | null {
   if (constraints.length === 0) return null;
   const text = JSON.stringify(params).toLowerCase();
   return round(constraints.filter((c) => text.includes(c.toLowerCase())).length / constraints.length, 3);
@@ -154,7 +178,12 @@ export function unverifiedIdLiterals(params: readonly Record<string, unknown>[],
     if (Array.isArray(value)) return value.forEach(visit);
     if (!isRecord(value)) return;
     for (const [key, v] of Object.entries(value)) {
-      if (ID_PARAM.test(key)) found.push(...literalsOf(v).filter((l) => !said.includes(l.toLowerCase())).map((l) => `${key}=${l}`));
+      if (ID_PARAM.test(key))
+        found.push(
+          ...literalsOf(v)
+            .filter((l) => !said.includes(l.toLowerCase()))
+            .map((l) => `${key}=${l}`),
+        );
       else visit(v);
     }
   };

@@ -57,7 +57,9 @@ function option(name: string): string | undefined {
 }
 
 function options(name: string): string[] {
-  return process.argv.flatMap((arg, i) => (arg === `--${name}` && i + 1 < process.argv.length ? [process.argv[i + 1]!] : []));
+  return process.argv.flatMap((arg, i) =>
+    arg === `--${name}` && i + 1 < process.argv.length ? [process.argv[i + 1]!] : [],
+  );
 }
 
 /** The catalog of the MCP filesystem server: the server's name in planner.config.json. */
@@ -67,7 +69,12 @@ const FILES_CATALOG = 'files';
 function writeMcpConfig(dir: string, notes: string): string {
   const server = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
   const file = path.join(dir, 'planner.config.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { [FILES_CATALOG]: { command: process.execPath, args: [server, notes], roots: [notes] } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: { [FILES_CATALOG]: { command: process.execPath, args: [server, notes], roots: [notes] } },
+    }),
+  );
   return file;
 }
 
@@ -75,18 +82,29 @@ async function main(): Promise<void> {
   const given = options('goals').map((f) => path.resolve(f));
   const goalsFiles = given.length > 0 ? given : DEFAULT_GOALS.filter((f) => existsSync(f));
   const out = path.resolve(option('out') ?? path.join(ROOT, 'bench/eval-results.json'));
-  const only = option('only')?.split(',').map((s) => s.trim());
+  const only = option('only')
+    ?.split(',')
+    .map((s) => s.trim());
   const timeoutMs = Number(option('timeout-s') ?? 900) * 1000;
-  const heldOut = process.argv.includes('--held-out-only') ? true : process.argv.includes('--tuning-only') ? false : undefined;
+  const heldOut = process.argv.includes('--held-out-only')
+    ? true
+    : process.argv.includes('--tuning-only')
+      ? false
+      : undefined;
   const goals = loadGoldenSet(...goalsFiles).filter(
-    (g) => (!only || only.some((o) => g.id.startsWith(o))) && (!process.argv.includes('--smoke') || g.smoke) && (heldOut === undefined || g.held_out === heldOut),
+    (g) =>
+      (!only || only.some((o) => g.id.startsWith(o))) &&
+      (!process.argv.includes('--smoke') || g.smoke) &&
+      (heldOut === undefined || g.held_out === heldOut),
   );
   if (goals.length === 0) throw new Error('no goal selected');
   for (const goal of goals) {
     const root = workspaceRootOf(goal);
-    if (root && !statSync(root, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`goal ${goal.id}: workspace ${goal.workspace} is not a folder of the project`);
+    if (root && !statSync(root, { throwIfNoEntry: false })?.isDirectory())
+      throw new Error(`goal ${goal.id}: workspace ${goal.workspace} is not a folder of the project`);
   }
-  if (!statSync(EVAL_NOTES, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${path.relative(ROOT, EVAL_NOTES)} (the files catalog's folder) is missing`);
+  if (!statSync(EVAL_NOTES, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`${path.relative(ROOT, EVAL_NOTES)} (the files catalog's folder) is missing`);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'planner-eval-'));
   // The server works on a copy: a plan calling one of its write tools must not change the committed fixture.
@@ -110,7 +128,9 @@ async function main(): Promise<void> {
 
   // The gold answers, from the same catalogs as the workers', before anything runs.
   const goldPacks = await defaultToolPacks(config, { today: EVAL_DAY });
-  const goldData = await executeGold(goals, goldPacks, { [FILES_CATALOG]: notes }).finally(() => Promise.all(goldPacks.map((p) => p.close())));
+  const goldData = await executeGold(goals, goldPacks, { [FILES_CATALOG]: notes }).finally(() =>
+    Promise.all(goldPacks.map((p) => p.close())),
+  );
   console.log(`gold: ${goldData.size} goal(s) with gold calls executed`);
 
   quietSdkLogs();
@@ -124,9 +144,19 @@ async function main(): Promise<void> {
   const results: GoalResult[] = [];
   const started = Date.now();
   // Written after every goal, so an interrupted run keeps what it measured.
-  const llmInfo = config.llm ? { model: config.llm.model, base_url: config.llm.baseURL, timeout_ms: config.llm.timeoutMs, response_format: config.llm.responseFormat ?? null } : null;
+  const llmInfo = config.llm
+    ? {
+        model: config.llm.model,
+        base_url: config.llm.baseURL,
+        timeout_ms: config.llm.timeoutMs,
+        response_format: config.llm.responseFormat ?? null,
+      }
+    : null;
   const write = () => {
-    const report = evalReport({ llm: llmInfo, goals_files: goalsNames, selected: goals.map((g) => g.id), started, note: option('note') }, results);
+    const report = evalReport(
+      { llm: llmInfo, goals_files: goalsNames, selected: goals.map((g) => g.id), started, note: option('note') },
+      results,
+    );
     writeFileSync(out, withPlannerSection(existsSync(out) ? readFileSync(out, 'utf8') : undefined, label, report));
     return report.totals;
   };
@@ -135,21 +165,40 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      if (current && client) results.push(await measureInterrupted(current.goal, current.handle, current.started, readStored).catch(() => undefined as never));
+      if (current && client)
+        results.push(
+          await measureInterrupted(current.goal, current.handle, current.started, readStored).catch(
+            () => undefined as never,
+          ),
+        );
       await cleanup();
       process.exit(130);
     })());
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
   try {
-    server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'server.log'), headless: true });
+    server = await startDevServer({
+      dbFile: path.join(dir, 'temporal.db'),
+      logFile: path.join(dir, 'server.log'),
+      headless: true,
+    });
     const target = loadTemporalTarget(config.temporal, { address: server.address });
     running = await startWorkers(target, config, { today: EVAL_DAY });
     workersDone = running.workers.run();
-    client = new Client({ connection: await Connection.connect(target.connectionOptions), namespace: target.namespace });
+    client = new Client({
+      connection: await Connection.connect(target.connectionOptions),
+      namespace: target.namespace,
+    });
     for (const goal of goals) {
       const goalStarted = Date.now();
-      const result = await runGoal(goal, { client, taskQueue, timeoutMs, readStored, goldData, onStart: (handle) => (current = { goal, handle, started: goalStarted }) });
+      const result = await runGoal(goal, {
+        client,
+        taskQueue,
+        timeoutMs,
+        readStored,
+        goldData,
+        onStart: (handle) => (current = { goal, handle, started: goalStarted }),
+      });
       current = undefined;
       results.push(result);
       write();
@@ -161,7 +210,8 @@ async function main(): Promise<void> {
 
   async function cleanup(): Promise<void> {
     // Nothing measured (the server or workers did not start): this planner's earlier section stays.
-    if (results.length > 0) console.log(`\n${renderTable(results, write())}\n\nwritten: ${path.relative(ROOT, out)} ("${label}")`);
+    if (results.length > 0)
+      console.log(`\n${renderTable(results, write())}\n\nwritten: ${path.relative(ROOT, out)} ("${label}")`);
     for (const w of running?.workers.workers ?? []) if (w.getState() === 'RUNNING') w.shutdown();
     await workersDone?.catch(() => undefined);
     await running?.close();

@@ -23,7 +23,8 @@ export interface HeapLimit {
   limit_mb: number;
 }
 
-const LINE = /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: \[HeapController\] (?:factor ([\d.]+) based on mu=[\d.]+, speed_ratio=(\d+) \(gc=(\d+), mutator=(\d+)\)|Limit: old size: (\d+) KB, new limit: (\d+) KB)/;
+const LINE =
+  /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: \[HeapController\] (?:factor ([\d.]+) based on mu=[\d.]+, speed_ratio=(\d+) \(gc=(\d+), mutator=(\d+)\)|Limit: old size: (\d+) KB, new limit: (\d+) KB)/;
 const ISOLATE = /^\[\d+:(0x[0-9a-f]+)\]/;
 
 /**
@@ -39,7 +40,13 @@ export function mainThreadHeapLimits(trace: string): HeapLimit[] {
     const m = LINE.exec(line);
     if (!m || m[1] !== main) continue;
     if (m[3] !== undefined) {
-      pending = { at_ms: Number(m[2]), factor: Number(m[3]), speed_ratio: Number(m[4]), gc_mb_s: round(Number(m[5]) / 1000, 1), old_gen_fill_mb_s: round(Number(m[6]) / 1000) };
+      pending = {
+        at_ms: Number(m[2]),
+        factor: Number(m[3]),
+        speed_ratio: Number(m[4]),
+        gc_mb_s: round(Number(m[5]) / 1000, 1),
+        old_gen_fill_mb_s: round(Number(m[6]) / 1000),
+      };
     } else if (pending) {
       limits.push({ ...pending, live_mb: round(Number(m[7]) / 1024, 1), limit_mb: round(Number(m[8]) / 1024, 1) });
       pending = undefined;
@@ -52,6 +59,9 @@ export function mainThreadHeapLimits(trace: string): HeapLimit[] {
 export function describeHeapLimits(limits: readonly HeapLimit[]): string {
   if (limits.length === 0) return 'no full collection traced';
   return limits
-    .map((l) => `x${l.factor} at ${(l.at_ms / 1000).toFixed(1)} s (${l.live_mb} -> ${l.limit_mb} MB; ratio ${l.speed_ratio}: gc ${l.gc_mb_s} MB/s, filling ${l.old_gen_fill_mb_s} MB/s)`)
+    .map(
+      (l) =>
+        `x${l.factor} at ${(l.at_ms / 1000).toFixed(1)} s (${l.live_mb} -> ${l.limit_mb} MB; ratio ${l.speed_ratio}: gc ${l.gc_mb_s} MB/s, filling ${l.old_gen_fill_mb_s} MB/s)`,
+    )
     .join(', ');
 }

@@ -26,7 +26,13 @@ export async function withLocalPlanner<T>(taskQueue: string, use: (planner: Loca
   const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), headless: true });
   const connection = await NativeConnection.connect({ address: server.address });
   const pack = await createWastePack({ today: new Date() });
-  const workers = await createLocalWorkers({ connection, namespace: 'default', packs: [pack], taskQueue, store: new LocalContentStore(path.join(dir, 'store')) });
+  const workers = await createLocalWorkers({
+    connection,
+    namespace: 'default',
+    packs: [pack],
+    taskQueue,
+    store: new LocalContentStore(path.join(dir, 'store')),
+  });
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   try {
     return await use({ server, workers, client });

@@ -27,15 +27,29 @@ const OVERSIZED_CONTEXT = 'shipments in Hannover, '.repeat(26_100); // ≈ 600 K
 async function main() {
   const runs = Number(process.argv[2] ?? 30);
   await withLocalPlanner(TASK_QUEUE, async ({ server, workers, client }) => {
-    const planner = await PlannerClient.connect({ address: server.address, namespace: 'default', connectionOptions: { address: server.address } });
-    const oversizedInput = { request: { goal: GOAL, planner: 'ranking' as const, context: [{ role: 'user' as const, content: OVERSIZED_CONTEXT }] } };
+    const planner = await PlannerClient.connect({
+      address: server.address,
+      namespace: 'default',
+      connectionOptions: { address: server.address },
+    });
+    const oversizedInput = {
+      request: {
+        goal: GOAL,
+        planner: 'ranking' as const,
+        context: [{ role: 'user' as const, content: OVERSIZED_CONTEXT }],
+      },
+    };
     let id = 0;
 
     const normalPlans = async (): Promise<number[]> => {
       const ms: number[] = [];
       for (let i = 0; i < runs; i++) {
         const began = performance.now();
-        const outcome = await client.workflow.execute(planningWorkflow, { taskQueue: TASK_QUEUE, workflowId: `normal-${id++}`, args: [{ request: { goal: GOAL, planner: 'ranking' } }] });
+        const outcome = await client.workflow.execute(planningWorkflow, {
+          taskQueue: TASK_QUEUE,
+          workflowId: `normal-${id++}`,
+          args: [{ request: { goal: GOAL, planner: 'ranking' } }],
+        });
         if (outcome.stage !== 'COMPLETED') throw new Error(`normal plan ended ${outcome.stage}`);
         ms.push(performance.now() - began);
       }
@@ -58,8 +72,14 @@ async function main() {
         const refusals: number[] = [];
         while (!stop()) {
           const began = performance.now();
-          const err = await planner.start(oversizedInput, { taskQueue: TASK_QUEUE, workflowId: `oversized-${id++}` }).then(() => null, (e: unknown) => e);
-          if (!(err instanceof InvalidInputError)) throw new Error(`an oversized request was not refused client-side: ${String(err)}`);
+          const err = await planner
+            .start(oversizedInput, { taskQueue: TASK_QUEUE, workflowId: `oversized-${id++}` })
+            .then(
+              () => null,
+              (e: unknown) => e,
+            );
+          if (!(err instanceof InvalidInputError))
+            throw new Error(`an oversized request was not refused client-side: ${String(err)}`);
           refusals.push(performance.now() - began);
           await new Promise((r) => setTimeout(r, 10));
         }
@@ -70,19 +90,31 @@ async function main() {
         const refusals: number[] = [];
         while (!stop()) {
           const began = performance.now();
-          const handle = await client.workflow.start(planningWorkflow, { taskQueue: TASK_QUEUE, workflowId: `oversized-${id++}`, args: [oversizedInput] });
-          if (await handle.result().then(() => true, () => false)) throw new Error('an oversized request was not refused');
+          const handle = await client.workflow.start(planningWorkflow, {
+            taskQueue: TASK_QUEUE,
+            workflowId: `oversized-${id++}`,
+            args: [oversizedInput],
+          });
+          if (
+            await handle.result().then(
+              () => true,
+              () => false,
+            )
+          )
+            throw new Error('an oversized request was not refused');
           refusals.push(performance.now() - began);
         }
         return refusals;
       };
-      const result = await workers.runUntil((async () => {
-        await normalPlans(); // warm-up: JIT, caches, the server's first workflows
-        const alone = await normalPlans();
-        const client_checked = await withFlood(clientSide);
-        const unchecked = await withFlood(serverSide);
-        return { alone, client_checked, unchecked };
-      })());
+      const result = await workers.runUntil(
+        (async () => {
+          await normalPlans(); // warm-up: JIT, caches, the server's first workflows
+          const alone = await normalPlans();
+          const client_checked = await withFlood(clientSide);
+          const unchecked = await withFlood(serverSide);
+          return { alone, client_checked, unchecked };
+        })(),
+      );
       const summary = {
         runs,
         oversized_context_bytes: OVERSIZED_CONTEXT.length,
@@ -111,7 +143,10 @@ async function main() {
           `unchecked (raw clients, refused by the workflow): p50_with=${summary.p50_ms_with_unchecked_oversized}ms p95_with=${summary.p95_ms_with_unchecked_oversized}ms ` +
           `refused=${summary.unchecked_oversized_refused} (slowest refusal ${summary.unchecked_oversized_refused_max_ms}ms)`,
       );
-      writeFileSync(path.join(projectRoot(), 'bench', 'oversized-results.json'), `${JSON.stringify(summary, null, 2)}\n`);
+      writeFileSync(
+        path.join(projectRoot(), 'bench', 'oversized-results.json'),
+        `${JSON.stringify(summary, null, 2)}\n`,
+      );
     } finally {
       await planner.close();
     }

@@ -74,7 +74,12 @@ async function measure(name: GoalName, warmup: number, plans: number) {
   const env = new MockActivityEnvironment();
   const run = <A, R>(fn: (input: A) => Promise<R>, input: A) => env.run(fn, input) as Promise<R>;
   const plan = async () => {
-    const request = parsePlanningRequest({ ...GOALS[name], trace_id: 'bench', budget: { cost_usd: 1, tokens: 100_000, calls: 50, policy: 'block' }, now: NOW });
+    const request = parsePlanningRequest({
+      ...GOALS[name],
+      trace_id: 'bench',
+      budget: { cost_usd: 1, tokens: 100_000, calls: 50, policy: 'block' },
+      now: NOW,
+    });
     const { requirements } = await run(activities.analyzeRequirements, { request });
     const stamp = { id: '019ab000-0000-7000-8000-000000000001', version: 1, created_at: NOW };
     const { plan: generated } = await run(activities.generatePlan, { request, requirements, stamp, with_routes: true });
@@ -98,7 +103,12 @@ async function measure(name: GoalName, warmup: number, plans: number) {
   const kb = (bytes: number) => round(bytes / plans / 1024, 1);
   return {
     kb_per_plan: kb(total),
-    top_sites_kb_per_plan: Object.fromEntries([...sites].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([site, bytes]) => [site, kb(bytes)])),
+    top_sites_kb_per_plan: Object.fromEntries(
+      [...sites]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12)
+        .map(([site, bytes]) => [site, kb(bytes)]),
+    ),
   };
 }
 
@@ -110,21 +120,34 @@ async function main() {
     return;
   }
   const outIndex = process.argv.indexOf('--out');
-  const out = outIndex > 0 ? process.argv[outIndex + 1]! : path.join(projectRoot(), 'bench', 'planning-allocation-results.json');
+  const out =
+    outIndex > 0 ? process.argv[outIndex + 1]! : path.join(projectRoot(), 'bench', 'planning-allocation-results.json');
   // A fresh process per measurement: "cold" must mean code this process has never run.
   const inChild = (name: GoalName, warmup: number, plans: number) =>
     JSON.parse(
-      execFileSync(process.execPath, [...process.execArgv, __filename], { env: { ...process.env, PLANNING_ALLOCATION_CHILD: `${name}:${warmup}:${plans}` }, encoding: 'utf8' }),
+      execFileSync(process.execPath, [...process.execArgv, __filename], {
+        env: { ...process.env, PLANNING_ALLOCATION_CHILD: `${name}:${warmup}:${plans}` },
+        encoding: 'utf8',
+      }),
     ) as Awaited<ReturnType<typeof measure>>;
   const goals: Record<string, unknown> = {};
   for (const name of Object.keys(GOALS) as GoalName[]) {
     const cold = inChild(name, 0, COLD_PLANS);
     const warm = inChild(name, WARM_PLANS, WARM_PLANS);
     console.log(`${name}: ${cold.kb_per_plan} KB per plan cold (first ${COLD_PLANS}), ${warm.kb_per_plan} KB warm`);
-    for (const [site, kb] of Object.entries(warm.top_sites_kb_per_plan).slice(0, 6)) console.log(`  warm ${String(kb).padStart(6)} KB  ${site}`);
+    for (const [site, kb] of Object.entries(warm.top_sites_kb_per_plan).slice(0, 6))
+      console.log(`  warm ${String(kb).padStart(6)} KB  ${site}`);
     goals[name] = { goal: GOALS[name].goal, cold, warm };
   }
-  const result = { measured_at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, sampling_interval_bytes: SAMPLING_INTERVAL_BYTES, cold_plans: COLD_PLANS, warm_plans: WARM_PLANS, goals };
+  const result = {
+    measured_at: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    sampling_interval_bytes: SAMPLING_INTERVAL_BYTES,
+    cold_plans: COLD_PLANS,
+    warm_plans: WARM_PLANS,
+    goals,
+  };
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), out)}`);
 }

@@ -5,16 +5,50 @@
  */
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { createBudget, parsePlanJson, toolSpecFromZod, validatePlan, type PlanInput, type ValidationContext } from '../src/domain';
+import {
+  createBudget,
+  parsePlanJson,
+  toolSpecFromZod,
+  validatePlan,
+  type PlanInput,
+  type ValidationContext,
+} from '../src/domain';
 
 const dateRange = { date_from: z.iso.date().optional(), date_to: z.iso.date().optional() };
 const tool = (name: string, params: z.ZodObject) =>
-  toolSpecFromZod({ name, description: `${name} tool`, params, cost_per_call_usd: 0.001, tokens_per_call: 300, task_queue: 'tools', idempotent: true });
+  toolSpecFromZod({
+    name,
+    description: `${name} tool`,
+    params,
+    cost_per_call_usd: 0.001,
+    tokens_per_call: 300,
+    task_queue: 'tools',
+    idempotent: true,
+  });
 
 const catalog = [
-  tool('shipments', z.object({ ...dateRange, has_contaminants: z.boolean().optional(), status: z.enum(['pending', 'delivered', 'rejected']).optional(), facility_id: z.string().optional(), limit: z.number().int().min(1).max(500).default(100) })),
-  tool('facilities', z.object({ location: z.string().optional(), type: z.enum(['sorting', 'landfill', 'incinerator']).optional(), ids: z.array(z.string()).optional() })),
-  tool('contaminants-detected', z.object({ shipment_ids: z.array(z.string()).optional(), facility_id: z.string().optional(), ...dateRange })),
+  tool(
+    'shipments',
+    z.object({
+      ...dateRange,
+      has_contaminants: z.boolean().optional(),
+      status: z.enum(['pending', 'delivered', 'rejected']).optional(),
+      facility_id: z.string().optional(),
+      limit: z.number().int().min(1).max(500).default(100),
+    }),
+  ),
+  tool(
+    'facilities',
+    z.object({
+      location: z.string().optional(),
+      type: z.enum(['sorting', 'landfill', 'incinerator']).optional(),
+      ids: z.array(z.string()).optional(),
+    }),
+  ),
+  tool(
+    'contaminants-detected',
+    z.object({ shipment_ids: z.array(z.string()).optional(), facility_id: z.string().optional(), ...dateRange }),
+  ),
   tool('inspections', z.object({ facility_id: z.string(), ...dateRange, result: z.enum(['pass', 'fail']).optional() })),
   tool('carriers', z.object({ ids: z.array(z.string()) })),
   tool('waste-types', z.object({ codes: z.array(z.string()).optional() })),
@@ -35,15 +69,51 @@ function buildPlan(): PlanInput {
       id: String(k + 1),
       title: `Region ${k + 1}`,
       steps: [
-        { id: `${k + 1}.1`, title: 'Find facilities', tool: 'facilities', params: { location: `City ${k}`, type: 'sorting' }, parallel: true, depends_on: prevReport },
-        { id: `${k + 1}.2`, title: 'Shipments', tool: 'shipments', params: { facility_id: `\${step[${b}].data[0].id}`, date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true }, depends_on: [b], parallel: true },
-        { id: `${k + 1}.3`, title: 'Contaminants', tool: 'contaminants-detected', params: { shipment_ids: `\${step[${b + 1}].data.*.id}` }, depends_on: [b + 1], parallel: true },
-        { id: `${k + 1}.4`, title: 'Inspections', tool: 'inspections', params: { facility_id: `\${step[${b}].data[0].id}`, result: 'fail' }, depends_on: [b], parallel: true },
+        {
+          id: `${k + 1}.1`,
+          title: 'Find facilities',
+          tool: 'facilities',
+          params: { location: `City ${k}`, type: 'sorting' },
+          parallel: true,
+          depends_on: prevReport,
+        },
+        {
+          id: `${k + 1}.2`,
+          title: 'Shipments',
+          tool: 'shipments',
+          params: {
+            facility_id: `\${step[${b}].data[0].id}`,
+            date_from: '2026-11-16',
+            date_to: '2026-11-22',
+            has_contaminants: true,
+          },
+          depends_on: [b],
+          parallel: true,
+        },
+        {
+          id: `${k + 1}.3`,
+          title: 'Contaminants',
+          tool: 'contaminants-detected',
+          params: { shipment_ids: `\${step[${b + 1}].data.*.id}` },
+          depends_on: [b + 1],
+          parallel: true,
+        },
+        {
+          id: `${k + 1}.4`,
+          title: 'Inspections',
+          tool: 'inspections',
+          params: { facility_id: `\${step[${b}].data[0].id}`, result: 'fail' },
+          depends_on: [b],
+          parallel: true,
+        },
         {
           id: `${k + 1}.5`,
           title: 'Report',
           tool: 'write-report',
-          params: { path: `reports/region-${k + 1}.md`, content: `Contaminants \${step[${b + 2}].data} inspections \${step[${b + 3}].data}` },
+          params: {
+            path: `reports/region-${k + 1}.md`,
+            content: `Contaminants \${step[${b + 2}].data} inspections \${step[${b + 3}].data}`,
+          },
           depends_on: [b + 2, b + 3],
           verification: ['file exists'],
         },

@@ -47,18 +47,23 @@ async function main() {
       const lines: { event: ProgressEvent; receivedAt: number }[] = [];
       let exited: Promise<void> = Promise.resolve();
       if (watch) {
-        const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), 'watch', handle.workflowId, '--json'], {
-          cwd: ROOT,
-          env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
+        const child = spawn(
+          process.execPath,
+          [path.join(ROOT, 'bin/planner.js'), 'watch', handle.workflowId, '--json'],
+          {
+            cwd: ROOT,
+            env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
         let buffered = '';
         child.stdout.on('data', (chunk: Buffer) => {
           const receivedAt = Date.now();
           buffered += chunk.toString();
           const complete = buffered.split('\n');
           buffered = complete.pop()!;
-          for (const line of complete) if (line.trim()) lines.push({ event: JSON.parse(line) as ProgressEvent, receivedAt });
+          for (const line of complete)
+            if (line.trim()) lines.push({ event: JSON.parse(line) as ProgressEvent, receivedAt });
         });
         exited = new Promise((resolve) => child.once('close', () => resolve()));
         while (!lines.some((l) => l.event.kind === 'question')) await sleep(20);
@@ -68,7 +73,11 @@ async function main() {
       if ((await handle.result()).stage !== 'COMPLETED') throw new Error('a bench run did not complete');
       await exited;
       const live = lines.filter((l) => Date.parse(l.event.at) >= approvedAt - 5);
-      return { bytes: await historyBytes(handle), delivered: lines.length, delays: live.map((l) => ({ kind: l.event.kind, ms: l.receivedAt - Date.parse(l.event.at) })) };
+      return {
+        bytes: await historyBytes(handle),
+        delivered: lines.length,
+        delays: live.map((l) => ({ kind: l.event.kind, ms: l.receivedAt - Date.parse(l.event.at) })),
+      };
     };
 
     const summary = await workers.runUntil(
@@ -82,7 +91,15 @@ async function main() {
         }
         const delays = watched.flatMap((w) => w.delays.map((d) => d.ms)).sort((a, b) => a - b);
         const kinds = [...new Set(watched.flatMap((w) => w.delays.map((d) => d.kind)))];
-        const byKind = Object.fromEntries(kinds.map((k) => [k, percentile(watched.flatMap((w) => w.delays.filter((d) => d.kind === k).map((d) => d.ms)).sort((a, b) => a - b), 95)]));
+        const byKind = Object.fromEntries(
+          kinds.map((k) => [
+            k,
+            percentile(
+              watched.flatMap((w) => w.delays.filter((d) => d.kind === k).map((d) => d.ms)).sort((a, b) => a - b),
+              95,
+            ),
+          ]),
+        );
         const extraBytes = mean(watched.map((w) => w.bytes)) - mean(unwatched);
         const delivered = mean(watched.map((w) => w.delivered));
         return {

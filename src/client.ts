@@ -63,11 +63,18 @@ export class PlannerClient {
    * With OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. `identity`: the
    * Temporal client identity (default `<pid>@<host>`), which the client also sends as who starts a run and who decides.
    */
-  static async connect(target: TemporalTarget = loadTemporalTarget(loadConfig().temporal), options: { identity?: string } = {}): Promise<PlannerClient> {
+  static async connect(
+    target: TemporalTarget = loadTemporalTarget(loadConfig().temporal),
+    options: { identity?: string } = {},
+  ): Promise<PlannerClient> {
     const connection = await Connection.connect(target.connectionOptions);
     const tracing = tracingFromConfig(loadConfig());
     const identity = options.identity === undefined ? {} : { identity: options.identity };
-    return new PlannerClient(new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing), ...identity }), target, tracing);
+    return new PlannerClient(
+      new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing), ...identity }),
+      target,
+      tracing,
+    );
   }
 
   /**
@@ -87,7 +94,10 @@ export class PlannerClient {
     input: PlanningWorkflowInput,
     options: StartOptions = {},
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
-    return await this.client.workflow.start(planningWorkflow, planningStartOptions({ started_by: this.identity, ...input }, options));
+    return await this.client.workflow.start(
+      planningWorkflow,
+      planningStartOptions({ started_by: this.identity, ...input }, options),
+    );
   }
 
   /** `payload` with this client's identity, unless it names one. */
@@ -106,8 +116,14 @@ export class PlannerClient {
   }
 
   /** The events after `afterSeq` at once, by query: also for a closed run (a worker replays it). */
-  async progress(workflowId: string, afterSeq: number, timeoutMs = loadConfig().queryTimeoutMs): Promise<ProgressBatch> {
-    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(workflowId).query(getProgressQuery, { after_seq: afterSeq }));
+  async progress(
+    workflowId: string,
+    afterSeq: number,
+    timeoutMs = loadConfig().queryTimeoutMs,
+  ): Promise<ProgressBatch> {
+    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () =>
+      this.handle(workflowId).query(getProgressQuery, { after_seq: afterSeq }),
+    );
   }
 
   handle(workflowId: string): PlanningHandle {
@@ -119,7 +135,9 @@ export class PlannerClient {
    * after `timeoutMs` (PLANNER_QUERY_TIMEOUT_MS, default 10 s) it fails with DEADLINE_EXCEEDED instead of hanging.
    */
   async state(workflowId: string, timeoutMs = loadConfig().queryTimeoutMs): Promise<PlanningState> {
-    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(workflowId).query(getStateQuery));
+    return await this.client.connection.withDeadline(Date.now() + timeoutMs, () =>
+      this.handle(workflowId).query(getStateQuery),
+    );
   }
 
   /** `answer` is `{ option: n }` (1-based, as shown) or `{ text }`; rejected with a clear message if invalid. */
@@ -228,7 +246,12 @@ export class PlannerClient {
 
 /** A Temporal client identity as a run takes it: control characters to spaces, trimmed, at most 200 characters. */
 export function clientIdentity(identity: string): string {
-  return identity.replace(/\p{Cc}+/gu, ' ').trim().slice(0, 200) || 'unknown';
+  return (
+    identity
+      .replace(/\p{Cc}+/gu, ' ')
+      .trim()
+      .slice(0, 200) || 'unknown'
+  );
 }
 
 /**
@@ -236,7 +259,10 @@ export function clientIdentity(identity: string): string {
  * the run would refuse), the goal as the run reads it (trimmed, secrets redacted) in the memo, so the run publishes
  * no memo of its own (src/workflows/visibility.ts), and the Web UI's summary and details.
  */
-export function planningStartOptions(input: PlanningWorkflowInput, options: StartOptions = {}): WorkflowStartOptions<typeof planningWorkflow> {
+export function planningStartOptions(
+  input: PlanningWorkflowInput,
+  options: StartOptions = {},
+): WorkflowStartOptions<typeof planningWorkflow> {
   const { goal } = checkWorkflowInput(input).request;
   return {
     args: [input],
@@ -259,8 +285,14 @@ export function startDetails(input: PlanningWorkflowInput, goal: string): string
   const lines = [
     `**Goal:** ${(goal.length > STATIC_GOAL_MAX_CHARS ? `${goal.slice(0, STATIC_GOAL_MAX_CHARS - 1)}…` : goal).replace(/\s+/g, ' ')}`,
     `**Catalog:** ${request.tool_catalog ?? 'waste'} · **Planner:** ${request.planner ?? 'auto'}`,
-    b ? `**Budget:** ${b.calls ?? '–'} calls · ${b.tokens ?? '–'} tokens · ${b.cost_usd ?? '–'} USD (${b.policy ?? 'block'})` : '**Budget:** defaults',
-    `**Options:** ${Object.entries(options).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ') || 'defaults'}`,
+    b
+      ? `**Budget:** ${b.calls ?? '–'} calls · ${b.tokens ?? '–'} tokens · ${b.cost_usd ?? '–'} USD (${b.policy ?? 'block'})`
+      : '**Budget:** defaults',
+    `**Options:** ${
+      Object.entries(options)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(', ') || 'defaults'
+    }`,
   ];
   return lines.join('  \n');
 }

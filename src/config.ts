@@ -160,7 +160,11 @@ const PlannerEnvSchema = z.object({
   PLANNER_TASK_QUEUE: z.string().max(1000).default(DEFAULT_TASK_QUEUE),
   PLANNER_TOOL_QUEUES: z.enum(TOOL_QUEUES).default('planner'),
   PLANNER_WORKER_VERSIONING: z.enum(['on', 'off']).default('on'),
-  PLANNER_DEPLOYMENT_NAME: z.string().max(255).regex(/^[^.\s]+$/, 'must not contain dots or spaces').optional(),
+  PLANNER_DEPLOYMENT_NAME: z
+    .string()
+    .max(255)
+    .regex(/^[^.\s]+$/, 'must not contain dots or spaces')
+    .optional(),
   PLANNER_BUILD_ID: z.string().max(255).regex(/^\S+$/, 'must not contain spaces').optional(),
   PLANNER_STORE_DIR: FilePath.optional(),
   PLANNER_CACHE_DIR: FilePath.optional(),
@@ -173,20 +177,29 @@ const PlannerEnvSchema = z.object({
   PLANNER_CONNECT_TIMEOUT: DurationString.default(DEFAULT_CONNECT_TIMEOUT),
   PLANNER_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(DEFAULT_QUERY_TIMEOUT_MS),
   TEMPORAL_ADDRESS: z.string().max(1000).optional(),
-  TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  TEMPORAL_UI_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   TEMPORAL_CLI_PATH: FilePath.optional(),
   TEMPORAL_TEST_SERVER_PATH: FilePath.optional(),
   PATH: z.string().max(65_536).optional(),
   PLANNER_PLAN_CACHE_TTL: DurationString.default(DEFAULT_PLAN_CACHE_TTL),
   PLANNER_PLAN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_PLAN_CACHE_MAX_ENTRIES),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   PLANNER_METRICS_PORT: MetricsPortSchema.optional(),
   PLANNER_LLM_DRAFT: z.enum(LLM_DRAFTS).default('rules'),
 });
 
 /** Settings read only when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL set). */
 const LlmEnvSchema = z.object({
-  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  OPENAI_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   OPENAI_API_KEY: z.string().max(4096).optional(),
   PLANNER_MODEL: z.string().max(200).regex(/^\S+$/, 'must not contain spaces').default(DEFAULT_MODEL),
   PLANNER_LLM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(DEFAULT_TIMEOUT_MS),
@@ -197,7 +210,10 @@ const LlmEnvSchema = z.object({
   PLANNER_LLM_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(DEFAULT_LLM_ATTEMPTS),
 });
 
-const EnvVariableName = z.string().max(200).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
+const EnvVariableName = z
+  .string()
+  .max(200)
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
 
 /** One entry of PLANNER_LLM_PROVIDERS: strict, so a key pasted in as `api_key` is refused rather than kept. */
 const ProviderEntrySchema = z
@@ -219,42 +235,62 @@ const ProvidersSchema = z
 type VariableName = keyof typeof PlannerEnvSchema.shape | keyof typeof LlmEnvSchema.shape;
 
 /** Every environment variable this module reads (docs/configuration.md lists each one). */
-export const CONFIG_VARIABLES = [...Object.keys(PlannerEnvSchema.shape), ...Object.keys(LlmEnvSchema.shape)] as readonly VariableName[];
+export const CONFIG_VARIABLES = [
+  ...Object.keys(PlannerEnvSchema.shape),
+  ...Object.keys(LlmEnvSchema.shape),
+] as readonly VariableName[];
 
 const HINTS: Record<VariableName, string> = {
-  PLANNER_TASK_QUEUE: 'Set PLANNER_TASK_QUEUE to a task queue name of at most 1000 characters, or unset it (default durable-planner).',
-  PLANNER_TOOL_QUEUES: 'Set PLANNER_TOOL_QUEUES to planner (tools on the planner\'s task queue) or split (each pack on its own queue), or unset it (default planner).',
-  PLANNER_WORKER_VERSIONING: 'Set PLANNER_WORKER_VERSIONING to on (workers are versions of a Worker Deployment, runs pinned to theirs) or off (unversioned workers, for servers without Worker Deployments), or unset it (default on).',
-  PLANNER_DEPLOYMENT_NAME: 'Set PLANNER_DEPLOYMENT_NAME to a Worker Deployment name of at most 255 characters without dots or spaces, or unset it (default: the task queue).',
-  PLANNER_BUILD_ID: 'Set PLANNER_BUILD_ID to a build id of at most 255 characters without spaces, or unset it (default: the package version + a hash of the workflow code).',
-  PLANNER_STORE_DIR: 'Set PLANNER_STORE_DIR to a folder path outside node_modules, or unset it (default .planner/store in the application\'s folder).',
-  PLANNER_CACHE_DIR: 'Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache in the application\'s folder).',
+  PLANNER_TASK_QUEUE:
+    'Set PLANNER_TASK_QUEUE to a task queue name of at most 1000 characters, or unset it (default durable-planner).',
+  PLANNER_TOOL_QUEUES:
+    "Set PLANNER_TOOL_QUEUES to planner (tools on the planner's task queue) or split (each pack on its own queue), or unset it (default planner).",
+  PLANNER_WORKER_VERSIONING:
+    'Set PLANNER_WORKER_VERSIONING to on (workers are versions of a Worker Deployment, runs pinned to theirs) or off (unversioned workers, for servers without Worker Deployments), or unset it (default on).',
+  PLANNER_DEPLOYMENT_NAME:
+    'Set PLANNER_DEPLOYMENT_NAME to a Worker Deployment name of at most 255 characters without dots or spaces, or unset it (default: the task queue).',
+  PLANNER_BUILD_ID:
+    'Set PLANNER_BUILD_ID to a build id of at most 255 characters without spaces, or unset it (default: the package version + a hash of the workflow code).',
+  PLANNER_STORE_DIR:
+    "Set PLANNER_STORE_DIR to a folder path outside node_modules, or unset it (default .planner/store in the application's folder).",
+  PLANNER_CACHE_DIR:
+    "Set PLANNER_CACHE_DIR to a folder path, or unset it (default .planner/cache in the application's folder).",
   XDG_STATE_HOME: 'Set XDG_STATE_HOME to a folder path, or unset it (default ~/.local/state).',
   LOCALAPPDATA: 'Set LOCALAPPDATA to a folder path, or unset it.',
   PLANNER_WORKSPACE_ROOT: 'Set PLANNER_WORKSPACE_ROOT to a folder path, or unset it (default: the current folder).',
   PLANNER_WORKSPACE_ROOTS: `Set PLANNER_WORKSPACE_ROOTS to the folders runs may use as workspace_root, separated by "${path.delimiter}", or unset it (default: PLANNER_WORKSPACE_ROOT, else the current folder).`,
   PLANNER_CONFIG: 'Set PLANNER_CONFIG to the path of a planner.config.json, or unset it.',
-  DATABASE_URL: 'Set DATABASE_URL to a PostgreSQL connection string, e.g. postgres://user:pass@localhost:5432/db, or unset it for the local store (PLANNER_STORE_DIR) and embedded PGlite.',
+  DATABASE_URL:
+    'Set DATABASE_URL to a PostgreSQL connection string, e.g. postgres://user:pass@localhost:5432/db, or unset it for the local store (PLANNER_STORE_DIR) and embedded PGlite.',
   PLANNER_CONNECT_TIMEOUT: 'Set PLANNER_CONNECT_TIMEOUT to a duration such as 300ms or 5s, or unset it (default 5s).',
-  PLANNER_QUERY_TIMEOUT_MS: 'Set PLANNER_QUERY_TIMEOUT_MS to whole milliseconds from 100 to 3600000, or unset it (default 10000).',
+  PLANNER_QUERY_TIMEOUT_MS:
+    'Set PLANNER_QUERY_TIMEOUT_MS to whole milliseconds from 100 to 3600000, or unset it (default 10000).',
   TEMPORAL_ADDRESS: 'Set TEMPORAL_ADDRESS to the frontend host:port, e.g. localhost:7233, or unset it.',
   TEMPORAL_UI_URL: 'Set TEMPORAL_UI_URL to the Web UI base URL, e.g. http://localhost:8233, or unset it.',
   TEMPORAL_CLI_PATH: 'Set TEMPORAL_CLI_PATH to the temporal binary, or unset it.',
   TEMPORAL_TEST_SERVER_PATH: 'Set TEMPORAL_TEST_SERVER_PATH to the temporal-test-server binary, or unset it.',
   PATH: 'PATH is too long to search.',
-  OTEL_EXPORTER_OTLP_ENDPOINT: 'Set OTEL_EXPORTER_OTLP_ENDPOINT to the OTLP/HTTP collector base URL, e.g. http://localhost:4318, or unset it (no traces).',
-  PLANNER_METRICS_PORT: 'Set PLANNER_METRICS_PORT to a TCP port from 1 to 65535 for the Prometheus endpoint, or unset it.',
-  OPENAI_BASE_URL: 'Set OPENAI_BASE_URL to the API root, e.g. https://api.openai.com/v1, https://openrouter.ai/api/v1 or http://localhost:11434/v1 (Ollama).',
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    'Set OTEL_EXPORTER_OTLP_ENDPOINT to the OTLP/HTTP collector base URL, e.g. http://localhost:4318, or unset it (no traces).',
+  PLANNER_METRICS_PORT:
+    'Set PLANNER_METRICS_PORT to a TCP port from 1 to 65535 for the Prometheus endpoint, or unset it.',
+  OPENAI_BASE_URL:
+    'Set OPENAI_BASE_URL to the API root, e.g. https://api.openai.com/v1, https://openrouter.ai/api/v1 or http://localhost:11434/v1 (Ollama).',
   OPENAI_API_KEY: 'Set OPENAI_API_KEY to the provider key, or unset it for a local server.',
   PLANNER_MODEL: 'Set PLANNER_MODEL to a model id such as gpt-4o-mini, or unset it.',
-  PLANNER_LLM_TIMEOUT_MS: 'Set PLANNER_LLM_TIMEOUT_MS to whole milliseconds from 1000 to 600000, or unset it (default 60000).',
+  PLANNER_LLM_TIMEOUT_MS:
+    'Set PLANNER_LLM_TIMEOUT_MS to whole milliseconds from 1000 to 600000, or unset it (default 60000).',
   PLANNER_LLM_PROVIDERS: `Set PLANNER_LLM_PROVIDERS to a JSON array of 1 to ${MAX_LLM_PROVIDERS} providers tried in order, e.g. [{"name":"local","base_url":"http://localhost:8080/v1","model":"qwen2.5-coder"},{"name":"openai","base_url":"https://api.openai.com/v1","model":"gpt-4o-mini","api_key_env":"OPENAI_API_KEY"}] (name, base_url, model, optional api_key_env naming the variable that holds the key, never the key itself, and optional timeout_ms), or unset it.`,
   PLANNER_PLAN_CACHE_TTL: `Set PLANNER_PLAN_CACHE_TTL to a duration such as 30m, 24h or 7d, or unset it (default ${DEFAULT_PLAN_CACHE_TTL}).`,
   PLANNER_PLAN_CACHE_MAX_ENTRIES: `Set PLANNER_PLAN_CACHE_MAX_ENTRIES to a whole number from 0 (no plan cache) to 100000, or unset it (default ${DEFAULT_PLAN_CACHE_MAX_ENTRIES}).`,
-  PLANNER_LLM_RESPONSE_FORMAT: 'Set PLANNER_LLM_RESPONSE_FORMAT to json_schema (structured outputs) or json_object, or unset it (default json_schema).',
-  PLANNER_LLM_TEMPERATURE: 'Set PLANNER_LLM_TEMPERATURE to a number from 0 to 2, or unset it (each prompt keeps its own temperature).',
-  PLANNER_LLM_MAX_TOKENS: 'Set PLANNER_LLM_MAX_TOKENS to whole tokens from 16 to 200000, or unset it (the provider decides).',
-  PLANNER_LLM_DRAFT: 'Set PLANNER_LLM_DRAFT to rules (the LLM planner revises the ranking planner\'s draft) or none (it plans from the goal alone), or unset it (default rules).',
+  PLANNER_LLM_RESPONSE_FORMAT:
+    'Set PLANNER_LLM_RESPONSE_FORMAT to json_schema (structured outputs) or json_object, or unset it (default json_schema).',
+  PLANNER_LLM_TEMPERATURE:
+    'Set PLANNER_LLM_TEMPERATURE to a number from 0 to 2, or unset it (each prompt keeps its own temperature).',
+  PLANNER_LLM_MAX_TOKENS:
+    'Set PLANNER_LLM_MAX_TOKENS to whole tokens from 16 to 200000, or unset it (the provider decides).',
+  PLANNER_LLM_DRAFT:
+    "Set PLANNER_LLM_DRAFT to rules (the LLM planner revises the ranking planner's draft) or none (it plans from the goal alone), or unset it (default rules).",
   PLANNER_LLM_ATTEMPTS: 'Set PLANNER_LLM_ATTEMPTS to a whole number from 1 to 10, or unset it (default 3).',
 };
 
@@ -265,7 +301,9 @@ function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, what
   if (parsed.success) return parsed.data;
   const issues = formatZodIssues(parsed.error);
   const bad = [...new Set(parsed.error.issues.map((i) => i.path[0] as VariableName))];
-  throw new InvalidInputError(`invalid ${what}:\n${issues.join('\n')}`, bad.map((name) => HINTS[name]).join(' '), { issues });
+  throw new InvalidInputError(`invalid ${what}:\n${issues.join('\n')}`, bad.map((name) => HINTS[name]).join(' '), {
+    issues,
+  });
 }
 
 /** The provider chain: PLANNER_LLM_PROVIDERS when set, else the one provider of OPENAI_BASE_URL / OPENAI_API_KEY; [] without an LLM. */
@@ -297,7 +335,10 @@ function loadLlmProviders(env: NodeJS.ProcessEnv): LlmProviderConfig[] {
   try {
     json = JSON.parse(values.PLANNER_LLM_PROVIDERS);
   } catch (err) {
-    throw new InvalidInputError(`invalid LLM settings: PLANNER_LLM_PROVIDERS is not JSON (${(err as Error).message})`, HINTS.PLANNER_LLM_PROVIDERS);
+    throw new InvalidInputError(
+      `invalid LLM settings: PLANNER_LLM_PROVIDERS is not JSON (${(err as Error).message})`,
+      HINTS.PLANNER_LLM_PROVIDERS,
+    );
   }
   const parsed = ProvidersSchema.safeParse(json);
   if (!parsed.success) {
@@ -343,8 +384,13 @@ function firstProvider(providers: readonly LlmProviderConfig[]): LlmConfig | und
  * and other Unixes, `~/Library/Application Support/durable-planner` on macOS, `%LOCALAPPDATA%\\durable-planner` on
  * Windows.
  */
-export function osStateDir(values: { XDG_STATE_HOME?: string; LOCALAPPDATA?: string }, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string {
-  if (platform === 'win32') return path.join(values.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'durable-planner');
+export function osStateDir(
+  values: { XDG_STATE_HOME?: string; LOCALAPPDATA?: string },
+  platform: NodeJS.Platform = process.platform,
+  home: string = os.homedir(),
+): string {
+  if (platform === 'win32')
+    return path.join(values.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'durable-planner');
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'durable-planner');
   return path.join(values.XDG_STATE_HOME ?? path.join(home, '.local', 'state'), 'durable-planner');
 }
@@ -363,7 +409,10 @@ function plannerHome(values: { XDG_STATE_HOME?: string; LOCALAPPDATA?: string })
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig {
   const values = parseEnv(PlannerEnvSchema, env, 'settings');
   const workspaceRoot = path.resolve(values.PLANNER_WORKSPACE_ROOT ?? process.cwd());
-  const listedRoots = (values.PLANNER_WORKSPACE_ROOTS ?? '').split(path.delimiter).map((r) => r.trim()).filter(Boolean);
+  const listedRoots = (values.PLANNER_WORKSPACE_ROOTS ?? '')
+    .split(path.delimiter)
+    .map((r) => r.trim())
+    .filter(Boolean);
   const definedEnv = Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const llmProviders = Object.freeze(loadLlmProviders(env));
   const storeDir = path.resolve(values.PLANNER_STORE_DIR ?? path.join(plannerHome(values), 'store'));
@@ -377,11 +426,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
   return Object.freeze({
     taskQueue: values.PLANNER_TASK_QUEUE,
     toolQueues: values.PLANNER_TOOL_QUEUES,
-    versioning: Object.freeze({ enabled: values.PLANNER_WORKER_VERSIONING === 'on', deploymentName: values.PLANNER_DEPLOYMENT_NAME, buildId: values.PLANNER_BUILD_ID }),
+    versioning: Object.freeze({
+      enabled: values.PLANNER_WORKER_VERSIONING === 'on',
+      deploymentName: values.PLANNER_DEPLOYMENT_NAME,
+      buildId: values.PLANNER_BUILD_ID,
+    }),
     llm: firstProvider(llmProviders),
     llmProviders,
     llmDraft: values.PLANNER_LLM_DRAFT,
-    planCache: Object.freeze({ ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration), maxEntries: values.PLANNER_PLAN_CACHE_MAX_ENTRIES }),
+    planCache: Object.freeze({
+      ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration),
+      maxEntries: values.PLANNER_PLAN_CACHE_MAX_ENTRIES,
+    }),
     temporal: Object.freeze({
       address: values.TEMPORAL_ADDRESS,
       uiUrl: values.TEMPORAL_UI_URL?.replace(/\/+$/, ''),
@@ -390,7 +446,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     storeDir,
     cacheDir: values.PLANNER_CACHE_DIR ?? path.join(plannerHome(values), 'cache'),
     workspaceRoot,
-    workspaceRoots: Object.freeze(listedRoots.length > 0 ? [...new Set(listedRoots.map((r) => path.resolve(r)))] : [workspaceRoot]),
+    workspaceRoots: Object.freeze(
+      listedRoots.length > 0 ? [...new Set(listedRoots.map((r) => path.resolve(r)))] : [workspaceRoot],
+    ),
     configFile: values.PLANNER_CONFIG,
     databaseUrl: values.DATABASE_URL,
     connectTimeout: values.PLANNER_CONNECT_TIMEOUT as Duration,
@@ -398,6 +456,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     temporalCliPath: values.TEMPORAL_CLI_PATH,
     temporalTestServerPath: values.TEMPORAL_TEST_SERVER_PATH,
     pathDirs: Object.freeze((values.PATH ?? '').split(path.delimiter).filter(Boolean)),
-    telemetry: Object.freeze({ otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''), metricsPort: values.PLANNER_METRICS_PORT }),
+    telemetry: Object.freeze({
+      otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
+      metricsPort: values.PLANNER_METRICS_PORT,
+    }),
   });
 }

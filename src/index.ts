@@ -5,7 +5,15 @@
 
 // Running the planner: as a plugin of your own worker, or as ready-made workers.
 export { plannerPlugin, type PlannerPluginOptions } from './planner-plugin';
-export { catalogsOf, createLocalWorkers, createPlannerWorker, createToolWorkers, servedPacks, type LocalWorkers, type PlannerWorkerOptions } from './worker';
+export {
+  catalogsOf,
+  createLocalWorkers,
+  createPlannerWorker,
+  createToolWorkers,
+  servedPacks,
+  type LocalWorkers,
+  type PlannerWorkerOptions,
+} from './worker';
 export { DEFAULT_TASK_QUEUE, type ToolQueues } from './config';
 
 // Your own tools: a catalog the planner plans with, chosen per run by `request.tool_catalog`.

@@ -32,7 +32,9 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
     configureWorker(worker: WorkerOptions): WorkerOptions {
       // A worker runs one workflow bundle, so the planner's workflows cannot join the user's own.
       if (worker.workflowsPath || worker.workflowBundle) {
-        throw new Error('plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own');
+        throw new Error(
+          'plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own',
+        );
       }
       const config = loadConfig();
       opened = options.store ? undefined : openStorage(config);
@@ -42,7 +44,15 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
       const planner: WorkerOptions = {
         ...worker,
         ...plannerWorkflows(options.workflowBundle, worker.bundlerOptions),
-        activities: { ...worker.activities, ...plannerActivities({ packs, taskQueue: worker.taskQueue, store, ...(opened ? { ledger: opened.ledger } : {}) }) },
+        activities: {
+          ...worker.activities,
+          ...plannerActivities({
+            packs,
+            taskQueue: worker.taskQueue,
+            store,
+            ...(opened ? { ledger: opened.ledger } : {}),
+          }),
+        },
       };
       tracing = tracingFromConfig(config);
       return tracing ? tracing.plugin.configureWorker(planner) : planner;

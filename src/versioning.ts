@@ -43,7 +43,8 @@ export function defaultBuildId(bundle?: WorkerOptions['workflowBundle']): string
   else {
     const src = path.dirname(path.dirname(require.resolve('./workflows')));
     for (const dir of ['workflows', 'api', 'domain']) {
-      for (const file of filesUnder(path.join(src, dir))) hash.update(`${path.relative(src, file)}\0`).update(readFileSync(file));
+      for (const file of filesUnder(path.join(src, dir)))
+        hash.update(`${path.relative(src, file)}\0`).update(readFileSync(file));
     }
   }
   return `${packageVersion()}+${hash.digest('hex').slice(0, 12)}`;
@@ -65,7 +66,11 @@ type WorkflowService = temporal.api.workflowservice.v1.WorkflowService;
 export type MakeCurrent = 'always' | 'if-none';
 
 /** The build id of the deployment's current version, or undefined when it has none (or the deployment does not exist yet). */
-export async function currentBuildId(service: WorkflowService, namespace: string, deploymentName: string): Promise<string | undefined> {
+export async function currentBuildId(
+  service: WorkflowService,
+  namespace: string,
+  deploymentName: string,
+): Promise<string | undefined> {
   try {
     const { workerDeploymentInfo } = await service.describeWorkerDeployment({ namespace, deploymentName });
     return workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId || undefined;

@@ -7,7 +7,13 @@
  * step to its tool's queue either way.
  * They stop cleanly on SIGINT/SIGTERM: Temporal's Runtime turns those signals into a graceful shutdown.
  */
-import { bundleWorkflowCode, NativeConnection, Worker, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Worker,
+  type BundleOptions,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
@@ -22,7 +28,13 @@ import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';
 import { loadPlannerConfig } from './tools/mcp/config';
 import { createLazyWastePack } from './tools/waste';
 import { createWorkspacePack } from './tools/workspace';
-import { defaultBuildId, makeVersionCurrent, workerDeploymentOptions, type MakeCurrent, type PlannerVersion } from './versioning';
+import {
+  defaultBuildId,
+  makeVersionCurrent,
+  workerDeploymentOptions,
+  type MakeCurrent,
+  type PlannerVersion,
+} from './versioning';
 import { slimWorkflowBundle, type WebpackConfig } from './workflow-bundle';
 
 export interface PlannerWorkerOptions {
@@ -65,19 +77,30 @@ export const PLANNER_BUNDLER_OPTIONS = {
  * the worker's own bundler options (`own`) and the planner's: its preloaded module, and its webpack hook after the
  * worker's own.
  */
-export function plannerWorkflows(bundle?: WorkerOptions['workflowBundle'], own: WorkerOptions['bundlerOptions'] = {}): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
+export function plannerWorkflows(
+  bundle?: WorkerOptions['workflowBundle'],
+  own: WorkerOptions['bundlerOptions'] = {},
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
   if (bundle) return { workflowBundle: bundle };
   const preloadModules = [...(own.preloadModules ?? []), ...PLANNER_BUNDLER_OPTIONS.preloadModules];
   const ownHook = own.webpackConfigHook;
-  const webpackConfigHook = ownHook ? (config: WebpackConfig) => slimWorkflowBundle(ownHook(config)) : slimWorkflowBundle;
-  return { workflowsPath: require.resolve('./workflows'), bundlerOptions: { ...own, preloadModules, webpackConfigHook } };
+  const webpackConfigHook = ownHook
+    ? (config: WebpackConfig) => slimWorkflowBundle(ownHook(config))
+    : slimWorkflowBundle;
+  return {
+    workflowsPath: require.resolve('./workflows'),
+    bundlerOptions: { ...own, preloadModules, webpackConfigHook },
+  };
 }
 
 /**
  * Workflow code bundled once for several workers (tests, bench, chaos drill), quietly; by default the planner's
  * workflows with its bundler options.
  */
-export async function bundleWorkflows(workflowsPath = require.resolve('./workflows'), bundlerOptions: Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook'> = PLANNER_BUNDLER_OPTIONS): Promise<{ code: string }> {
+export async function bundleWorkflows(
+  workflowsPath = require.resolve('./workflows'),
+  bundlerOptions: Pick<BundleOptions, 'preloadModules' | 'webpackConfigHook'> = PLANNER_BUNDLER_OPTIONS,
+): Promise<{ code: string }> {
   const quiet = () => undefined;
   const { code } = await bundleWorkflowCode({
     workflowsPath,
@@ -100,9 +123,22 @@ export function plannerActivities(options: {
   ledger?: IdempotencyLedger;
   planning?: PlanningDependencies;
 }): NonNullable<WorkerOptions['activities']> {
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(options.packs), store: options.store, ...(options.ledger ? { ledger: options.ledger } : {}) });
+  const planning =
+    options.planning ??
+    createPlanningDependencies({
+      catalogs: catalogsOf(options.packs),
+      store: options.store,
+      ...(options.ledger ? { ledger: options.ledger } : {}),
+    });
   const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
-  const tools = colocated.length ? createToolActivities({ tools: colocated, store: options.store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots }) : {};
+  const tools = colocated.length
+    ? createToolActivities({
+        tools: colocated,
+        store: options.store,
+        ledger: planning.ledger,
+        workspaceRoots: planning.workspaceRoots,
+      })
+    : {};
   return { ...createActivities(planning), ...tools };
 }
 
@@ -183,7 +219,9 @@ export interface LocalWorkers {
  * still join the planner's, see withPlannerQueue).
  */
 export function servedPacks(packs: readonly ToolPack[], taskQueue: string, toolQueues: ToolQueues): ToolPack[] {
-  return packs.map((p) => (toolQueues === 'planner' && !p.isolated ? onQueue(p, taskQueue) : withPlannerQueue(p, taskQueue)));
+  return packs.map((p) =>
+    toolQueues === 'planner' && !p.isolated ? onQueue(p, taskQueue) : withPlannerQueue(p, taskQueue),
+  );
 }
 
 /** The planner worker and the tool workers of `packs` in this process, sharing one connection. */
@@ -222,10 +260,20 @@ export async function createLocalWorkers(options: {
   const taskQueue = options.taskQueue ?? config.taskQueue;
   const packs = servedPacks(options.packs, taskQueue, options.toolQueues ?? 'split');
   // The catalogs of the packs as served, so routing sends each step to the queue that serves its tool.
-  const planning = options.planning ?? createPlanningDependencies({ catalogs: catalogsOf(packs), store, ...(opened ? { ledger: opened.ledger } : {}), config });
+  const planning =
+    options.planning ??
+    createPlanningDependencies({
+      catalogs: catalogsOf(packs),
+      store,
+      ...(opened ? { ledger: opened.ledger } : {}),
+      config,
+    });
   const others = packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue !== taskQueue);
   const version = config.versioning.enabled
-    ? { deploymentName: config.versioning.deploymentName ?? taskQueue, buildId: config.versioning.buildId ?? defaultBuildId(options.workflowBundle) }
+    ? {
+        deploymentName: config.versioning.deploymentName ?? taskQueue,
+        buildId: config.versioning.buildId ?? defaultBuildId(options.workflowBundle),
+      }
     : undefined;
   const workers = [
     await createPlannerWorker({
@@ -234,15 +282,37 @@ export async function createLocalWorkers(options: {
       activities: plannerActivities({ packs, taskQueue, store, planning }),
       version,
     }),
-    ...(await createToolWorkers({ ...options, tools: others, store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots, version })),
+    ...(await createToolWorkers({
+      ...options,
+      tools: others,
+      store,
+      ledger: planning.ledger,
+      workspaceRoots: planning.workspaceRoots,
+      version,
+    })),
   ];
-  const late = serveRecoveredPacks(packs, (tools) => createToolWorkers({ ...options, tools: tools.filter((t) => t.spec.task_queue !== taskQueue), store, ledger: planning.ledger, workspaceRoots: planning.workspaceRoots, version }));
+  const late = serveRecoveredPacks(packs, (tools) =>
+    createToolWorkers({
+      ...options,
+      tools: tools.filter((t) => t.spec.task_queue !== taskQueue),
+      store,
+      ledger: planning.ledger,
+      workspaceRoots: planning.workspaceRoots,
+      version,
+    }),
+  );
   const makeCurrent = options.makeCurrent ?? 'if-none';
   const stopTrying = new AbortController();
   const current =
     version && makeCurrent !== 'never'
-      ? makeVersionCurrent(options.connection.workflowService, options.namespace, version, { mode: makeCurrent, signal: stopTrying.signal }).catch((err: unknown) => {
-          if (!stopTrying.signal.aborted) console.warn(`worker version ${version.buildId} of deployment ${version.deploymentName} is not current: ${err instanceof Error ? err.message : String(err)}`);
+      ? makeVersionCurrent(options.connection.workflowService, options.namespace, version, {
+          mode: makeCurrent,
+          signal: stopTrying.signal,
+        }).catch((err: unknown) => {
+          if (!stopTrying.signal.aborted)
+            console.warn(
+              `worker version ${version.buildId} of deployment ${version.deploymentName} is not current: ${err instanceof Error ? err.message : String(err)}`,
+            );
           return undefined;
         })
       : Promise.resolve(undefined);
@@ -283,7 +353,10 @@ export async function createLocalWorkers(options: {
  * and waits for them; a pack that recovers after that gets none. (Tools on the planner's own queue cannot join the
  * running planner worker; MCP tools have queues of their own.)
  */
-function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImplementation[]) => Promise<Worker[]>): { stop(): Promise<void> } {
+function serveRecoveredPacks(
+  packs: readonly ToolPack[],
+  create: (tools: ToolImplementation[]) => Promise<Worker[]>,
+): { stop(): Promise<void> } {
   let stopped = false;
   const running: { worker: Worker; run: Promise<void> }[] = [];
   const starting = new Set<Promise<void>>();
@@ -297,7 +370,11 @@ function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImp
     void pack.recovered?.then((ready) => {
       if (!ready || stopped) return;
       const serving: Promise<void> = serve(ready)
-        .catch((err: unknown) => console.error(`cannot serve the recovered "${pack.catalog}" catalog: ${err instanceof Error ? err.message : String(err)}`))
+        .catch((err: unknown) =>
+          console.error(
+            `cannot serve the recovered "${pack.catalog}" catalog: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        )
         .finally(() => starting.delete(serving));
       starting.add(serving);
     });
@@ -318,7 +395,10 @@ function serveRecoveredPacks(packs: readonly ToolPack[], create: (tools: ToolImp
  * PLANNER_WORKSPACE_ROOT (default: the current folder), and one pack per MCP server configured in
  * planner.config.json (PLANNER_CONFIG overrides the path).
  */
-export async function defaultToolPacks(config: PlannerConfig, options: { today?: string | Date } = {}): Promise<ToolPack[]> {
+export async function defaultToolPacks(
+  config: PlannerConfig,
+  options: { today?: string | Date } = {},
+): Promise<ToolPack[]> {
   const mcpConfig = loadPlannerConfig(config.configFile, { required: config.configFile !== undefined });
   let mcp: ToolPack[] = [];
   if (Object.keys(mcpConfig.mcpServers).length > 0) {
@@ -329,7 +409,11 @@ export async function defaultToolPacks(config: PlannerConfig, options: { today?:
     mcp = await createMcpPacks(mcpConfig);
   }
   return [
-    createLazyWastePack({ today: options.today ?? new Date(), databaseUrl: config.databaseUrl, cacheDir: config.cacheDir }),
+    createLazyWastePack({
+      today: options.today ?? new Date(),
+      databaseUrl: config.databaseUrl,
+      cacheDir: config.cacheDir,
+    }),
     createWorkspacePack(config.workspaceRoot, { allowedRoots: config.workspaceRoots }),
     ...mcp,
   ];

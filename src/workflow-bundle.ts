@@ -30,18 +30,26 @@ export function unicodeEscape(codeUnit: string): string {
 function escapeWideCharacters(compiler: Compiler): void {
   const { Compilation, sources } = compiler.webpack;
   compiler.hooks.thisCompilation.tap('EscapeWideCharacters', (compilation) => {
-    compilation.hooks.processAssets.tap({ name: 'EscapeWideCharacters', stage: Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_SIZE }, (assets) => {
-      for (const [name, asset] of Object.entries(assets)) {
-        if (!name.endsWith('.js')) continue;
-        const escaped = new sources.ReplaceSource(asset);
-        for (const m of asset.source().toString().matchAll(WIDE_CHARACTER)) escaped.replace(m.index!, m.index!, unicodeEscape(m[0]));
-        compilation.updateAsset(name, escaped);
-      }
-    });
+    compilation.hooks.processAssets.tap(
+      { name: 'EscapeWideCharacters', stage: Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_SIZE },
+      (assets) => {
+        for (const [name, asset] of Object.entries(assets)) {
+          if (!name.endsWith('.js')) continue;
+          const escaped = new sources.ReplaceSource(asset);
+          for (const m of asset.source().toString().matchAll(WIDE_CHARACTER))
+            escaped.replace(m.index!, m.index!, unicodeEscape(m[0]));
+          compilation.updateAsset(name, escaped);
+        }
+      },
+    );
   });
 }
 
 /** The SDK's webpack configuration with the map's sources left out and wide characters escaped. */
 export function slimWorkflowBundle(config: WebpackConfig): WebpackConfig {
-  return { ...config, devtool: 'inline-nosources-source-map', plugins: [...(config.plugins ?? []), escapeWideCharacters] };
+  return {
+    ...config,
+    devtool: 'inline-nosources-source-map',
+    plugins: [...(config.plugins ?? []), escapeWideCharacters],
+  };
 }

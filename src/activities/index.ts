@@ -39,12 +39,17 @@ export function createPlanningDependencies(
     store,
     ledger,
     workspaceRoots: config.workspaceRoots,
-    ...(llm && config.planCache.maxEntries > 0 ? { planCache: new PlanCache({ store, index: ledger, ...config.planCache }) } : {}),
+    ...(llm && config.planCache.maxEntries > 0
+      ? { planCache: new PlanCache({ store, index: ledger, ...config.planCache }) }
+      : {}),
   };
 }
 
 export function createActivities(deps: PlanningDependencies = createPlanningDependencies()) {
-  return { ...createPlanningActivities(deps), ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }) };
+  return {
+    ...createPlanningActivities(deps),
+    ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
+  };
 }
 
 export type PlannerActivities = ReturnType<typeof createActivities>;

@@ -13,8 +13,18 @@ import { RankingPlanner } from '../planners/generate/ranking-planner';
 import type { ToolCatalogs } from '../tools/registry';
 import type { PlanningDependencies } from './planning';
 
-export function llmDependencies(providers: readonly LlmProviderConfig[], catalogs: ToolCatalogs, draft: PlannerConfig['llmDraft'] = 'rules'): NonNullable<PlanningDependencies['llm']> {
+export function llmDependencies(
+  providers: readonly LlmProviderConfig[],
+  catalogs: ToolCatalogs,
+  draft: PlannerConfig['llmDraft'] = 'rules',
+): NonNullable<PlanningDependencies['llm']> {
   const client = ProviderChain.fromConfig(providers);
-  for (const { model } of providers) if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
-  return { analyzer: new LlmAnalyzer(client, (name) => catalogs.clarifications(name)), planner: new LlmPlanner(client, draft === 'rules' ? new RankingPlanner() : undefined), critics: [new PremortemCritic(client)], client };
+  for (const { model } of providers)
+    if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
+  return {
+    analyzer: new LlmAnalyzer(client, (name) => catalogs.clarifications(name)),
+    planner: new LlmPlanner(client, draft === 'rules' ? new RankingPlanner() : undefined),
+    critics: [new PremortemCritic(client)],
+    client,
+  };
 }

@@ -46,14 +46,22 @@ export function createLlmStepActivities(deps: LlmStepDependencies) {
   async function runLlmStep(raw: LlmStepInput): Promise<StepResult & { llm_calls: LlmCallUsage[] }> {
     const parsed = LlmStepInputSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new InvalidInputError('runLlmStep: invalid input', 'The workflow sent input this worker does not understand; check that workflow and worker versions match.', {
-        issues: formatZodIssues(parsed.error),
-      });
+      throw new InvalidInputError(
+        'runLlmStep: invalid input',
+        'The workflow sent input this worker does not understand; check that workflow and worker versions match.',
+        {
+          issues: formatZodIssues(parsed.error),
+        },
+      );
     }
     const input = parsed.data;
     const client = deps.client;
     if (!client) {
-      throw new WorkerFailureError('this run has an llm step but this worker has no LLM configured (set OPENAI_API_KEY / OPENAI_BASE_URL on it)', { step_id: input.step_id }, { retryable: true });
+      throw new WorkerFailureError(
+        'this run has an llm step but this worker has no LLM configured (set OPENAI_API_KEY / OPENAI_BASE_URL on it)',
+        { step_id: input.step_id },
+        { retryable: true },
+      );
     }
     const texts = [];
     for (const [index, given] of Object.entries(input.inputs).sort(([a], [b]) => Number(a) - Number(b))) {
@@ -62,7 +70,10 @@ export function createLlmStepActivities(deps: LlmStepDependencies) {
     }
     const fitted = fitInputs(texts, input.max_input_tokens);
     for (const f of fitted.filter((i) => i.truncated)) {
-      log.info(`llm step ${input.step_id}: ${f.label} cut to ${f.shown_tokens} of ${f.tokens} tokens`, { workflow_id: input.workflow_id, ref: f.ref });
+      log.info(`llm step ${input.step_id}: ${f.label} cut to ${f.shown_tokens} of ${f.tokens} tokens`, {
+        workflow_id: input.workflow_id,
+        ref: f.ref,
+      });
     }
     const { answer, llm_calls } = await chargingEveryCall(deps.ledger, async () => {
       const completion = await client.complete(llmStepMessages(input, fitted), { temperature: TEMPERATURE });

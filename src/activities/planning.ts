@@ -8,7 +8,13 @@ import { TemporalFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
-import { InvalidInputError, PlanValidationError, PlannerError, WorkerFailureError, formatZodIssues } from '../domain/errors';
+import {
+  InvalidInputError,
+  PlanValidationError,
+  PlannerError,
+  WorkerFailureError,
+  formatZodIssues,
+} from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
 import { everyProviderFailed } from '../domain/llm-calls';
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
@@ -20,7 +26,17 @@ import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
 import { planIssues, runnableStepKinds } from '../domain/validation';
 import { groundingOf } from '../planners/goal-constraints';
 import { runCritics } from '../planners/critique/run-critics';
-import { LlmCallUsageSchema, type Critic, type CriticResult, type LlmCallUsage, type PlanGenerationResult, type Planner, type RequirementsAnalysisResult, type RequirementsAnalyzer, type TranscriptMessage } from '../planners/types';
+import {
+  LlmCallUsageSchema,
+  type Critic,
+  type CriticResult,
+  type LlmCallUsage,
+  type PlanGenerationResult,
+  type Planner,
+  type RequirementsAnalysisResult,
+  type RequirementsAnalyzer,
+  type TranscriptMessage,
+} from '../planners/types';
 import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
@@ -36,7 +52,12 @@ export interface PlanningDependencies {
   catalogs: ToolCatalogs;
   /** The deterministic pair is always there; the LLM pair only when an LLM is configured. */
   rules: { analyzer: RequirementsAnalyzer; planner: Planner };
-  llm?: { analyzer: RequirementsAnalyzer; planner: Planner; critics: Critic[]; /** Answers `llm` steps. */ client: Pick<LlmClient, 'complete'> };
+  llm?: {
+    analyzer: RequirementsAnalyzer;
+    planner: Planner;
+    critics: Critic[];
+    /** Answers `llm` steps. */ client: Pick<LlmClient, 'complete'>;
+  };
   critics: readonly Critic[];
   /** Where LLM conversations go; results carry a `transcript_ref` instead of the text. */
   store: ContentStore;
@@ -52,7 +73,12 @@ export interface PlanningDependencies {
 export type WithTranscriptRef<R> = Omit<R, 'transcript'> & { transcript_ref?: string };
 
 /** generatePlan's result: the plan, the planner that made it, and (when asked, `with_routes`) its tools' routes. */
-export type GeneratedPlan = WithTranscriptRef<PlanGenerationResult> & { planner: 'llm' | 'ranking'; from_cache?: string; routes?: Record<string, ToolRoute>; unsaid?: UnsaidStepLiteral[] };
+export type GeneratedPlan = WithTranscriptRef<PlanGenerationResult> & {
+  planner: 'llm' | 'ranking';
+  from_cache?: string;
+  routes?: Record<string, ToolRoute>;
+  unsaid?: UnsaidStepLiteral[];
+};
 
 /** At most this many unsaid literals go with a plan, each clipped: they are part of the run's state. */
 const UNSAID_MAX = 20;
@@ -64,7 +90,13 @@ function unsaidOf(plan: Plan, catalog: readonly ToolSpec[], grounding: Grounding
   return flattenSteps(plan)
     .flatMap((step) => {
       const tool = step.action === 'tool_call' && step.tool ? tools.get(step.tool) : undefined;
-      return tool ? unsaidLiterals(step, tool, grounding).map((u) => ({ step_id: step.id, param: u.param, value: u.value.slice(0, UNSAID_VALUE_MAX) })) : [];
+      return tool
+        ? unsaidLiterals(step, tool, grounding).map((u) => ({
+            step_id: step.id,
+            param: u.param,
+            value: u.value.slice(0, UNSAID_VALUE_MAX),
+          }))
+        : [];
     })
     .slice(0, UNSAID_MAX);
 }
@@ -115,7 +147,10 @@ export const PLANNING_HEARTBEAT_MS = 2_000;
  * a retry first reads the calls of the earlier attempts and reports them with its own, and a failure carries them
  * all in its details (an unclassified error that follows a call becomes a retryable PLAN-013 to carry them). The steady heartbeat lets Temporal notice a dead worker within the heartbeat timeout.
  */
-export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(ledger: IdempotencyLedger, run: () => Promise<R>): Promise<R> {
+export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>(
+  ledger: IdempotencyLedger,
+  run: () => Promise<R>,
+): Promise<R> {
   const ctx = Context.current();
   const { workflowExecution, activityId, attempt } = ctx.info;
   const activity = `${workflowExecution?.workflowId ?? 'standalone'}:${workflowExecution?.runId ?? ''}:${activityId}`;
@@ -145,7 +180,11 @@ export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>
     else if (calls.length > 0 && !(err instanceof TemporalFailure)) {
       // An error the planner does not classify (a bug) is retried as before, but with the calls: whichever attempt
       // fails last reports every call of every attempt, and the run charges them.
-      throw new WorkerFailureError(err instanceof Error ? err.message : String(err), { llm_calls: calls }, { retryable: true });
+      throw new WorkerFailureError(
+        err instanceof Error ? err.message : String(err),
+        { llm_calls: calls },
+        { retryable: true },
+      );
     }
     throw err;
   } finally {
@@ -154,14 +193,22 @@ export async function chargingEveryCall<R extends { llm_calls: LlmCallUsage[] }>
 }
 
 /** Writes one call's usage to the ledger, retrying a failed write twice; a write that still fails is logged, not thrown. */
-async function recordDurably(ledger: IdempotencyLedger, key: string, usage: LlmCallUsage, origin: WriteOrigin | undefined): Promise<void> {
+async function recordDurably(
+  ledger: IdempotencyLedger,
+  key: string,
+  usage: LlmCallUsage,
+  origin: WriteOrigin | undefined,
+): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
       await ledger.record(key, usage, origin);
       return;
     } catch (err) {
       if (tries >= 3) {
-        log.warn(`LLM call usage not written to the ledger (${(err as Error).message}); it is still charged through the activity's result`, { key });
+        log.warn(
+          `LLM call usage not written to the ledger (${(err as Error).message}); it is still charged through the activity's result`,
+          { key },
+        );
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50 * tries));
@@ -178,9 +225,13 @@ function originOfActivity(): WriteOrigin | undefined {
 function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: string): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new InvalidInputError(`${activity}: invalid input`, 'The workflow sent input this worker does not understand; check that workflow and worker versions match.', {
-    issues: formatZodIssues(parsed.error),
-  });
+  throw new InvalidInputError(
+    `${activity}: invalid input`,
+    'The workflow sent input this worker does not understand; check that workflow and worker versions match.',
+    {
+      issues: formatZodIssues(parsed.error),
+    },
+  );
 }
 
 /**
@@ -196,7 +247,10 @@ async function checkedWorkspaceRoot(request: PlanningRequest, allowed: readonly 
  * For coding goals (a workspace_root): the structure and most relevant files, trimmed to max_context_tokens, read
  * from `real`, the root's real path once checkedWorkspaceRoot has allowed it.
  */
-async function workspaceContext(request: PlanningRequest, real: string): Promise<{ text: string; summary: string } | undefined> {
+async function workspaceContext(
+  request: PlanningRequest,
+  real: string,
+): Promise<{ text: string; summary: string } | undefined> {
   const { workspace_root: root, max_context_tokens } = request.constraints;
   if (max_context_tokens === 0) return undefined;
   const context = await gatherWorkspaceContext({ root: real, goal: effectiveGoal(request), max_context_tokens });
@@ -223,18 +277,39 @@ async function cachedPlan(
   cache: PlanCache,
   namespace: string,
   key: string,
-  run: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string }; catalog: ReturnType<ToolCatalogs['get']> },
-): Promise<PlanGenerationResult & { from_cache: string } | undefined> {
-  const hit = await cache.get(namespace, key).catch((err: Error) => void log.warn(`plan cache not read: ${err.message}`));
+  run: {
+    request: PlanningRequest;
+    stamp: { id: string; version: number; created_at: string };
+    catalog: ReturnType<ToolCatalogs['get']>;
+  },
+): Promise<(PlanGenerationResult & { from_cache: string }) | undefined> {
+  const hit = await cache
+    .get(namespace, key)
+    .catch((err: Error) => void log.warn(`plan cache not read: ${err.message}`));
   if (!hit) return undefined;
   const { stamp, request } = run;
-  const plan: Plan = { ...hit.plan, id: stamp.id, version: stamp.version, goal: request.goal, metadata: { ...hit.plan.metadata, created_at: stamp.created_at } };
-  if (planIssues(plan, { catalog: run.catalog, constraints: request.constraints, grounding: groundingOf(request, run.catalog) }).length > 0) return undefined;
+  const plan: Plan = {
+    ...hit.plan,
+    id: stamp.id,
+    version: stamp.version,
+    goal: request.goal,
+    metadata: { ...hit.plan.metadata, created_at: stamp.created_at },
+  };
+  if (
+    planIssues(plan, {
+      catalog: run.catalog,
+      constraints: request.constraints,
+      grounding: groundingOf(request, run.catalog),
+    }).length > 0
+  )
+    return undefined;
   return { plan, llm_calls: [], from_cache: hit.stored_at };
 }
 
 export function createPlanningActivities(deps: PlanningDependencies) {
-  const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(result: R): Promise<WithTranscriptRef<R>> => {
+  const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(
+    result: R,
+  ): Promise<WithTranscriptRef<R>> => {
     const { transcript, ...rest } = result;
     if (!transcript?.length) return rest;
     const { ref } = await deps.store.put(transcript, originOfActivity());
@@ -245,11 +320,18 @@ export function createPlanningActivities(deps: PlanningDependencies) {
     if (request.planner === 'llm' && !deps.llm) {
       // The run decided on the LLM planner (asked for it, or `auto` resolved to it by its first analysis): this
       // worker cannot honour that, so the activity fails retryably and another worker (one with an LLM) takes it.
-      throw new WorkerFailureError('this run plans with the LLM planner but this worker has no LLM configured (set OPENAI_API_KEY / OPENAI_BASE_URL on it)', { planner: 'llm' }, { retryable: true });
+      throw new WorkerFailureError(
+        'this run plans with the LLM planner but this worker has no LLM configured (set OPENAI_API_KEY / OPENAI_BASE_URL on it)',
+        { planner: 'llm' },
+        { retryable: true },
+      );
     }
     return request.planner === 'ranking' || !deps.llm ? deps.rules : deps.llm;
   };
-  const critics = (request: PlanningRequest) => [...deps.critics, ...(pick(request) === deps.llm ? deps.llm!.critics : [])];
+  const critics = (request: PlanningRequest) => [
+    ...deps.critics,
+    ...(pick(request) === deps.llm ? deps.llm!.critics : []),
+  ];
   const budgetOf = (request: PlanningRequest, state?: ToolBudget): ToolBudget => state ?? createBudget(request.budget);
 
   return {
@@ -258,70 +340,123 @@ export function createPlanningActivities(deps: PlanningDependencies) {
      * `auto`, when every LLM provider failed on the activity's last attempt, the rules analyzer answers instead and
      * `fallback` says why: the run then plans with the ranking planner.
      */
-    analyzeRequirements: withPlannerFailures(async (input: z.input<typeof AnalyzeInputSchema>): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules'; fallback?: string }> => {
-      const { request, llm } = parseInput(AnalyzeInputSchema, input, 'analyzeRequirements');
-      await checkedWorkspaceRoot(request, deps.workspaceRoots); // refuse a root the worker does not allow before any LLM call
-      const catalog = deps.catalogs.get(request.tool_catalog);
-      const { analyzer } = pick(request);
-      let fallback: string | undefined;
-      const analyzed = await chargingEveryCall(deps.ledger, async () => {
-        try {
-          return await analyzer.analyze({ request, catalog, ...(llm ? { llm } : {}) });
-        } catch (err) {
-          if (!(request.planner === 'auto' && analyzer.kind === 'llm' && everyProviderFailed(err) && isLastAttempt())) throw err;
-          fallback = `every LLM provider failed (${(err as Error).message}); planner auto falls back to the ranking planner`;
-          log.warn(fallback);
-          return await deps.rules.analyzer.analyze({ request, catalog });
-        }
-      });
-      const result = await keepOutOfHistory(analyzed);
-      return fallback ? { ...result, analyzer: 'rules', fallback } : { ...result, analyzer: analyzer.kind };
-    }),
+    analyzeRequirements: withPlannerFailures(
+      async (
+        input: z.input<typeof AnalyzeInputSchema>,
+      ): Promise<WithTranscriptRef<RequirementsAnalysisResult> & { analyzer: 'llm' | 'rules'; fallback?: string }> => {
+        const { request, llm } = parseInput(AnalyzeInputSchema, input, 'analyzeRequirements');
+        await checkedWorkspaceRoot(request, deps.workspaceRoots); // refuse a root the worker does not allow before any LLM call
+        const catalog = deps.catalogs.get(request.tool_catalog);
+        const { analyzer } = pick(request);
+        let fallback: string | undefined;
+        const analyzed = await chargingEveryCall(deps.ledger, async () => {
+          try {
+            return await analyzer.analyze({ request, catalog, ...(llm ? { llm } : {}) });
+          } catch (err) {
+            if (!(request.planner === 'auto' && analyzer.kind === 'llm' && everyProviderFailed(err) && isLastAttempt()))
+              throw err;
+            fallback = `every LLM provider failed (${(err as Error).message}); planner auto falls back to the ranking planner`;
+            log.warn(fallback);
+            return await deps.rules.analyzer.analyze({ request, catalog });
+          }
+        });
+        const result = await keepOutOfHistory(analyzed);
+        return fallback ? { ...result, analyzer: 'rules', fallback } : { ...result, analyzer: analyzer.kind };
+      },
+    ),
 
     /** A new plan version; a plan that fails validation never leaves this activity (the LLM planner re-prompts). */
     generatePlan: withPlannerFailures(async (input: GeneratePlanInput): Promise<GeneratedPlan> => {
-      const { requirements, stamp, refinement, budget, trim_to_budget, llm, with_routes, ...parsed } = parseInput(GenerateInputSchema, input, 'generatePlan');
-      const request: PlanningRequest = budget ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } } : parsed.request;
+      const { requirements, stamp, refinement, budget, trim_to_budget, llm, with_routes, ...parsed } = parseInput(
+        GenerateInputSchema,
+        input,
+        'generatePlan',
+      );
+      const request: PlanningRequest = budget
+        ? { ...parsed.request, budget: { ...budget.limit, policy: budget.policy } }
+        : parsed.request;
       const catalog = deps.catalogs.get(request.tool_catalog);
       const planner = pick(request).planner;
       const root = await checkedWorkspaceRoot(request, deps.workspaceRoots);
-      const workspace = planner.kind === 'llm' && root !== undefined ? await workspaceContext(request, root) : undefined;
+      const workspace =
+        planner.kind === 'llm' && root !== undefined ? await workspaceContext(request, root) : undefined;
       // A first LLM plan may come from the cache: then no LLM call is made (or charged), the rest is as usual.
       const cache = planner.kind === 'llm' && !refinement && parsed.plan_cache === 'use' ? deps.planCache : undefined;
-      const cacheKey = cache ? planCacheKey({ request, requirements, catalog, workspaceText: workspace?.text, trimmedTo: trim_to_budget ? budget?.limit : undefined }) : undefined;
+      const cacheKey = cache
+        ? planCacheKey({
+            request,
+            requirements,
+            catalog,
+            workspaceText: workspace?.text,
+            trimmedTo: trim_to_budget ? budget?.limit : undefined,
+          })
+        : undefined;
       const { namespace } = Context.current().info;
       const generated: PlanGenerationResult & { from_cache?: string } = await chargingEveryCall(
         deps.ledger,
         async () =>
           (cache && cacheKey ? await cachedPlan(cache, namespace, cacheKey, { request, stamp, catalog }) : undefined) ??
-          (await planner.generate({ request, requirements, catalog, stamp, refinement, workspace, trim_to_budget, ...(llm ? { llm } : {}) })),
+          (await planner.generate({
+            request,
+            requirements,
+            catalog,
+            stamp,
+            refinement,
+            workspace,
+            trim_to_budget,
+            ...(llm ? { llm } : {}),
+          })),
       );
       // What the planner saw of the workspace is part of the plan's record.
-      const result = workspace ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } } : generated;
+      const result = workspace
+        ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } }
+        : generated;
       // What this run cannot execute is refused here, before the plan is recorded, never at execution.
       const grounding = groundingOf(request, catalog);
-      const issues = planIssues(result.plan, { catalog, constraints: request.constraints, step_kinds: runnableStepKinds(planner.kind), grounding });
+      const issues = planIssues(result.plan, {
+        catalog,
+        constraints: request.constraints,
+        step_kinds: runnableStepKinds(planner.kind),
+        grounding,
+      });
       if (issues.length > 0) throw new PlanValidationError(issues);
       if (cache && cacheKey && !generated.from_cache) {
-        await cache.put(namespace, cacheKey, generated.plan).catch((err: Error) => log.warn(`plan not cached: ${err.message}`));
+        await cache
+          .put(namespace, cacheKey, generated.plan)
+          .catch((err: Error) => log.warn(`plan not cached: ${err.message}`));
       }
-      const routes = with_routes ? { routes: deps.catalogs.routes(request.tool_catalog, [...new Set(flattenSteps(result.plan).flatMap((s) => (s.tool ? [s.tool] : [])))]) } : {};
+      const routes = with_routes
+        ? {
+            routes: deps.catalogs.routes(request.tool_catalog, [
+              ...new Set(flattenSteps(result.plan).flatMap((s) => (s.tool ? [s.tool] : []))),
+            ]),
+          }
+        : {};
       const unsaid = unsaidOf(result.plan, catalog, grounding);
-      return { ...(await keepOutOfHistory(result)), planner: planner.kind, ...routes, ...(unsaid.length > 0 ? { unsaid } : {}) };
+      return {
+        ...(await keepOutOfHistory(result)),
+        planner: planner.kind,
+        ...routes,
+        ...(unsaid.length > 0 ? { unsaid } : {}),
+      };
     }),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {
       const { plan, request, budget, llm } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');
       const catalog = deps.catalogs.get(request.tool_catalog);
       const context = { request, catalog, budget: budgetOf(request, budget), ...(llm ? { llm } : {}) };
-      return await keepOutOfHistory(await chargingEveryCall(deps.ledger, () => runCritics(critics(request), plan as Plan, context)));
+      return await keepOutOfHistory(
+        await chargingEveryCall(deps.ledger, () => runCritics(critics(request), plan as Plan, context)),
+      );
     }),
 
     /** Where each tool runs and what a call costs: the facts routing and budget checks need. */
-    lookupTools: withPlannerFailures(async (input: { tool_catalog: string; tools: string[] }): Promise<Record<string, ToolRoute>> => {
-      const { tool_catalog, tools } = parseInput(LookupToolsInputSchema, input, 'lookupTools');
-      return deps.catalogs.routes(tool_catalog, tools);
-    }),
+    lookupTools: withPlannerFailures(
+      async (input: { tool_catalog: string; tools: string[] }): Promise<Record<string, ToolRoute>> => {
+        const { tool_catalog, tools } = parseInput(LookupToolsInputSchema, input, 'lookupTools');
+        return deps.catalogs.routes(tool_catalog, tools);
+      },
+    ),
 
     /** Bounded state: an old plan version (or a page of archived entries) goes to the content store; its ref comes back. */
     archive: withPlannerFailures(async (input: { value: unknown }): Promise<{ ref: string }> => {

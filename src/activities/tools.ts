@@ -24,7 +24,14 @@ import { addUsage, callUsage, ZERO_USAGE, type Usage } from '../domain/budget';
 import { combineFannedData, fanOut } from '../domain/fan-out';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { isInsideWorkspace, pathParamValues, type PathParamValue } from '../domain/paths';
-import { idempotencyScopeOf, INLINE_RESULT_BYTES, StepExecutionInputSchema, previewOf, type StepExecutionInput, type StepResult } from '../domain/step-execution';
+import {
+  idempotencyScopeOf,
+  INLINE_RESULT_BYTES,
+  StepExecutionInputSchema,
+  previewOf,
+  type StepExecutionInput,
+  type StepResult,
+} from '../domain/step-execution';
 import { referencedSteps, resolveTemplates } from '../domain/templates';
 import { forEachString, formatPath } from '../domain/walk';
 import { canonicalJson } from '../domain/canonical-json';
@@ -105,7 +112,11 @@ async function pathValuesOf(tool: ToolImplementation, params: unknown, base: str
  * followed the way the OS will (symlinks, then ".."). Throws PathOutsideWorkspaceError before the tool runs. A tool
  * that opens the file itself does so with ctx.openFile, which checks again what it opened.
  */
-export async function checkPaths(tool: ToolImplementation, params: unknown, confinement: PathConfinement): Promise<void> {
+export async function checkPaths(
+  tool: ToolImplementation,
+  params: unknown,
+  confinement: PathConfinement,
+): Promise<void> {
   const { base, roots, given, label } = confinement;
   const inside = (path: string) => roots.some((root) => isInsideWorkspace(path, root));
   for (const { at, value } of await pathValuesOf(tool, params, base)) {
@@ -118,7 +129,13 @@ export async function checkPaths(tool: ToolImplementation, params: unknown, conf
     try {
       real = await realPathOf(value, base);
     } catch (err) {
-      throw new PathOutsideWorkspaceError(tool.spec.name, param, value, label, `unresolvable: ${(err as Error).message}`);
+      throw new PathOutsideWorkspaceError(
+        tool.spec.name,
+        param,
+        value,
+        label,
+        `unresolvable: ${(err as Error).message}`,
+      );
     }
     if (!inside(real)) throw new PathOutsideWorkspaceError(tool.spec.name, param, value, label, real);
   }
@@ -143,7 +160,9 @@ export function createToolActivities(deps: ToolActivityDependencies) {
   const ledger = deps.ledger ?? ledgerBeside(deps.store, loadConfig().storeDir);
   const workspaceRoots = deps.workspaceRoots ?? loadConfig().workspaceRoots;
 
-  async function loadResults(input: z.output<typeof StepExecutionInputSchema>): Promise<Record<number, { data: unknown }>> {
+  async function loadResults(
+    input: z.output<typeof StepExecutionInputSchema>,
+  ): Promise<Record<number, { data: unknown }>> {
     const results: Record<number, { data: unknown }> = {};
     for (const step of referencedSteps(input.params)) {
       const given = input.inputs[String(step)];
@@ -153,9 +172,16 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     return results;
   }
 
-  async function runTool(tool: ToolImplementation, params: unknown, ctx: ToolContext, origin: WriteOrigin): Promise<{ output: ToolOutput; replayed: boolean }> {
+  async function runTool(
+    tool: ToolImplementation,
+    params: unknown,
+    ctx: ToolContext,
+    origin: WriteOrigin,
+  ): Promise<{ output: ToolOutput; replayed: boolean }> {
     const activity = Context.current();
-    const every = activity.info.heartbeatTimeoutMs ? Math.max(200, Math.floor(activity.info.heartbeatTimeoutMs / 3)) : 0;
+    const every = activity.info.heartbeatTimeoutMs
+      ? Math.max(200, Math.floor(activity.info.heartbeatTimeoutMs / 3))
+      : 0;
     const timer = every > 0 ? setInterval(() => activity.heartbeat(), every) : undefined;
     try {
       const call = async (): Promise<ToolOutput> => {
@@ -178,9 +204,13 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     const started = Date.now();
     const parsed = StepExecutionInputSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new InvalidInputError('executeStep: invalid input', 'The workflow sent input this worker does not understand; check that workflow and worker versions match.', {
-        issues: formatZodIssues(parsed.error),
-      });
+      throw new InvalidInputError(
+        'executeStep: invalid input',
+        'The workflow sent input this worker does not understand; check that workflow and worker versions match.',
+        {
+          issues: formatZodIssues(parsed.error),
+        },
+      );
     }
     const input = parsed.data;
     const entry = byName.get(input.tool);
@@ -188,12 +218,15 @@ export function createToolActivities(deps: ToolActivityDependencies) {
     const { tool } = entry;
     // A root outside the worker's allowed roots is refused (PLAN-006) before anything is read; a run without one is
     // kept inside the allowed roots all the same (and the tool's own, e.g. an MCP server's configured folders).
-    const root = input.workspace_root === undefined ? undefined : await allowedWorkspaceRoot(input.workspace_root, workspaceRoots);
+    const root =
+      input.workspace_root === undefined ? undefined : await allowedWorkspaceRoot(input.workspace_root, workspaceRoots);
     const confinement: PathConfinement = root
       ? { label: input.workspace_root!, base: root, roots: [root], given: input.workspace_root! }
       : {
           label: [...workspaceRoots, ...(tool.files?.roots ?? [])].join(', '),
-          base: await fs.realpath(tool.files?.cwd ?? process.cwd()).catch(() => nodePath.resolve(tool.files?.cwd ?? '.')),
+          base: await fs
+            .realpath(tool.files?.cwd ?? process.cwd())
+            .catch(() => nodePath.resolve(tool.files?.cwd ?? '.')),
           roots: await realFolders([...workspaceRoots, ...(tool.files?.roots ?? [])]),
         };
 
@@ -208,7 +241,12 @@ export function createToolActivities(deps: ToolActivityDependencies) {
 
     const activity = Context.current();
     const workflowId = input.workflow_id ?? activity.info.workflowExecution?.workflowId;
-    if (!workflowId) throw new InvalidInputError('executeStep: no workflow id', 'Outside a workflow, send workflow_id with the step.', {});
+    if (!workflowId)
+      throw new InvalidInputError(
+        'executeStep: no workflow id',
+        'Outside a workflow, send workflow_id with the step.',
+        {},
+      );
     const scope = idempotencyScopeOf(input, workflowId);
     const origin = { workflowId };
     const outputs: { output: ToolOutput; replayed: boolean }[] = [];
@@ -246,17 +284,20 @@ export function createToolActivities(deps: ToolActivityDependencies) {
       replayed,
       attempts: Context.current().info.attempt,
     };
-    log.info(`step ${input.step_index} ${tool.spec.name}: ${result.items ?? 'no'} items, ${bytes} bytes${replayed ? ', replayed' : ''}`, {
-      workflow_id: workflowId,
-      plan_version: input.plan_version,
-      step_id: input.step_id,
-      tool: tool.spec.name,
-      items: result.items,
-      bytes,
-      ref,
-      replayed,
-      duration_ms: Date.now() - started,
-    });
+    log.info(
+      `step ${input.step_index} ${tool.spec.name}: ${result.items ?? 'no'} items, ${bytes} bytes${replayed ? ', replayed' : ''}`,
+      {
+        workflow_id: workflowId,
+        plan_version: input.plan_version,
+        step_id: input.step_id,
+        tool: tool.spec.name,
+        items: result.items,
+        bytes,
+        ref,
+        replayed,
+        duration_ms: Date.now() - started,
+      },
+    );
     return result;
   }
 

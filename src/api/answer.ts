@@ -11,13 +11,19 @@ import type { PlanningOutcome, PlanningState, StepRecord } from './state';
 type AnswerView = Pick<PlanningState, 'plan' | 'steps'>;
 
 /** The final tool steps when every one of them completed with no rows; null when the answer has data (or none yet). */
-function emptyFinalSteps(state: AnswerView): { steps: Step[]; finals: Step[]; records: Map<string, StepRecord> } | null {
+function emptyFinalSteps(
+  state: AnswerView,
+): { steps: Step[]; finals: Step[]; records: Map<string, StepRecord> } | null {
   if (!state.plan) return null;
   const steps = flattenSteps(state.plan);
   const read = new Set(steps.flatMap((s) => s.depends_on));
   const records = new Map(state.steps.map((r) => [r.id, r]));
   const finals = steps.filter((step, i) => !read.has(i) && step.action === 'tool_call');
-  if (finals.length === 0 || !finals.every((step) => records.get(step.id)?.status === 'COMPLETED' && records.get(step.id)!.result?.items === 0)) return null;
+  if (
+    finals.length === 0 ||
+    !finals.every((step) => records.get(step.id)?.status === 'COMPLETED' && records.get(step.id)!.result?.items === 0)
+  )
+    return null;
   return { steps, finals, records };
 }
 
@@ -54,7 +60,9 @@ export function emptyAnswerFeedback(state: AnswerView & Pick<PlanningState, 'ver
       const guesses = unsaid.filter((u) => u.step_id === r.id);
       if (guesses.length === 0) return [];
       const values = guesses.map((u) => `${u.param}=${JSON.stringify(u.value)}`).join(', ');
-      return [`step ${r.id} (${r.tool}) returned no rows with ${values}, which the goal does not say: use the goal's own words or a broader value, drop the filter, or look the value up in an earlier step's data`];
+      return [
+        `step ${r.id} (${r.tool}) returned no rows with ${values}, which the goal does not say: use the goal's own words or a broader value, drop the filter, or look the value up in an earlier step's data`,
+      ];
     });
 }
 

@@ -77,14 +77,20 @@ export function toApplicationFailure(err: unknown): unknown {
 }
 
 /** A failure (or a planner error) as the ApplicationFailure that ends a run or refuses a message (always final), or an activity's. */
-export function planFailureToApplicationFailure(failure: PlanFailure | PlannerError, nonRetryable = true, cause?: Error): ApplicationFailure {
+export function planFailureToApplicationFailure(
+  failure: PlanFailure | PlannerError,
+  nonRetryable = true,
+  cause?: Error,
+): ApplicationFailure {
   if (failure instanceof PlannerError) return planFailureToApplicationFailure(failureOf(failure), nonRetryable, cause);
   const { type, ...details } = failure;
   return ApplicationFailure.create({ type, message: failureMessage(failure), nonRetryable, details: [details], cause });
 }
 
 /** Wraps an activity so planner errors leave it as ApplicationFailures. */
-export function withPlannerFailures<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+export function withPlannerFailures<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
   return async (...args: A) => {
     try {
       return await fn(...args);
@@ -98,7 +104,8 @@ export function withPlannerFailures<A extends unknown[], R>(fn: (...args: A) => 
 function innermost(err: unknown): unknown {
   let current = err;
   for (let depth = 0; depth < 8; depth++) {
-    if (current instanceof ApplicationFailure || current instanceof TimeoutFailure || current instanceof PlannerError) return current;
+    if (current instanceof ApplicationFailure || current instanceof TimeoutFailure || current instanceof PlannerError)
+      return current;
     const cause = (current as { cause?: unknown } | null)?.cause;
     if (cause === undefined || cause === null) return current;
     current = cause;

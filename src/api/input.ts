@@ -29,7 +29,13 @@ export const IdentitySchema = sharedSchema('api/input#IdentitySchema', () =>
     .transform(redactSecrets),
 );
 
-const ms = sharedSchema('api/input#ms', () => z.number().int().min(0).max(365 * 24 * 60 * 60_000));
+const ms = sharedSchema('api/input#ms', () =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(365 * 24 * 60 * 60_000),
+);
 
 export const PlanningOptionsSchema = sharedSchema('api/input#PlanningOptionsSchema', () =>
   z
@@ -85,7 +91,9 @@ export const PlanningOptionsSchema = sharedSchema('api/input#PlanningOptionsSche
 export type PlanningOptions = z.output<typeof PlanningOptionsSchema>;
 
 /** The options a run's input sets; the defaults fill the rest. */
-const PlanningOptionsPatchSchema = sharedSchema('api/input#PlanningOptionsPatchSchema', () => PlanningOptionsSchema.partial());
+const PlanningOptionsPatchSchema = sharedSchema('api/input#PlanningOptionsPatchSchema', () =>
+  PlanningOptionsSchema.partial(),
+);
 
 export const DEFAULT_PLANNING_OPTIONS: PlanningOptions = {
   approval: 'never',
@@ -127,7 +135,13 @@ export interface PlanningWorkflowInput {
   resume?: PlanningState;
 }
 
-const WorkflowInputSchema = sharedSchema('api/input#WorkflowInputSchema', () => z.object({ request: z.record(z.string(), z.unknown()), options: z.record(z.string(), z.unknown()).optional(), started_by: IdentitySchema.optional() }));
+const WorkflowInputSchema = sharedSchema('api/input#WorkflowInputSchema', () =>
+  z.object({
+    request: z.record(z.string(), z.unknown()),
+    options: z.record(z.string(), z.unknown()).optional(),
+    started_by: IdentitySchema.optional(),
+  }),
+);
 
 /**
  * `approval` from the options a run was given: `approval` itself, else the old `require_approval` (true: always,
@@ -142,7 +156,10 @@ function approvalOf(patch: Partial<PlanningOptions>): ApprovalMode {
       'Set {"approval": "always" | "side-effects" | "never"} alone; require_approval is its older form (true is "always", false is "never").',
     );
   }
-  return approval ?? (require_approval === undefined ? DEFAULT_PLANNING_OPTIONS.approval : require_approval ? 'always' : 'never');
+  return (
+    approval ??
+    (require_approval === undefined ? DEFAULT_PLANNING_OPTIONS.approval : require_approval ? 'always' : 'never')
+  );
 }
 
 /** The approval mode of a run's options; options carried from an older worker may lack `approval`. */
@@ -154,22 +171,36 @@ export function approvalMode(options: Partial<PlanningOptions>): ApprovalMode {
  * The request and options of a new run, with the workflow's defaults filled in; throws InvalidInputError (PLAN-006)
  * listing every problem, so malformed input ends the run at once instead of failing its workflow tasks forever.
  */
-export function parseWorkflowInput(input: unknown, defaults: { trace_id: string; now: string }): { request: PlanningRequest; options: PlanningOptions; started_by?: string } {
+export function parseWorkflowInput(
+  input: unknown,
+  defaults: { trace_id: string; now: string },
+): { request: PlanningRequest; options: PlanningOptions; started_by?: string } {
   const shape = WorkflowInputSchema.safeParse(input);
   if (!shape.success) {
-    throw new InvalidInputError(`invalid workflow input: ${formatZodIssues(shape.error).join('; ')}`, 'Start the run with {"request": {"goal": "…"}, "options": {…}}.');
+    throw new InvalidInputError(
+      `invalid workflow input: ${formatZodIssues(shape.error).join('; ')}`,
+      'Start the run with {"request": {"goal": "…"}, "options": {…}}.',
+    );
   }
-  const request = parsePlanningRequest({ tool_catalog: DEFAULT_TOOL_CATALOG, budget: DEFAULT_BUDGET, ...defaults, ...shape.data.request });
+  const request = parsePlanningRequest({
+    tool_catalog: DEFAULT_TOOL_CATALOG,
+    budget: DEFAULT_BUDGET,
+    ...defaults,
+    ...shape.data.request,
+  });
   const options = PlanningOptionsPatchSchema.safeParse(shape.data.options ?? {});
   if (!options.success) {
-    throw new InvalidInputError(`invalid planning options: ${formatZodIssues(options.error).join('; ')}`, 'Fix the options listed (path: message); see docs/messages-and-failures.md for each option.');
+    throw new InvalidInputError(
+      `invalid planning options: ${formatZodIssues(options.error).join('; ')}`,
+      'Fix the options listed (path: message); see docs/messages-and-failures.md for each option.',
+    );
   }
   const approval = approvalOf(options.data);
   const { started_by } = shape.data;
   const parsed = { ...DEFAULT_PLANNING_OPTIONS, ...options.data, approval, require_approval: approval === 'always' };
   if (parsed.four_eyes && started_by === undefined) {
     throw new InvalidInputError(
-      'invalid workflow input: four_eyes needs started_by, the identity of who starts the run, to refuse that identity\'s approval',
+      "invalid workflow input: four_eyes needs started_by, the identity of who starts the run, to refuse that identity's approval",
       'Start the run through PlannerClient or `planner start` (they send their identity), or add "started_by": "<your identity>" to the input.',
     );
   }
@@ -197,9 +228,16 @@ export function checkStartBudget(budget: BudgetLimits): void {
  * workflow sets it). Throws InvalidInputError (PLAN-006) naming every problem, so malformed or oversized input is
  * refused in milliseconds, before it is sent to the server and a worker.
  */
-export function checkWorkflowInput(input: unknown): { request: PlanningRequest; options: PlanningOptions; started_by?: string } {
+export function checkWorkflowInput(input: unknown): {
+  request: PlanningRequest;
+  options: PlanningOptions;
+  started_by?: string;
+} {
   if (input !== null && typeof input === 'object' && 'resume' in input && input.resume !== undefined) {
-    throw new InvalidInputError('invalid workflow input: `resume` is set only by the workflow when it continues as new', 'Start the run with {"request": {…}, "options": {…}} and no `resume`.');
+    throw new InvalidInputError(
+      'invalid workflow input: `resume` is set only by the workflow when it continues as new',
+      'Start the run with {"request": {…}, "options": {…}} and no `resume`.',
+    );
   }
   const parsed = parseWorkflowInput(input, { trace_id: 'checked-by-client', now: new Date().toISOString() });
   checkStartBudget(parsed.request.budget);

@@ -56,13 +56,31 @@ export const ClarificationAnswerSchema = sharedSchema('api/messages#Clarificatio
 export type ClarificationAnswer = z.output<typeof ClarificationAnswerSchema>;
 
 /** The plan version a decision is about: the one the person was shown. */
-const PlanVersionField = sharedSchema('api/messages#PlanVersionField', () => z.number().int().min(1).max(1_000_000).optional());
+const PlanVersionField = sharedSchema('api/messages#PlanVersionField', () =>
+  z.number().int().min(1).max(1_000_000).optional(),
+);
 
 /** A person's comment or reason, secrets redacted (redactSecrets) as it is parsed: the run keeps and repeats only that. */
-export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () => z.object({ comment: z.string().max(2_000).transform(redactSecrets).optional(), plan_version: PlanVersionField, identity: IdentityField }).strict());
+export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () =>
+  z
+    .object({
+      comment: z.string().max(2_000).transform(redactSecrets).optional(),
+      plan_version: PlanVersionField,
+      identity: IdentityField,
+    })
+    .strict(),
+);
 export type ApproveInput = z.output<typeof ApproveSchema>;
 
-export const RejectSchema = sharedSchema('api/messages#RejectSchema', () => z.object({ reason: z.string().trim().min(1).max(2_000).transform(redactSecrets), plan_version: PlanVersionField, identity: IdentityField }).strict());
+export const RejectSchema = sharedSchema('api/messages#RejectSchema', () =>
+  z
+    .object({
+      reason: z.string().trim().min(1).max(2_000).transform(redactSecrets),
+      plan_version: PlanVersionField,
+      identity: IdentityField,
+    })
+    .strict(),
+);
 export type RejectInput = z.output<typeof RejectSchema>;
 
 /** The largest limits a run's budget may reach (and so the largest single raise). */
@@ -77,7 +95,9 @@ export const RaiseBudgetSchema = sharedSchema('api/messages#RaiseBudgetSchema', 
       identity: IdentityField,
     })
     .strict()
-    .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, { message: 'raise at least one of cost_usd, tokens, calls' }),
+    .refine((r) => r.cost_usd > 0 || r.tokens > 0 || r.calls > 0, {
+      message: 'raise at least one of cost_usd, tokens, calls',
+    }),
 );
 export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
 
@@ -85,7 +105,9 @@ export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
 const StepIdField = sharedSchema('api/messages#StepIdField', () => z.string().trim().min(1).max(64));
 
 /** The answer of a `human` step; it becomes the step's result. */
-export const CompleteStepSchema = sharedSchema('api/messages#CompleteStepSchema', () => z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000), identity: IdentityField }).strict());
+export const CompleteStepSchema = sharedSchema('api/messages#CompleteStepSchema', () =>
+  z.object({ step: StepIdField, answer: z.string().trim().min(1).max(10_000), identity: IdentityField }).strict(),
+);
 export type CompleteStepInput = z.output<typeof CompleteStepSchema>;
 
 /** A person's decision on a step whose outcome is unknown (PLAN-014). */
@@ -94,14 +116,32 @@ export const ResolveStepSchema = sharedSchema('api/messages#ResolveStepSchema', 
     /** Run the tool again under a fresh idempotency scope: the person has checked that the effect did not happen. */
     z.object({ step: StepIdField, decision: z.literal('retry'), identity: IdentityField }).strict(),
     /** The effect happened: the step is completed, with `text` (what the person saw) as its result. */
-    z.object({ step: StepIdField, decision: z.literal('done'), text: z.string().trim().min(1).max(10_000).optional(), identity: IdentityField }).strict(),
+    z
+      .object({
+        step: StepIdField,
+        decision: z.literal('done'),
+        text: z.string().trim().min(1).max(10_000).optional(),
+        identity: IdentityField,
+      })
+      .strict(),
     /** The step failed: the run re-plans (or fails when no re-plans are left). */
-    z.object({ step: StepIdField, decision: z.literal('fail'), text: z.string().trim().min(1).max(2_000).optional(), identity: IdentityField }).strict(),
+    z
+      .object({
+        step: StepIdField,
+        decision: z.literal('fail'),
+        text: z.string().trim().min(1).max(2_000).optional(),
+        identity: IdentityField,
+      })
+      .strict(),
   ]),
 );
 export type ResolveStepInput = z.output<typeof ResolveStepSchema>;
 /** The decision as the run keeps it, without the step it names and who sent it (the audit keeps that). */
-export type StepDecision = ResolveStepInput extends infer D ? (D extends unknown ? Omit<D, 'step' | 'identity'> : never) : never;
+export type StepDecision = ResolveStepInput extends infer D
+  ? D extends unknown
+    ? Omit<D, 'step' | 'identity'>
+    : never
+  : never;
 
 /**
  * Limits on every message payload, checked before its schema (by the update validators, the signal handler and
@@ -123,7 +163,12 @@ function payloadBytes(payload: unknown): number {
 }
 
 /** Parses a message payload; throws InvalidInputError (PLAN-006) naming the message and every problem. */
-export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown, message: string, example: string): z.output<S> {
+export function parseMessage<S extends z.ZodType>(
+  schema: S,
+  payload: unknown,
+  message: string,
+  example: string,
+): z.output<S> {
   const bytes = payloadBytes(payload);
   if (bytes > MESSAGE_LIMITS.payload_bytes) {
     throw new InvalidInputError(
@@ -134,7 +179,10 @@ export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown, m
   }
   const parsed = schema.safeParse(payload ?? {});
   if (parsed.success) return parsed.data;
-  throw new InvalidInputError(`invalid ${message} payload: ${formatZodIssues(parsed.error).join('; ')}`, `Send JSON like ${example}.`);
+  throw new InvalidInputError(
+    `invalid ${message} payload: ${formatZodIssues(parsed.error).join('; ')}`,
+    `Send JSON like ${example}.`,
+  );
 }
 
 /** Each update's payload schema and an example for refusals; the workflow's validators and PlannerClient share it. */
@@ -158,11 +206,19 @@ export function parseMessagePayload<M extends MessageWithPayload>(message: M, pa
 }
 
 export const getStateQuery = defineQuery<PlanningState>(MESSAGE_NAMES.getState);
-export const answerClarificationUpdate = defineUpdate<string, [z.input<typeof ClarificationAnswerSchema>]>(MESSAGE_NAMES.answerClarification);
-export const answerClarificationSignal = defineSignal<[z.input<typeof ClarificationAnswerSchema>]>(MESSAGE_NAMES.answerClarification);
+export const answerClarificationUpdate = defineUpdate<string, [z.input<typeof ClarificationAnswerSchema>]>(
+  MESSAGE_NAMES.answerClarification,
+);
+export const answerClarificationSignal = defineSignal<[z.input<typeof ClarificationAnswerSchema>]>(
+  MESSAGE_NAMES.answerClarification,
+);
 export const approveUpdate = defineUpdate<string, [z.input<typeof ApproveSchema>]>(MESSAGE_NAMES.approve);
 export const rejectUpdate = defineUpdate<string, [z.input<typeof RejectSchema>]>(MESSAGE_NAMES.reject);
-export const completeStepUpdate = defineUpdate<string, [z.input<typeof CompleteStepSchema>]>(MESSAGE_NAMES.completeStep);
+export const completeStepUpdate = defineUpdate<string, [z.input<typeof CompleteStepSchema>]>(
+  MESSAGE_NAMES.completeStep,
+);
 export const resolveStepUpdate = defineUpdate<string, [z.input<typeof ResolveStepSchema>]>(MESSAGE_NAMES.resolveStep);
-export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(MESSAGE_NAMES.raiseBudget);
+export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(
+  MESSAGE_NAMES.raiseBudget,
+);
 export { getProgressQuery, waitForProgressUpdate } from './progress';

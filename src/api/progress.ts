@@ -70,7 +70,11 @@ export type ProgressEvent = EventBase &
   );
 
 /** A distributive Omit, so each event kind keeps its own fields. */
-export type ProgressChange = ProgressEvent extends infer E ? (E extends ProgressEvent ? Omit<E, 'seq' | 'at'> : never) : never;
+export type ProgressChange = ProgressEvent extends infer E
+  ? E extends ProgressEvent
+    ? Omit<E, 'seq' | 'at'>
+    : never
+  : never;
 
 export interface ProgressBatch {
   events: ProgressEvent[];
@@ -107,8 +111,22 @@ export function pendingInput(state: PlanningState): PendingInput | null {
     const steps = state.plan.tasks.reduce((n, t) => n + t.steps.length, 0);
     return { kind: 'approval', plan_version: state.plan.version, plan_status: state.plan.status, steps };
   }
-  const waiting = state.stage === 'EXECUTING' ? state.steps.find((s) => s.status === 'WAITING' && s.waiting && !s.reply) : undefined;
-  if (waiting?.waiting) return { kind: 'step', step_id: waiting.id, for: waiting.waiting.for, question: waiting.waiting.question, until: waiting.waiting.until };
-  if (state.stage === 'BUDGET_EXHAUSTED') return { kind: 'budget', needed: state.budget_needed, spent: { ...state.budget.spent }, limit: { ...state.budget.limit } };
+  const waiting =
+    state.stage === 'EXECUTING' ? state.steps.find((s) => s.status === 'WAITING' && s.waiting && !s.reply) : undefined;
+  if (waiting?.waiting)
+    return {
+      kind: 'step',
+      step_id: waiting.id,
+      for: waiting.waiting.for,
+      question: waiting.waiting.question,
+      until: waiting.waiting.until,
+    };
+  if (state.stage === 'BUDGET_EXHAUSTED')
+    return {
+      kind: 'budget',
+      needed: state.budget_needed,
+      spent: { ...state.budget.spent },
+      limit: { ...state.budget.limit },
+    };
   return null;
 }

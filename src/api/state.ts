@@ -98,7 +98,18 @@ export interface ArchivedVersionPage {
 
 export interface AuditEntry {
   at: string;
-  kind: 'stage' | 'analysis' | 'clarification' | 'plan' | 'critique' | 'gatekeeper' | 'approval' | 'routing' | 'step' | 'budget' | 'message';
+  kind:
+    | 'stage'
+    | 'analysis'
+    | 'clarification'
+    | 'plan'
+    | 'critique'
+    | 'gatekeeper'
+    | 'approval'
+    | 'routing'
+    | 'step'
+    | 'budget'
+    | 'message';
   message: string;
   /** Who made the decision the entry records (approve, reject, answer, complete, resolve, raise): the identity the client sent. */
   by?: string;
@@ -183,7 +194,14 @@ export interface PlanningOutcome {
   stage: Stage;
   plan_version: number | null;
   plan_status: Plan['status'] | null;
-  steps: { id: string; tool: string | null; status: StepStatus; items: number | null; preview: string | null; ref: string | null }[];
+  steps: {
+    id: string;
+    tool: string | null;
+    status: StepStatus;
+    items: number | null;
+    preview: string | null;
+    ref: string | null;
+  }[];
   budget: ToolBudget;
   warnings: string[];
   failure: PlanFailure | null;

@@ -11,11 +11,17 @@ export interface ContentReader {
 }
 
 /** Plan version `n` of the run, in full; undefined when the run has no such version. */
-export async function versionOf(state: PlanningState, n: number, store: ContentReader): Promise<PlanVersionRecord | undefined> {
+export async function versionOf(
+  state: PlanningState,
+  n: number,
+  store: ContentReader,
+): Promise<PlanVersionRecord | undefined> {
   const inline = state.versions.find((v) => v.version === n);
   if (inline) return inline;
   let entry = state.archived_versions?.find((v) => v.version === n);
-  const page = entry ? undefined : state.archived_version_pages?.find((p) => p.first_version <= n && n <= p.last_version);
+  const page = entry
+    ? undefined
+    : state.archived_version_pages?.find((p) => p.first_version <= n && n <= p.last_version);
   if (page) entry = ((await store.get(page.ref)) as ArchivedVersion[]).find((v) => v.version === n);
   return entry ? ((await store.get(entry.ref)) as PlanVersionRecord) : undefined;
 }

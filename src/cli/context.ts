@@ -3,7 +3,13 @@
  * connection to Temporal (envconfig via loadTemporalTarget, overridden by --address / --namespace).
  */
 import os from 'node:os';
-import { TerminatedFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError, isGrpcServiceError } from '@temporalio/client';
+import {
+  TerminatedFailure,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowFailedError,
+  isGrpcServiceError,
+} from '@temporalio/client';
 import { z } from 'zod';
 import { readFailure } from '../api/failures';
 import { PROGRESS_WAITERS_MAX } from '../api/progress';
@@ -84,7 +90,10 @@ export async function connect(options: GlobalOptions): Promise<PlannerClient> {
   // Fail fast on a wrong address (the client's default waits 10 s); PLANNER_CONNECT_TIMEOUT overrides.
   const connectionOptions = { ...target.connectionOptions, connectTimeout: config.connectTimeout };
   try {
-    return await PlannerClient.connect({ ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] }, { identity: cliIdentity() });
+    return await PlannerClient.connect(
+      { ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] },
+      { identity: cliIdentity() },
+    );
   } catch (err) {
     throw new CliError(
       `cannot reach Temporal at ${target.address} (namespace ${target.namespace}): ${firstLine((err as Error).message)}`,
@@ -127,7 +136,11 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
   if (err instanceof CliError || err instanceof InvalidInputError) return usageErrorOf(err);
   const text = err instanceof Error ? `${err.message} ${err.cause instanceof Error ? err.cause.message : ''}` : '';
   if (/already completed/i.test(text)) {
-    return new CliError(`run ${workflowId} has already ended`, EXIT.usage, `see how with \`planner show ${shellArg(workflowId)}\``);
+    return new CliError(
+      `run ${workflowId} has already ended`,
+      EXIT.usage,
+      `see how with \`planner show ${shellArg(workflowId)}\``,
+    );
   }
   if (
     err instanceof WorkflowNotFoundError ||
@@ -208,7 +221,9 @@ export function output(options: GlobalOptions): Output {
 /** Prints an error the way the CLI promises: one line and a hint; the stack only with --verbose. */
 export function reportError(err: unknown, verbose: boolean): ExitCode {
   if (err instanceof CliError) {
-    process.stderr.write(`error: ${terminalSafe(err.message)}${err.hint ? ` (hint: ${terminalSafe(err.hint)})` : ''}\n`);
+    process.stderr.write(
+      `error: ${terminalSafe(err.message)}${err.hint ? ` (hint: ${terminalSafe(err.hint)})` : ''}\n`,
+    );
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
     return err.exitCode;
   }

@@ -123,7 +123,12 @@ export function budgetView(b: ToolBudget): BudgetView {
 }
 
 export function diffView(d: PlanDiff): DiffView {
-  return { added: [...d.added], removed: [...d.removed], changed: d.changed.map((c) => ({ id: c.id, fields: [...c.fields] })), summary: d.summary };
+  return {
+    added: [...d.added],
+    removed: [...d.removed],
+    changed: d.changed.map((c) => ({ id: c.id, fields: [...c.fields] })),
+    summary: d.summary,
+  };
 }
 
 export function versionView(v: PlanVersionRecord): VersionView {
@@ -171,7 +176,8 @@ export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanV
           waiting: record?.status === 'WAITING' ? (record.waiting ?? null) : null,
           startedAt: record?.started_at ?? null,
           endedAt: record?.ended_at ?? null,
-          elapsedMs: record?.started_at && record.ended_at ? Date.parse(record.ended_at) - Date.parse(record.started_at) : null,
+          elapsedMs:
+            record?.started_at && record.ended_at ? Date.parse(record.ended_at) - Date.parse(record.started_at) : null,
           attempts: record?.attempts ?? null,
         };
       }),
@@ -190,7 +196,12 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
     versions: state.versions.map(versionView),
     budget: budgetView(state.budget),
     question: state.question
-      ? { text: state.question.text, options: [...state.question.options], default: state.question.default_option, askedAt: state.question.asked_at }
+      ? {
+          text: state.question.text,
+          options: [...state.question.options],
+          default: state.question.default_option,
+          askedAt: state.question.asked_at,
+        }
       : null,
     approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
     warnings: [...state.warnings],
@@ -225,7 +236,13 @@ export function runView(info: WorkflowExecutionInfo): RunView {
 }
 
 export function auditEntryView(entry: AuditEntry): HistoryEntryView {
-  return { at: entry.at, source: 'audit', kind: entry.kind, message: entry.message, ...(entry.by !== undefined ? { by: entry.by } : {}) };
+  return {
+    at: entry.at,
+    source: 'audit',
+    kind: entry.kind,
+    message: entry.message,
+    ...(entry.by !== undefined ? { by: entry.by } : {}),
+  };
 }
 
 /**
@@ -256,7 +273,15 @@ export function closedRunView(truth: {
   failure: PlanFailure | null;
   termination: { reason: string; identity: string } | null;
   timedOut: boolean;
-  outcome: { stage: string; plan_version: number | null; plan_status: string | null; steps: ClosedRunView['steps']; budget: ToolBudget; warnings: string[]; failure: PlanFailure | null } | null;
+  outcome: {
+    stage: string;
+    plan_version: number | null;
+    plan_status: string | null;
+    steps: ClosedRunView['steps'];
+    budget: ToolBudget;
+    warnings: string[];
+    failure: PlanFailure | null;
+  } | null;
 }): ClosedRunView {
   const o = truth.outcome;
   const failure = truth.failure ?? o?.failure ?? null;
@@ -268,7 +293,13 @@ export function closedRunView(truth: {
     goal: truth.goal,
     planVersion: o?.plan_version ?? null,
     planStatus: o?.plan_status ?? null,
-    steps: (o?.steps ?? []).map((s) => ({ id: s.id, tool: s.tool, status: s.status, items: s.items, preview: s.preview })),
+    steps: (o?.steps ?? []).map((s) => ({
+      id: s.id,
+      tool: s.tool,
+      status: s.status,
+      items: s.items,
+      preview: s.preview,
+    })),
     budget: o ? budgetView(o.budget) : null,
     warnings: [...(o?.warnings ?? [])],
     failure: failure && failureView(failure),

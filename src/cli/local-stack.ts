@@ -20,7 +20,10 @@ let runtimeInstalled = false;
  */
 export function quietSdkLogs(level: 'ERROR' | 'WARN' | 'INFO' = 'ERROR', metricsPort?: number): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger(level), ...(metricsPort === undefined ? {} : { telemetryOptions: prometheusTelemetry(metricsPort) }) });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    ...(metricsPort === undefined ? {} : { telemetryOptions: prometheusTelemetry(metricsPort) }),
+  });
   runtimeInstalled = true;
 }
 
@@ -64,7 +67,13 @@ export interface RunningWorkers {
 export async function startWorkers(
   target: TemporalTarget,
   config: PlannerConfig,
-  options: { taskQueue?: string; toolQueues?: ToolQueues; warn?: (line: string) => void; today?: string | Date; makeCurrent?: MakeCurrent } = {},
+  options: {
+    taskQueue?: string;
+    toolQueues?: ToolQueues;
+    warn?: (line: string) => void;
+    today?: string | Date;
+    makeCurrent?: MakeCurrent;
+  } = {},
 ): Promise<RunningWorkers> {
   const admin = await Connection.connect(target.connectionOptions);
   try {

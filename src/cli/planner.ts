@@ -25,7 +25,10 @@ export function buildProgram(): Command {
   // The bin is `durable-planner` (unique on npm); `planner` is its alias, which the project's own scripts use.
   const program = new Command('planner')
     .description('Plan and run goals as durable Temporal workflows, and inspect them (the durable-planner CLI).')
-    .option('--address <host:port>', 'Temporal frontend (default: $TEMPORAL_ADDRESS, the envconfig profile, or localhost:7233)')
+    .option(
+      '--address <host:port>',
+      'Temporal frontend (default: $TEMPORAL_ADDRESS, the envconfig profile, or localhost:7233)',
+    )
     .option('--namespace <name>', 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)')
     .option('--json', 'print machine-readable JSON on stdout (the contract: docs/cli.md)')
     .option('--verbose', 'print stack traces of errors')

@@ -30,10 +30,18 @@ type Prompts = { [K in PendingInput['kind']]: PendingPrompt<Extract<PendingInput
 
 export const PENDING_PROMPTS: Prompts = {
   clarification: {
-    show: (p) => [`question: ${terminalSafe(p.text)}`, ...p.options.map((o, i) => `  ${i + 1}. ${terminalSafe(o)}${i + 1 === p.default_option ? ' (default)' : ''}`)],
-    commands: (p, id) => [`planner answer ${shellArg(id)} ${p.default_option}`, `planner answer ${shellArg(id)} "<your own answer>"`],
+    show: (p) => [
+      `question: ${terminalSafe(p.text)}`,
+      ...p.options.map((o, i) => `  ${i + 1}. ${terminalSafe(o)}${i + 1 === p.default_option ? ' (default)' : ''}`),
+    ],
+    commands: (p, id) => [
+      `planner answer ${shellArg(id)} ${p.default_option}`,
+      `planner answer ${shellArg(id)} "<your own answer>"`,
+    ],
     async answer(p, ask, client, id) {
-      const raw = await ask(`Answer: a number 1–${p.options.length}, or your own words [Enter: ${p.default_option}] > `);
+      const raw = await ask(
+        `Answer: a number 1–${p.options.length}, or your own words [Enter: ${p.default_option}] > `,
+      );
       if (raw === null) return null;
       const text = raw.trim() || String(p.default_option);
       const picked = /^\d+$/.test(text) ? p.options[Number(text) - 1] : undefined;
@@ -51,12 +59,21 @@ export const PENDING_PROMPTS: Prompts = {
     show: (p, state) => [
       `plan v${p.plan_version} (${p.plan_status}, ${p.steps} step(s)) awaits approval`,
       ...(state?.plan?.version === p.plan_version
-        ? state.plan.tasks.flatMap((t) => t.steps.map((s) => `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? '(no tool)')} — ${terminalSafe(s.title)}`))
+        ? state.plan.tasks.flatMap((t) =>
+            t.steps.map(
+              (s) => `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? '(no tool)')} — ${terminalSafe(s.title)}`,
+            ),
+          )
         : []),
     ],
-    commands: (p, id) => [`planner approve ${shellArg(id)} --version ${p.plan_version}`, `planner reject ${shellArg(id)} --version ${p.plan_version} --reason "<why>"`],
+    commands: (p, id) => [
+      `planner approve ${shellArg(id)} --version ${p.plan_version}`,
+      `planner reject ${shellArg(id)} --version ${p.plan_version} --reason "<why>"`,
+    ],
     async answer(p, ask, client, id) {
-      const raw = await ask(`Approve plan v${p.plan_version}? y = approve, n = reject with a reason [Enter: decide later] > `);
+      const raw = await ask(
+        `Approve plan v${p.plan_version}? y = approve, n = reject with a reason [Enter: decide later] > `,
+      );
       if (raw === null || raw.trim() === '') return null;
       if (/^y(es)?$/i.test(raw.trim())) return await client.approve(id, undefined, p.plan_version);
       if (!/^no?$/i.test(raw.trim())) throw new CliError(`"${raw.trim()}" is neither y nor n`, EXIT.usage);
@@ -67,7 +84,9 @@ export const PENDING_PROMPTS: Prompts = {
     },
   },
   budget: {
-    show: (p) => [`budget exhausted: spent ${usage(p.spent)} of ${usage(p.limit)}${p.needed ? `; needs ${usage(p.needed)}` : ''}`],
+    show: (p) => [
+      `budget exhausted: spent ${usage(p.spent)} of ${usage(p.limit)}${p.needed ? `; needs ${usage(p.needed)}` : ''}`,
+    ],
     commands: (_p, id) => [`planner raise-budget ${shellArg(id)} --calls 10 --tokens 20000 --cost 0.5`],
     async answer(_p, ask, client, id) {
       const raw = await ask('Raise the limits by, e.g. "calls 10 tokens 20000 cost 0.5" [Enter: decide later] > ');
@@ -79,7 +98,9 @@ export const PENDING_PROMPTS: Prompts = {
   step: {
     show: (p) => [`step ${terminalSafe(p.step_id)} waits for a person: ${terminalSafe(p.question)} (until ${p.until})`],
     commands: (p, id) =>
-      p.for === 'answer' ? [`planner complete ${shellArg(id)} ${shellArg(p.step_id)} "<answer>"`] : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
+      p.for === 'answer'
+        ? [`planner complete ${shellArg(id)} ${shellArg(p.step_id)} "<answer>"`]
+        : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
     async answer(p, ask, client, id) {
       if (p.for === 'answer') {
         const answer = await ask(`Answer for step ${p.step_id} [Enter: decide later] > `);
@@ -88,7 +109,12 @@ export const PENDING_PROMPTS: Prompts = {
       const raw = await ask(`Step ${p.step_id}: retry, done [text] or fail [why]? [Enter: decide later] > `);
       if (raw === null || raw.trim() === '') return null;
       const [, decision, text] = /^\s*(\S+)\s*(.*)$/.exec(raw)!;
-      const parsed = parseArg(ResolveStepSchema, { step: p.step_id, decision, ...(text ? { text } : {}) }, 'decision', 'type retry, done or fail');
+      const parsed = parseArg(
+        ResolveStepSchema,
+        { step: p.step_id, decision, ...(text ? { text } : {}) },
+        'decision',
+        'type retry, done or fail',
+      );
       return await client.resolveStep(id, parsed);
     },
   },
@@ -99,7 +125,10 @@ export const PENDING_PROMPTS: Prompts = {
  * it asks for those words, which are sent as the answer, instead of sending the option's text as if it were one.
  */
 export function asksForOwnWords(option: string): boolean {
-  return /^\s*(something else|other|none of (these|the above))\b/i.test(option) || /\((please )?(describe|specify)\b[^)]*\)\s*$/i.test(option);
+  return (
+    /^\s*(something else|other|none of (these|the above))\b/i.test(option) ||
+    /\((please )?(describe|specify)\b[^)]*\)\s*$/i.test(option)
+  );
 }
 
 /** The entry for a pending input, typed by its kind. */
@@ -107,14 +136,21 @@ export function promptFor<P extends PendingInput>(pending: P): PendingPrompt<P> 
   return PENDING_PROMPTS[pending.kind] as unknown as PendingPrompt<P>;
 }
 
-const RaiseWords = z.string().regex(/^(\s*(calls|tokens|cost)\s*[= ]\s*\d+(\.\d+)?\s*,?)+$/i, 'write e.g. "calls 10 tokens 20000 cost 0.5"');
+const RaiseWords = z
+  .string()
+  .regex(/^(\s*(calls|tokens|cost)\s*[= ]\s*\d+(\.\d+)?\s*,?)+$/i, 'write e.g. "calls 10 tokens 20000 cost 0.5"');
 
 /** "calls 10 tokens 20000 cost 0.5" (or calls=10, …) as a raise the run's update accepts. */
 export function parseRaise(text: string): z.output<typeof RaiseBudgetSchema> {
   parseArg(RaiseWords, text, 'raise');
   const amounts: Record<string, number> = {};
-  for (const [, word, amount] of text.matchAll(/(calls|tokens|cost)\s*[= ]\s*(\d+(?:\.\d+)?)/gi)) amounts[word!.toLowerCase()] = Number(amount);
-  return parseArg(RaiseBudgetSchema, { cost_usd: amounts.cost ?? 0, tokens: amounts.tokens ?? 0, calls: amounts.calls ?? 0 }, 'raise');
+  for (const [, word, amount] of text.matchAll(/(calls|tokens|cost)\s*[= ]\s*(\d+(?:\.\d+)?)/gi))
+    amounts[word!.toLowerCase()] = Number(amount);
+  return parseArg(
+    RaiseBudgetSchema,
+    { cost_usd: amounts.cost ?? 0, tokens: amounts.tokens ?? 0, calls: amounts.calls ?? 0 },
+    'raise',
+  );
 }
 
 function usage(u: Usage): string {

@@ -5,15 +5,34 @@
 import { shellArg, terminalSafe } from './safe-text';
 
 const safe = (text: string): string => terminalSafe(text);
-import type { BudgetView, ClosedRunView, DiffView, HistoryEntryView, PlanView, ResultView, RunView, StateView, StepView, VersionView } from './json-views';
+import type {
+  BudgetView,
+  ClosedRunView,
+  DiffView,
+  HistoryEntryView,
+  PlanView,
+  ResultView,
+  RunView,
+  StateView,
+  StepView,
+  VersionView,
+} from './json-views';
 
-const TASK_BADGE: Record<string, string> = { COMPLETED: 'DONE', FAILED: 'FAILED', RUNNING: 'RUNNING', WAITING: 'WAITING', CANCELLED: 'CANCELLED', PENDING: 'PENDING' };
+const TASK_BADGE: Record<string, string> = {
+  COMPLETED: 'DONE',
+  FAILED: 'FAILED',
+  RUNNING: 'RUNNING',
+  WAITING: 'WAITING',
+  CANCELLED: 'CANCELLED',
+  PENDING: 'PENDING',
+};
 
 function taskStatus(steps: readonly StepView[]): string {
   const statuses = steps.map((s) => s.status);
   if (statuses.some((s) => s === null)) return 'PLANNED';
   if (statuses.every((s) => s === 'COMPLETED')) return 'DONE';
-  for (const s of ['FAILED', 'WAITING', 'RUNNING', 'CANCELLED'] as const) if (statuses.includes(s)) return TASK_BADGE[s]!;
+  for (const s of ['FAILED', 'WAITING', 'RUNNING', 'CANCELLED'] as const)
+    if (statuses.includes(s)) return TASK_BADGE[s]!;
   if (statuses.includes('COMPLETED')) return 'RUNNING';
   return 'PENDING';
 }
@@ -31,7 +50,11 @@ function paramsText(params: Record<string, unknown>): string {
 }
 
 /** How long a step took (or since when it runs), and its attempts when Temporal retried it: " · 1.2 s · 3 attempts". */
-export function stepTiming(elapsedMs: number | null | undefined, attempts: number | null | undefined, runningSince?: string | null): string {
+export function stepTiming(
+  elapsedMs: number | null | undefined,
+  attempts: number | null | undefined,
+  runningSince?: string | null,
+): string {
   const parts: string[] = [];
   if (typeof elapsedMs === 'number') parts.push(duration(elapsedMs));
   else if (runningSince) parts.push(`running since ${runningSince.slice(11, 19)}Z`);
@@ -43,7 +66,9 @@ function duration(ms: number): string {
   if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
   if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
   const s = Math.round(ms / 1_000);
-  return s < 3_600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3_600)} h ${Math.floor((s % 3_600) / 60)} min`;
+  return s < 3_600
+    ? `${Math.floor(s / 60)} min ${s % 60} s`
+    : `${Math.floor(s / 3_600)} h ${Math.floor((s % 3_600) / 60)} min`;
 }
 
 /**
@@ -59,32 +84,51 @@ function duration(ms: number): string {
  */
 export function renderPlan(view: StateView, plan: PlanView, options: { task?: number } = {}): string[] {
   const lines = [`Task Plan (v${plan.version}) · ${plan.status} · stage ${view.stage}`, `Goal: ${safe(plan.goal)}`];
-  if (plan.missingCapabilities.length) lines.push(`Missing capabilities: ${plan.missingCapabilities.map(safe).join(', ')}`);
+  if (plan.missingCapabilities.length)
+    lines.push(`Missing capabilities: ${plan.missingCapabilities.map(safe).join(', ')}`);
   lines.push(budgetLine(view.budget));
   const stepNumber = new Map<string, string>();
   const taskOfStep = new Map<string, number>();
-  plan.tasks.forEach((task, t) => task.steps.forEach((step, s) => (stepNumber.set(step.id, `${t + 1}.${s + 1}`), taskOfStep.set(step.id, t + 1))));
+  plan.tasks.forEach((task, t) =>
+    task.steps.forEach((step, s) => (stepNumber.set(step.id, `${t + 1}.${s + 1}`), taskOfStep.set(step.id, t + 1))),
+  );
   lines.push('', 'Tasks:');
   plan.tasks.forEach((task, t) => {
     if (options.task !== undefined && options.task !== t + 1) return;
     lines.push(`${t + 1}. [${taskStatus(task.steps)}] ${safe(task.title)}`);
     if (task.description) lines.push(`   ${safe(task.description)}`);
-    const taskDeps = [...new Set(task.steps.flatMap((s) => s.dependsOn.map((d) => taskOfStep.get(d))).filter((n): n is number => n !== undefined && n !== t + 1))];
+    const taskDeps = [
+      ...new Set(
+        task.steps
+          .flatMap((s) => s.dependsOn.map((d) => taskOfStep.get(d)))
+          .filter((n): n is number => n !== undefined && n !== t + 1),
+      ),
+    ];
     if (taskDeps.length) lines.push(`   Depends: ${taskDeps.map((n) => `Task ${n}`).join(', ')}`);
     lines.push('   Steps:');
     task.steps.forEach((step, s) => {
       const tool = step.tool ? ` → ${step.tool} ${paramsText(step.params)}` : ` (${safe(step.action)})`;
-      lines.push(`   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${safe(step.title)}${tool}${stepTiming(step.elapsedMs, step.attempts, step.status === 'RUNNING' ? step.startedAt : null)}`);
-      if (step.dependsOn.length) lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? safe(d)}`).join(', ')}`);
-      if (step.items !== null || step.preview) lines.push(`       Result: ${step.items ?? '-'} item(s) ${safe(step.preview ?? '').slice(0, 100)}`.trimEnd());
+      lines.push(
+        `   ${t + 1}.${s + 1} [${step.status ?? 'PLANNED'}] ${safe(step.title)}${tool}${stepTiming(step.elapsedMs, step.attempts, step.status === 'RUNNING' ? step.startedAt : null)}`,
+      );
+      if (step.dependsOn.length)
+        lines.push(`       Depends: ${step.dependsOn.map((d) => `${stepNumber.get(d) ?? safe(d)}`).join(', ')}`);
+      if (step.items !== null || step.preview)
+        lines.push(`       Result: ${step.items ?? '-'} item(s) ${safe(step.preview ?? '').slice(0, 100)}`.trimEnd());
       if (step.error) lines.push(`       Error: ${safe(step.error.code)} ${safe(step.error.message)}`);
       if (step.waiting) {
-        const how = step.waiting.for === 'answer' ? `planner complete ${shellArg(view.workflowId)} ${shellArg(step.id)} <answer>` : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
-        lines.push(`       Waits for a person until ${safe(step.waiting.until)}: ${safe(step.waiting.question)} (${how})`);
+        const how =
+          step.waiting.for === 'answer'
+            ? `planner complete ${shellArg(view.workflowId)} ${shellArg(step.id)} <answer>`
+            : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
+        lines.push(
+          `       Waits for a person until ${safe(step.waiting.until)}: ${safe(step.waiting.question)} (${how})`,
+        );
       }
     });
   });
-  if (plan.assumptions.length && options.task === undefined) lines.push('', `Assumptions: ${plan.assumptions.map(safe).join('; ')}`);
+  if (plan.assumptions.length && options.task === undefined)
+    lines.push('', `Assumptions: ${plan.assumptions.map(safe).join('; ')}`);
   return lines;
 }
 
@@ -96,20 +140,34 @@ function resultHint(workflowId: string): string {
 export function renderState(view: StateView, options: { task?: number } = {}): string[] {
   const lines: string[] = [];
   if (view.plan) lines.push(...renderPlan(view, view.plan, options));
-  else lines.push(`Run ${view.workflowId} · stage ${view.stage} · no plan yet`, `Goal: ${safe(view.goal)}`, budgetLine(view.budget));
+  else
+    lines.push(
+      `Run ${view.workflowId} · stage ${view.stage} · no plan yet`,
+      `Goal: ${safe(view.goal)}`,
+      budgetLine(view.budget),
+    );
   if (view.question) {
     lines.push('', `Question: ${safe(view.question.text)}`);
-    view.question.options.forEach((o, i) => lines.push(`  ${i + 1}. ${safe(o)}${i + 1 === view.question!.default ? ' (default)' : ''}`));
+    view.question.options.forEach((o, i) =>
+      lines.push(`  ${i + 1}. ${safe(o)}${i + 1 === view.question!.default ? ' (default)' : ''}`),
+    );
     lines.push(`Answer with: planner answer ${shellArg(view.workflowId)} <number or text>`);
   }
   if (view.stage === 'AWAITING_APPROVAL') {
-    lines.push('', `Awaiting approval: planner approve ${shellArg(view.workflowId)}  |  planner reject ${shellArg(view.workflowId)} --reason "…"`);
+    lines.push(
+      '',
+      `Awaiting approval: planner approve ${shellArg(view.workflowId)}  |  planner reject ${shellArg(view.workflowId)} --reason "…"`,
+    );
   }
-  if (view.stage === 'BUDGET_EXHAUSTED') lines.push('', `Out of budget: planner raise-budget ${shellArg(view.workflowId)} --calls 10`);
-  if (view.plan?.tasks.some((t) => t.steps.some((st) => st.status === 'COMPLETED'))) lines.push('', resultHint(view.workflowId));
-  if (view.versions.length > 1) lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
+  if (view.stage === 'BUDGET_EXHAUSTED')
+    lines.push('', `Out of budget: planner raise-budget ${shellArg(view.workflowId)} --calls 10`);
+  if (view.plan?.tasks.some((t) => t.steps.some((st) => st.status === 'COMPLETED')))
+    lines.push('', resultHint(view.workflowId));
+  if (view.versions.length > 1)
+    lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
-  if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
+  if (view.failure)
+    lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
   if (view.answer_note) lines.push('', `Answer: ${safe(view.answer_note)}`);
   return lines;
 }
@@ -127,12 +185,23 @@ export function renderDiff(from: number, to: number, diff: DiffView, why: readon
 /** Columns padded to their widest cell; the cells must already be safe. */
 function table(header: readonly string[], rows: readonly string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  return [header, ...rows].map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 export function renderRuns(runs: readonly RunView[]): string[] {
   if (runs.length === 0) return ['No planning runs found.'];
-  const rows = runs.map((r) => [safe(r.workflowId), safe(r.stage ?? '-'), r.status, r.startTime.replace(/\.\d+Z$/, 'Z'), safe(r.goal ?? '').slice(0, 60)]);
+  const rows = runs.map((r) => [
+    safe(r.workflowId),
+    safe(r.stage ?? '-'),
+    r.status,
+    r.startTime.replace(/\.\d+Z$/, 'Z'),
+    safe(r.goal ?? '').slice(0, 60),
+  ]);
   return table(['WORKFLOW ID', 'STAGE', 'STATUS', 'STARTED', 'GOAL'], rows);
 }
 
@@ -150,17 +219,25 @@ function cell(value: unknown): string {
 export function renderData(data: unknown): string[] {
   if (Array.isArray(data) && data.length > 0 && data.every(isRow)) {
     const columns = [...new Set(data.flatMap((row) => Object.keys(row)))];
-    return table(columns.map((c) => safe(c).toUpperCase()), data.map((row) => columns.map((c) => cell(row[c]))));
+    return table(
+      columns.map((c) => safe(c).toUpperCase()),
+      data.map((row) => columns.map((c) => cell(row[c]))),
+    );
   }
   return (JSON.stringify(data, null, 2) ?? 'null').split('\n').map(safe);
 }
 
 export function renderResult(view: ResultView): string[] {
-  const lines = [`Results of ${safe(view.workflowId)}${view.planVersion !== null ? ` · plan v${view.planVersion}` : ''}${view.stage ? ` · stage ${safe(view.stage)}` : ''}`];
+  const lines = [
+    `Results of ${safe(view.workflowId)}${view.planVersion !== null ? ` · plan v${view.planVersion}` : ''}${view.stage ? ` · stage ${safe(view.stage)}` : ''}`,
+  ];
   if (view.steps.length === 0) lines.push('', 'No step has a result yet.');
   for (const step of view.steps) {
     const items = step.items !== null ? ` · ${step.items} item(s)` : '';
-    lines.push('', `Step ${step.number} (${safe(step.id)}) ${safe(step.tool ?? '')} [${step.status}]${items}${step.ref ? ` · ${step.ref}` : ''}`);
+    lines.push(
+      '',
+      `Step ${step.number} (${safe(step.id)}) ${safe(step.tool ?? '')} [${step.status}]${items}${step.ref ? ` · ${step.ref}` : ''}`,
+    );
     lines.push(...(step.data === null && step.status !== 'COMPLETED' ? ['(no result)'] : renderData(step.data)));
   }
   if (view.answer_note) lines.push('', `Answer: ${safe(view.answer_note)}`);
@@ -171,7 +248,10 @@ export function renderHistory(workflowId: string, entries: readonly HistoryEntry
   const width = Math.max(8, ...entries.map((e) => e.kind.length));
   return [
     `Decisions of ${safe(workflowId)}:`,
-    ...entries.map((e) => `${e.at.replace(/\.\d+Z$/, 'Z')}  ${safe(e.kind).padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${safe(e.message)}${e.by && !e.message.includes(`by ${e.by}`) ? ` (by ${safe(e.by)})` : ''}`),
+    ...entries.map(
+      (e) =>
+        `${e.at.replace(/\.\d+Z$/, 'Z')}  ${safe(e.kind).padEnd(width)}  ${e.source === 'history' ? '· ' : ''}${safe(e.message)}${e.by && !e.message.includes(`by ${e.by}`) ? ` (by ${safe(e.by)})` : ''}`,
+    ),
   ];
 }
 
@@ -181,15 +261,21 @@ export function renderClosedRun(view: ClosedRunView): string[] {
     `Run ${safe(view.workflowId)} · ${view.status}${view.stage ? ` · stage ${safe(view.stage)}` : ''} (from Temporal's history: no worker replayed it)`,
   ];
   if (view.goal !== null) lines.push(`Goal: ${safe(view.goal)}`);
-  if (view.termination) lines.push(`Terminated: ${safe(view.termination.reason)}${view.termination.identity ? ` (by ${safe(view.termination.identity)})` : ''}`);
+  if (view.termination)
+    lines.push(
+      `Terminated: ${safe(view.termination.reason)}${view.termination.identity ? ` (by ${safe(view.termination.identity)})` : ''}`,
+    );
   if (view.timedOut) lines.push('Timed out: its workflow execution timeout passed');
   if (view.planVersion !== null) lines.push(`Plan v${view.planVersion} · ${safe(view.planStatus ?? '-')}`);
   for (const s of view.steps) {
-    lines.push(`  ${safe(s.id)} ${safe(s.tool ?? '')} [${s.status}]${s.items !== null ? ` ${s.items} item(s)` : ''} ${safe(s.preview ?? '').slice(0, 100)}`.trimEnd());
+    lines.push(
+      `  ${safe(s.id)} ${safe(s.tool ?? '')} [${s.status}]${s.items !== null ? ` ${s.items} item(s)` : ''} ${safe(s.preview ?? '').slice(0, 100)}`.trimEnd(),
+    );
   }
   if (view.steps.some((st) => st.status === 'COMPLETED')) lines.push(resultHint(view.workflowId));
   if (view.budget) lines.push(budgetLine(view.budget));
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
-  if (view.failure) lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
+  if (view.failure)
+    lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);
   return lines;
 }

@@ -47,7 +47,10 @@ export async function readRunTruth(client: PlannerClient, workflowId: string): P
     workflowId,
     status: description.status.name,
     taskQueue: description.taskQueue,
-    stage: typeof description.searchAttributes?.PlanStage?.[0] === 'string' ? (description.searchAttributes.PlanStage[0] as string) : null,
+    stage:
+      typeof description.searchAttributes?.PlanStage?.[0] === 'string'
+        ? (description.searchAttributes.PlanStage[0] as string)
+        : null,
     goal: typeof description.memo?.goal === 'string' ? description.memo.goal : null,
     workflowTaskFailure: null,
     termination: null,
@@ -60,7 +63,8 @@ export async function readRunTruth(client: PlannerClient, workflowId: string): P
     switch (e.eventType) {
       case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED: {
         const a = e.workflowTaskFailedEventAttributes;
-        truth.workflowTaskFailure = firstLine(a?.failure?.message ?? '') || `workflow task failed (cause ${a?.cause ?? 'unknown'})`;
+        truth.workflowTaskFailure =
+          firstLine(a?.failure?.message ?? '') || `workflow task failed (cause ${a?.cause ?? 'unknown'})`;
         break;
       }
       case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
@@ -114,7 +118,10 @@ export async function warnIfNoWorker(client: PlannerClient, taskQueue: string): 
 
 /** A running run's task queue, for warnIfNoWorker; null when the run is closed or cannot be described. */
 export async function runningQueue(client: PlannerClient, workflowId: string): Promise<string | null> {
-  const d = await client.handle(workflowId).describe().catch(() => null);
+  const d = await client
+    .handle(workflowId)
+    .describe()
+    .catch(() => null);
   return d?.status.name === 'RUNNING' ? d.taskQueue : null;
 }
 
@@ -128,7 +135,8 @@ const GRPC_FAILED_PRECONDITION = 9;
 export function isUnansweredQuery(err: unknown): boolean {
   if (err instanceof ServiceError && /^Failed to query Workflow/.test(err.message)) return true;
   for (const e of [err, err instanceof Error ? err.cause : undefined]) {
-    if (isGrpcServiceError(e) && (e.code === GRPC_DEADLINE_EXCEEDED || e.code === GRPC_FAILED_PRECONDITION)) return true;
+    if (isGrpcServiceError(e) && (e.code === GRPC_DEADLINE_EXCEEDED || e.code === GRPC_FAILED_PRECONDITION))
+      return true;
   }
   return false;
 }
@@ -156,7 +164,8 @@ export function queryErrorDetail(err: unknown): string {
 
 /** Why a closed run ended, in one phrase: "failed: PLAN-006 …", "was terminated: reason", "timed out", … */
 export function endingOf(truth: RunTruth): string {
-  if (truth.termination) return `was terminated: ${truth.termination.reason}${truth.termination.identity ? ` (by ${truth.termination.identity})` : ''}`;
+  if (truth.termination)
+    return `was terminated: ${truth.termination.reason}${truth.termination.identity ? ` (by ${truth.termination.identity})` : ''}`;
   if (truth.failure) return `failed: ${truth.failure.code} ${firstLine(truth.failure.message)}`;
   if (truth.timedOut) return 'timed out (its workflow execution timeout passed)';
   return `is ${truth.status}`;

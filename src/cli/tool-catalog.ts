@@ -44,7 +44,8 @@ function typeOf(schema: Schema): string {
     const options = schema[key];
     if (Array.isArray(options)) return [...new Set(options.filter(isSchema).map(typeOf))].join(' | ');
   }
-  if (Array.isArray(schema.enum)) return [...new Set(schema.enum.map((v) => (v === null ? 'null' : typeof v)))].join(' | ');
+  if (Array.isArray(schema.enum))
+    return [...new Set(schema.enum.map((v) => (v === null ? 'null' : typeof v)))].join(' | ');
   if ('const' in schema) return schema.const === null ? 'null' : typeof schema.const;
   return 'any';
 }
@@ -66,9 +67,22 @@ export function toolView(spec: ToolSpec): ToolView {
   const properties = isSchema(spec.parameters.properties) ? spec.parameters.properties : {};
   const params = Object.entries(properties).map(([name, raw]): ToolParamView => {
     const schema = isSchema(raw) ? raw : {};
-    return { name, type: typeOf(schema), required: spec.required.includes(name), enum: enumOf(schema), description: typeof schema.description === 'string' ? schema.description : null };
+    return {
+      name,
+      type: typeOf(schema),
+      required: spec.required.includes(name),
+      enum: enumOf(schema),
+      description: typeof schema.description === 'string' ? schema.description : null,
+    };
   });
-  return { name: spec.name, description: spec.description, params, idempotent: spec.idempotent, sideEffects: !spec.idempotent, taskQueue: spec.task_queue };
+  return {
+    name: spec.name,
+    description: spec.description,
+    params,
+    idempotent: spec.idempotent,
+    sideEffects: !spec.idempotent,
+    taskQueue: spec.task_queue,
+  };
 }
 
 const safe = (text: string): string => terminalSafe(text);
@@ -84,11 +98,17 @@ export function renderCatalogs(catalogs: readonly CatalogView[]): string[] {
     }
     lines.push(`Catalog ${safe(c.catalog)}: ${c.tools.length} tool(s)`);
     for (const t of c.tools) {
-      lines.push('', `${safe(t.name)}  [${t.idempotent ? 'idempotent' : 'side effects: runs once, never retried blindly'}] queue ${safe(t.taskQueue)}`, `  ${safe(t.description)}`);
+      lines.push(
+        '',
+        `${safe(t.name)}  [${t.idempotent ? 'idempotent' : 'side effects: runs once, never retried blindly'}] queue ${safe(t.taskQueue)}`,
+        `  ${safe(t.description)}`,
+      );
       if (t.params.length === 0) lines.push('  (no params)');
       for (const p of t.params) {
         const values = p.enum ? ` one of ${p.enum.map((v) => safe(JSON.stringify(v))).join(', ')}` : '';
-        lines.push(`  ${safe(p.name)}${p.required ? '' : '?'}: ${safe(p.type)}${values}${p.description ? ` · ${safe(p.description)}` : ''}`);
+        lines.push(
+          `  ${safe(p.name)}${p.required ? '' : '?'}: ${safe(p.type)}${values}${p.description ? ` · ${safe(p.description)}` : ''}`,
+        );
       }
     }
   }

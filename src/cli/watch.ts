@@ -27,7 +27,12 @@ export interface WatchOptions {
 }
 
 /** The stage a pending input belongs to: a question is current only while the run is in it. */
-const STAGE_OF: Record<PendingInput['kind'], string> = { clarification: 'AWAITING_CLARIFICATION', approval: 'AWAITING_APPROVAL', budget: 'BUDGET_EXHAUSTED', step: 'EXECUTING' };
+const STAGE_OF: Record<PendingInput['kind'], string> = {
+  clarification: 'AWAITING_CLARIFICATION',
+  approval: 'AWAITING_APPROVAL',
+  budget: 'BUDGET_EXHAUSTED',
+  step: 'EXECUTING',
+};
 const INDENT = ' '.repeat(14);
 /** Refused a long-poll, a watcher reads by query this often, for this long, before it asks to wait again. */
 const QUERY_POLL_MS = 1_000;
@@ -41,7 +46,12 @@ export function isTerminalSession(): boolean {
  * Follows the run until it ends (across continue-as-new: the sequence goes on in the new run) and returns its final
  * stage. A run that ended before it could be watched rethrows its failure.
  */
-export async function watchRun(client: PlannerClient, workflowId: string, out: Output, options: WatchOptions = {}): Promise<PlanningState['stage']> {
+export async function watchRun(
+  client: PlannerClient,
+  workflowId: string,
+  out: Output,
+  options: WatchOptions = {},
+): Promise<PlanningState['stage']> {
   const print = options.print ?? ((line: string) => out.note(line));
   // Beside JSON lines, notes go to stderr.
   const note = options.ndjson ? (line: string) => out.note(line) : print;
@@ -51,8 +61,12 @@ export async function watchRun(client: PlannerClient, workflowId: string, out: O
     const polling = { until: 0 };
     for (;;) {
       // Once the run has closed, an update no longer reaches it: what it recorded last is read by query.
-      const batch = (await nextBatch(client, workflowId, after, polling)) ?? (await lastBatch(client, workflowId, after));
-      if (batch.truncated) note(`${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${shellArg(workflowId)})`);
+      const batch =
+        (await nextBatch(client, workflowId, after, polling)) ?? (await lastBatch(client, workflowId, after));
+      if (batch.truncated)
+        note(
+          `${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${shellArg(workflowId)})`,
+        );
       for (const event of batch.events) {
         if (options.ndjson) process.stdout.write(`${JSON.stringify(event)}\n`);
         else for (const line of eventLines(event, workflowId, terminal !== null)) print(line);
@@ -71,7 +85,12 @@ export async function watchRun(client: PlannerClient, workflowId: string, out: O
  * The next events; null once the run has ended (or never started) and has none to give. Until `polling.until`, read
  * by query a second later: the run refused one more long-poll.
  */
-async function nextBatch(client: PlannerClient, workflowId: string, after: number, polling: { until: number }): Promise<ProgressBatch | null> {
+async function nextBatch(
+  client: PlannerClient,
+  workflowId: string,
+  after: number,
+  polling: { until: number },
+): Promise<ProgressBatch | null> {
   for (let attempt = 0; ; attempt++) {
     try {
       if (Date.now() >= polling.until) return await client.waitForProgress(workflowId, after);
@@ -114,7 +133,13 @@ function currentQuestion(batch: ProgressBatch): PendingInput | null {
 }
 
 /** Asks until the run accepts an answer, the person leaves it for later, or the run no longer waits for it. */
-async function answerAtTerminal(client: PlannerClient, workflowId: string, pending: PendingInput, ask: Ask, print: (line: string) => void): Promise<void> {
+async function answerAtTerminal(
+  client: PlannerClient,
+  workflowId: string,
+  pending: PendingInput,
+  ask: Ask,
+  print: (line: string) => void,
+): Promise<void> {
   const prompt = promptFor(pending);
   const state = await client.state(workflowId).catch(() => null);
   // What the state adds to the lines the event printed: the plan to review, for an approval.
@@ -127,7 +152,8 @@ async function answerAtTerminal(client: PlannerClient, workflowId: string, pendi
       } else print(`${INDENT}${terminalSafe(reply)}`);
       return;
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) print(`${INDENT}refused: ${terminalSafe(readFailure(err).message)}`);
+      if (err instanceof WorkflowUpdateFailedError)
+        print(`${INDENT}refused: ${terminalSafe(readFailure(err).message)}`);
       else if (err instanceof CliError) print(`${INDENT}${terminalSafe(err.message)}`);
       else throw err;
       const state = await client.state(workflowId).catch(() => null);
@@ -154,16 +180,22 @@ export function eventLines(event: ProgressEvent, workflowId: string, interactive
   const time = event.at.slice(11, 23);
   switch (event.kind) {
     case 'stage':
-      return [`${time}  ${event.stage}${event.plan_version !== null ? ` · plan v${event.plan_version} (${event.plan_status})` : ''}`];
+      return [
+        `${time}  ${event.stage}${event.plan_version !== null ? ` · plan v${event.plan_version} (${event.plan_status})` : ''}`,
+      ];
     case 'plan':
       return [`${INDENT}plan v${event.version} (${event.status}): ${event.steps} step(s)`];
     case 'step': {
       const items = event.items !== null ? ` · ${event.items} item(s)` : '';
       const detail = event.error ? ` · ${event.error}` : event.preview ? ` · ${event.preview.slice(0, 100)}` : '';
-      return [`${INDENT}step ${terminalSafe(event.step_id)} ${terminalSafe(event.tool ?? '')} [${event.status}]${items}${stepTiming(event.elapsed_ms, event.attempts)}${terminalSafe(detail)}`];
+      return [
+        `${INDENT}step ${terminalSafe(event.step_id)} ${terminalSafe(event.tool ?? '')} [${event.status}]${items}${stepTiming(event.elapsed_ms, event.attempts)}${terminalSafe(detail)}`,
+      ];
     }
     case 'budget':
-      return [`${INDENT}budget: ${event.spent.calls}/${event.limit.calls} calls · ${event.spent.tokens}/${event.limit.tokens} tokens · $${event.spent.cost_usd.toFixed(4)}/$${event.limit.cost_usd.toFixed(2)}`];
+      return [
+        `${INDENT}budget: ${event.spent.calls}/${event.limit.calls} calls · ${event.spent.tokens}/${event.limit.tokens} tokens · $${event.spent.cost_usd.toFixed(4)}/$${event.limit.cost_usd.toFixed(2)}`,
+      ];
     case 'question': {
       const prompt = promptFor(event.pending);
       const shown = prompt.show(event.pending, null).map((l) => `${INDENT}${l}`);

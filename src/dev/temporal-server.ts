@@ -105,12 +105,18 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = options.port ?? (await freePort());
   const uiPort = options.uiPort ?? (await freePort());
   const args = [
-    'server', 'start-dev',
-    '--ip', HOST,
-    '--port', String(port),
-    '--http-port', String(await freePort()),
-    '--metrics-port', String(await freePort()),
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    HOST,
+    '--port',
+    String(port),
+    '--http-port',
+    String(await freePort()),
+    '--metrics-port',
+    String(await freePort()),
+    '--log-level',
+    'warn',
     ...searchAttributeCliFlags(),
   ];
   if (options.headless) args.push('--headless');
@@ -178,7 +184,9 @@ export async function ensureLocalDevServer(log: (line: string) => void = () => {
     await waitForTemporal(address, 15_000);
     return { address, uiUrl, started: false };
   }
-  log(`Starting the Temporal dev server on ${address} (state in .temporal/dev-server.db, log in .temporal/dev-server.log) …`);
+  log(
+    `Starting the Temporal dev server on ${address} (state in .temporal/dev-server.db, log in .temporal/dev-server.log) …`,
+  );
   const server = await startDevServer({
     port: LOCAL_DEV_PORT,
     uiPort: LOCAL_UI_PORT,

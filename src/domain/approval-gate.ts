@@ -19,11 +19,18 @@ export function sideEffectingSteps(plan: Plan, routes: Readonly<Record<string, T
 }
 
 /** Whether the plan waits for a person under `mode`, and why (the audit's words). */
-export function approvalGate(mode: ApprovalMode, plan: Plan, routes: Readonly<Record<string, ToolRoute>>): { wait: boolean; why: string } {
+export function approvalGate(
+  mode: ApprovalMode,
+  plan: Plan,
+  routes: Readonly<Record<string, ToolRoute>>,
+): { wait: boolean; why: string } {
   if (mode === 'never') return { wait: false, why: 'approved by the gatekeeper' };
   if (mode === 'always') return { wait: true, why: 'a person must approve the plan' };
   const effects = sideEffectingSteps(plan, routes);
   return effects.length === 0
     ? { wait: false, why: 'approved by the gatekeeper: every step is read-only (approval: side-effects)' }
-    : { wait: true, why: `a person must approve the plan: step${effects.length > 1 ? 's' : ''} ${effects.join(', ')} ${effects.length > 1 ? 'have' : 'has'} side effects (approval: side-effects)` };
+    : {
+        wait: true,
+        why: `a person must approve the plan: step${effects.length > 1 ? 's' : ''} ${effects.join(', ')} ${effects.length > 1 ? 'have' : 'has'} side effects (approval: side-effects)`,
+      };
 }

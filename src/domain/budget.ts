@@ -7,7 +7,13 @@
  */
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
-import { BudgetExceededError, InvalidInputError, formatZodIssues, type BudgetDimension, type Shortfall } from './errors';
+import {
+  BudgetExceededError,
+  InvalidInputError,
+  formatZodIssues,
+  type BudgetDimension,
+  type Shortfall,
+} from './errors';
 import type { ActionType } from './plan';
 import type { ToolSpec } from './tool-spec';
 
@@ -24,11 +30,15 @@ export const BudgetPolicySchema = sharedSchema('domain/budget#BudgetPolicySchema
 export type BudgetPolicy = z.output<typeof BudgetPolicySchema>;
 
 /** Budget ceilings as a request carries them. */
-export const BudgetLimitsSchema = sharedSchema('domain/budget#BudgetLimitsSchema', () => UsageSchema.extend({ policy: BudgetPolicySchema.default('block') }));
+export const BudgetLimitsSchema = sharedSchema('domain/budget#BudgetLimitsSchema', () =>
+  UsageSchema.extend({ policy: BudgetPolicySchema.default('block') }),
+);
 export type BudgetLimits = z.output<typeof BudgetLimitsSchema>;
 
 /** A ToolBudget as it crosses a boundary (workflow → activity, query results). */
-export const ToolBudgetSchema = sharedSchema('domain/budget#ToolBudgetSchema', () => z.object({ limit: UsageSchema, spent: UsageSchema, policy: BudgetPolicySchema }));
+export const ToolBudgetSchema = sharedSchema('domain/budget#ToolBudgetSchema', () =>
+  z.object({ limit: UsageSchema, spent: UsageSchema, policy: BudgetPolicySchema }),
+);
 
 export interface ToolBudget {
   readonly limit: Readonly<Usage>;
@@ -59,7 +69,10 @@ function usd(x: number): number {
 function checkedUsage(usage: Usage, what: string): Usage {
   const parsed = UsageSchema.safeParse(usage);
   if (!parsed.success) {
-    throw new InvalidInputError(`invalid ${what}: ${formatZodIssues(parsed.error).join('; ')}`, 'Amounts must be finite and >= 0; tokens and calls are integers.');
+    throw new InvalidInputError(
+      `invalid ${what}: ${formatZodIssues(parsed.error).join('; ')}`,
+      'Amounts must be finite and >= 0; tokens and calls are integers.',
+    );
   }
   return parsed.data;
 }
@@ -68,7 +81,12 @@ function freezeBudget(limit: Usage, spent: Usage, policy: BudgetPolicy): ToolBud
   return Object.freeze({ limit: Object.freeze({ ...limit }), spent: Object.freeze({ ...spent }), policy });
 }
 
-export function createBudget(limits: { cost_usd: number; tokens: number; calls: number; policy?: BudgetPolicy }): ToolBudget {
+export function createBudget(limits: {
+  cost_usd: number;
+  tokens: number;
+  calls: number;
+  policy?: BudgetPolicy;
+}): ToolBudget {
   const { policy = 'block', ...limit } = limits;
   return freezeBudget(checkedUsage(limit, 'budget limit'), ZERO_USAGE, policy);
 }
@@ -104,7 +122,11 @@ export function withinLimits(budget: ToolBudget): boolean {
 export function shortfalls(budget: ToolBudget, estimate: Usage): Shortfall[] {
   const left = remaining(budget);
   const need = checkedUsage(estimate, 'estimate');
-  return DIMENSIONS.filter((d) => need[d] > left[d]).map((d) => ({ dimension: d, required: need[d], available: left[d] }));
+  return DIMENSIONS.filter((d) => need[d] > left[d]).map((d) => ({
+    dimension: d,
+    required: need[d],
+    available: left[d],
+  }));
 }
 
 export function canAfford(budget: ToolBudget, estimate: Usage): boolean {

@@ -43,5 +43,9 @@ export function decide(critiques: readonly Critique[], policy: GatekeeperPolicy)
     const round = policy.refinements_done + 1;
     return { decision: 'refine', blocking, reason: `${what}; refinement round ${round} of ${policy.max_refinements}` };
   }
-  return { decision: 'reject', blocking, reason: `${what} remain after ${policy.refinements_done} refinement round(s)` };
+  return {
+    decision: 'reject',
+    blocking,
+    reason: `${what} remain after ${policy.refinements_done} refinement round(s)`,
+  };
 }

@@ -84,7 +84,12 @@ export function topologicalLayers(steps: readonly DagNode[]): number[][] {
   const cycle = findCycle(steps);
   if (cycle) {
     throw new PlanValidationError([
-      { code: 'CYCLE', message: `dependency cycle ${formatCycle(cycle)}`, step_index: cycle[0], hint: 'Remove one depends_on edge of the cycle.' },
+      {
+        code: 'CYCLE',
+        message: `dependency cycle ${formatCycle(cycle)}`,
+        step_index: cycle[0],
+        hint: 'Remove one depends_on edge of the cycle.',
+      },
     ]);
   }
   const n = steps.length;

@@ -5,7 +5,11 @@ import { resolveTemporalReferences, type TemporalReference } from './dates';
  * The resolver's ranges for the phrases of `goal`, then those of `extra` (e.g. from a model) whose phrase the
  * resolver does not know but that do occur in the goal ("in Q3", "since March"); invented phrases are dropped.
  */
-export function temporalReferencesFor(goal: string, now: string, extra: readonly TemporalReference[] = []): TemporalReference[] {
+export function temporalReferencesFor(
+  goal: string,
+  now: string,
+  extra: readonly TemporalReference[] = [],
+): TemporalReference[] {
   const resolved = resolveTemporalReferences(goal, now);
   const known = new Set(resolved.map((r) => r.phrase));
   const text = goal.toLowerCase();

@@ -17,7 +17,8 @@ export type TemporalReference = z.output<typeof TemporalReferenceSchema>;
 /** Built once: a zod schema is costly to build (the bench promoted 9 MB of them, built at every call, per 220 plans). */
 const NOW_SCHEMA = z.iso.datetime({ offset: true });
 const DAY_MS = 86_400_000;
-const PHRASES = /\b(today|yesterday|(?:this|last)\s+(?:week|month|year)|(?:the\s+)?(?:last|past)\s+\d{1,3}\s+(?:days?|weeks?))\b/gi;
+const PHRASES =
+  /\b(today|yesterday|(?:this|last)\s+(?:week|month|year)|(?:the\s+)?(?:last|past)\s+\d{1,3}\s+(?:days?|weeks?))\b/gi;
 /** "the last 7 days", "past 2 weeks": that many days (or weeks of days) up to and including today. */
 const ROLLING = /^(?:the )?(?:last|past) (\d{1,3}) (day|week)s?$/;
 
@@ -29,7 +30,10 @@ function isoDate(ms: number): string {
 export function resolveTemporalReferences(text: string, nowIso: string): TemporalReference[] {
   const nowMs = NOW_SCHEMA.safeParse(nowIso).success ? Date.parse(nowIso) : NaN;
   if (Number.isNaN(nowMs)) {
-    throw new InvalidInputError(`now must be an ISO 8601 date-time, got "${nowIso}"`, 'Pass now like 2026-11-23T10:00:00Z.');
+    throw new InvalidInputError(
+      `now must be an ISO 8601 date-time, got "${nowIso}"`,
+      'Pass now like 2026-11-23T10:00:00Z.',
+    );
   }
   // Most texts (every clause of a goal is asked) name no period: nothing more to compute for them.
   const phrases = text.match(PHRASES);

@@ -7,7 +7,13 @@ import { InvalidInputError } from './errors';
 import { flattenSteps, type Plan, type Step } from './plan';
 import { deepFreeze } from './walk';
 
-export const PLAN_VERSION_REASONS = ['initial', 'refinement', 'human_rejection', 'replan_after_failure', 'clarification'] as const;
+export const PLAN_VERSION_REASONS = [
+  'initial',
+  'refinement',
+  'human_rejection',
+  'replan_after_failure',
+  'clarification',
+] as const;
 export type PlanVersionReason = (typeof PLAN_VERSION_REASONS)[number];
 
 export interface StepChange {
@@ -31,7 +37,17 @@ export interface PlanVersion {
   readonly diff: PlanDiff | null;
 }
 
-const COMPARED_FIELDS = ['title', 'description', 'action', 'tool', 'params', 'depends_on', 'parallel', 'expected_output', 'verification'] as const;
+const COMPARED_FIELDS = [
+  'title',
+  'description',
+  'action',
+  'tool',
+  'params',
+  'depends_on',
+  'parallel',
+  'expected_output',
+  'verification',
+] as const;
 
 interface Located {
   step: Step;
@@ -48,7 +64,10 @@ function locate(plan: Plan): Map<string, Located> {
       const canonical = {} as Located['canonical'];
       for (const field of COMPARED_FIELDS) canonical[field] = canonicalJson(step[field]);
       canonical.depends_on = canonicalJson(step.depends_on.map(idOf).sort());
-      canonical.params = canonical.params.replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[id:${idOf(Number(n))}]`);
+      canonical.params = canonical.params.replace(
+        /\$\{step\[(\d+)\]/g,
+        (_m, n: string) => `\${step[id:${idOf(Number(n))}]`,
+      );
       out.set(step.id, { step, task: task.id, canonical });
     }
   }
@@ -75,7 +94,12 @@ export function diffPlans(a: Plan, b: Plan): PlanDiff {
   const parts = [
     added.length ? `${added.length} added (${list(added)})` : '',
     removed.length ? `${removed.length} removed (${list(removed)})` : '',
-    changed.length ? `${changed.length} changed (${changed.slice(0, 5).map((c) => `${c.id}: ${c.fields.join('+')}`).join('; ')}${changed.length > 5 ? '; …' : ''})` : '',
+    changed.length
+      ? `${changed.length} changed (${changed
+          .slice(0, 5)
+          .map((c) => `${c.id}: ${c.fields.join('+')}`)
+          .join('; ')}${changed.length > 5 ? '; …' : ''})`
+      : '',
   ].filter(Boolean);
   const summary = `v${a.version} → v${b.version}: ${parts.length ? parts.join(', ') : 'no step changes'}`;
   return { added, removed, changed, summary };

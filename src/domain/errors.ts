@@ -66,7 +66,10 @@ export class PlanParseError extends PlannerError {
   override readonly name = 'PlanParseError';
   readonly code = 'PLAN-001';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Return a single JSON object, optionally inside one ```json fence, with no other text.', details });
+    super(message, {
+      hint: 'Return a single JSON object, optionally inside one ```json fence, with no other text.',
+      details,
+    });
   }
 }
 
@@ -124,10 +127,13 @@ export class PlanValidationError extends PlannerError {
   readonly code = 'PLAN-003';
   readonly issues: readonly ValidationIssue[];
   constructor(issues: readonly ValidationIssue[]) {
-    super(`plan failed validation with ${issues.length} issue(s):\n${issues.map((i) => `[${i.code}] ${i.message}`).join('\n')}`, {
-      hint: 'Fix each issue listed (see the hint of each) and produce the plan again.',
-      details: { issues },
-    });
+    super(
+      `plan failed validation with ${issues.length} issue(s):\n${issues.map((i) => `[${i.code}] ${i.message}`).join('\n')}`,
+      {
+        hint: 'Fix each issue listed (see the hint of each) and produce the plan again.',
+        details: { issues },
+      },
+    );
     this.issues = issues;
   }
 }
@@ -148,7 +154,10 @@ export class BudgetExceededError extends PlannerError {
   constructor(shortfalls: readonly Shortfall[]) {
     super(
       `budget exceeded: ${shortfalls.map((s) => `${s.dimension} required ${s.required}, available ${s.available}`).join('; ')}`,
-      { hint: 'Raise the budget ceiling, or ask for a cheaper plan (fewer steps or cheaper tools).', details: { shortfalls } },
+      {
+        hint: 'Raise the budget ceiling, or ask for a cheaper plan (fewer steps or cheaper tools).',
+        details: { shortfalls },
+      },
     );
     this.shortfalls = shortfalls;
   }
@@ -176,7 +185,11 @@ export class InvalidInputError extends PlannerError {
 export class InvalidTransitionError extends InvalidInputError {
   override readonly name = 'InvalidTransitionError';
   constructor(from: string, to: string, reason: string) {
-    super(`invalid stage transition ${from} → ${to}: ${reason}`, 'Query the current stage and send only the moves it allows.', { from, to });
+    super(
+      `invalid stage transition ${from} → ${to}: ${reason}`,
+      'Query the current stage and send only the moves it allows.',
+      { from, to },
+    );
   }
 }
 
@@ -185,7 +198,11 @@ export class PlanningTimeoutError extends PlannerError {
   override readonly name = 'PlanningTimeoutError';
   readonly code = 'PLAN-007';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Answer sooner, raise the timeout in the run options, or check that a worker serves the queue.', details, retryable: true });
+    super(message, {
+      hint: 'Answer sooner, raise the timeout in the run options, or check that a worker serves the queue.',
+      details,
+      retryable: true,
+    });
   }
 }
 
@@ -193,8 +210,14 @@ export class PlanningTimeoutError extends PlannerError {
 export class StepFailedError extends PlannerError {
   override readonly name: string = 'StepFailedError';
   readonly code = 'PLAN-008';
-  constructor(message: string, options: { retryable: boolean; hint?: string; details?: Record<string, unknown>; cause?: unknown }) {
-    super(message, { ...options, hint: options.hint ?? 'Inspect the step result; the planner may re-plan around the failure.' });
+  constructor(
+    message: string,
+    options: { retryable: boolean; hint?: string; details?: Record<string, unknown>; cause?: unknown },
+  ) {
+    super(message, {
+      ...options,
+      hint: options.hint ?? 'Inspect the step result; the planner may re-plan around the failure.',
+    });
   }
 }
 
@@ -247,7 +270,10 @@ export class PlanRejectedError extends PlannerError {
   override readonly name = 'PlanRejectedError';
   readonly code = 'PLAN-011';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Read the critiques (planner show), then rephrase the goal or allow more refinements (max_refinements).', details });
+    super(message, {
+      hint: 'Read the critiques (planner show), then rephrase the goal or allow more refinements (max_refinements).',
+      details,
+    });
   }
 }
 
@@ -256,7 +282,10 @@ export class GoalUnclearError extends PlannerError {
   override readonly name = 'GoalUnclearError';
   readonly code = 'PLAN-012';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Start again with a goal that names what to do and on what, or allow more clarifications (max_clarifications).', details });
+    super(message, {
+      hint: 'Start again with a goal that names what to do and on what, or allow more clarifications (max_clarifications).',
+      details,
+    });
   }
 }
 
@@ -266,7 +295,11 @@ export class WorkerFailureError extends PlannerError {
   readonly code = 'PLAN-013';
   /** `retryable`: another worker may succeed (e.g. one that has the LLM this run's planner needs). */
   constructor(message: string, details?: Record<string, unknown>, options: { retryable?: boolean } = {}) {
-    super(message, { hint: 'Check the worker logs, and that the workers run the same version as the workflow.', details, retryable: options.retryable ?? false });
+    super(message, {
+      hint: 'Check the worker logs, and that the workers run the same version as the workflow.',
+      details,
+      retryable: options.retryable ?? false,
+    });
   }
 }
 
@@ -278,7 +311,11 @@ export class StoreUnavailableError extends PlannerError {
   override readonly name = 'StoreUnavailableError';
   readonly code = 'PLAN-013';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'Check that the database at DATABASE_URL is up and reachable from every worker; runs wait and retry meanwhile.', details, retryable: true });
+    super(message, {
+      hint: 'Check that the database at DATABASE_URL is up and reachable from every worker; runs wait and retry meanwhile.',
+      details,
+      retryable: true,
+    });
   }
 }
 
@@ -291,7 +328,11 @@ export class StepOutcomeUnknownError extends PlannerError {
   override readonly name = 'StepOutcomeUnknownError';
   readonly code = 'PLAN-014';
   constructor(message: string, details?: Record<string, unknown>) {
-    super(message, { hint: 'The tool may have acted; check it, then approve a re-run or mark it done.', details, retryable: false });
+    super(message, {
+      hint: 'The tool may have acted; check it, then approve a re-run or mark it done.',
+      details,
+      retryable: false,
+    });
   }
 }
 

@@ -22,11 +22,21 @@ function takesOneValue(schema: unknown): boolean {
  * The param sets a step runs with: `[resolved]`, or one per combination of the values of its fanned params (each a
  * top-level `.*` template given to a param that takes one value). An empty list means no call (nothing to ask for).
  */
-export function fanOut(original: Record<string, unknown>, resolved: Record<string, unknown>, parameters: JsonSchema): Record<string, unknown>[] {
+export function fanOut(
+  original: Record<string, unknown>,
+  resolved: Record<string, unknown>,
+  parameters: JsonSchema,
+): Record<string, unknown>[] {
   const properties = parameters.properties ?? {};
   const fanned = Object.keys(original).filter((key) => {
     const text = original[key];
-    return typeof text === 'string' && isWholeTemplate(text) && text.includes('.*') && Array.isArray(resolved[key]) && takesOneValue(properties[key]);
+    return (
+      typeof text === 'string' &&
+      isWholeTemplate(text) &&
+      text.includes('.*') &&
+      Array.isArray(resolved[key]) &&
+      takesOneValue(properties[key])
+    );
   });
   let sets: Record<string, unknown>[] = [resolved];
   for (const key of fanned) {

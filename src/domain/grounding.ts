@@ -60,9 +60,14 @@ function literalValues(params: unknown): string[] {
 
 /** A step applies the constraint: it passes each of its values to a param that can take it (a name may be part of a longer text). */
 function applies(step: Pick<Step, 'tool' | 'params'>, constraint: GoalConstraint): boolean {
-  const passed = Object.entries(step.params).flatMap(([param, value]) => (constraint.params.includes(`${step.tool}.${param}`) ? literalValues(value) : []));
+  const passed = Object.entries(step.params).flatMap(([param, value]) =>
+    constraint.params.includes(`${step.tool}.${param}`) ? literalValues(value) : [],
+  );
   const matches = (p: string, value: string) =>
-    sameValue(p, value) || (constraint.kind === 'name' && p.length >= 3 && (p.toLowerCase().includes(value.toLowerCase()) || value.toLowerCase().includes(p.toLowerCase())));
+    sameValue(p, value) ||
+    (constraint.kind === 'name' &&
+      p.length >= 3 &&
+      (p.toLowerCase().includes(value.toLowerCase()) || value.toLowerCase().includes(p.toLowerCase())));
   return constraint.values.every((value) => passed.some((p) => matches(p, value)));
 }
 
@@ -73,13 +78,20 @@ function explained(plan: Pick<Plan, 'assumptions' | 'missing_capabilities'>, con
 }
 
 /** The constraints no tool call of `steps` applies. */
-export function unboundConstraints(steps: readonly Pick<Step, 'action' | 'tool' | 'params'>[], constraints: readonly GoalConstraint[]): GoalConstraint[] {
+export function unboundConstraints(
+  steps: readonly Pick<Step, 'action' | 'tool' | 'params'>[],
+  constraints: readonly GoalConstraint[],
+): GoalConstraint[] {
   const calls = steps.filter((s) => s.action === 'tool_call');
   return constraints.filter((c) => !calls.some((s) => applies(s, c)));
 }
 
 /** The goal's constraints no step applies and the plan does not explain, as validation issues. */
-export function unboundConstraintIssues(plan: Pick<Plan, 'status' | 'assumptions' | 'missing_capabilities'>, steps: readonly Step[], constraints: readonly GoalConstraint[]): ValidationIssue[] {
+export function unboundConstraintIssues(
+  plan: Pick<Plan, 'status' | 'assumptions' | 'missing_capabilities'>,
+  steps: readonly Step[],
+  constraints: readonly GoalConstraint[],
+): ValidationIssue[] {
   if (plan.status === 'IMPOSSIBLE' || !steps.some((s) => s.action === 'tool_call')) return [];
   return unboundConstraints(steps, constraints)
     .filter((c) => !explained(plan, c))
@@ -96,7 +108,8 @@ export function unboundConstraintIssues(plan: Pick<Plan, 'status' | 'assumptions
  */
 export function saidByGoal(value: string, grounding: Grounding): boolean {
   const text = value.trim().toLowerCase();
-  if (text.length === 0 || grounding.constraints.some((c) => c.values.some((v) => v.trim().toLowerCase() === text))) return true;
+  if (text.length === 0 || grounding.constraints.some((c) => c.values.some((v) => v.trim().toLowerCase() === text)))
+    return true;
   if (/^(-?\d+(\.\d+)?|true|false)$/.test(text)) return tokenize(grounding.given_text).some((t) => t.lower === text);
   return grounding.given_text.toLowerCase().includes(text);
 }
@@ -116,7 +129,9 @@ export function unsaidLiterals(step: Pick<Step, 'params'>, tool: ToolSpec, groun
   const properties = tool.parameters.properties ?? {};
   return Object.entries(step.params).flatMap(([param, value]) => {
     const schema = isRecord(properties[param]) ? (properties[param] as JsonSchema) : undefined;
-    const offered = [schema?.default, ...(Array.isArray(schema?.examples) ? schema.examples : [])].filter((v) => v !== undefined).map((v) => String(v).toLowerCase());
+    const offered = [schema?.default, ...(Array.isArray(schema?.examples) ? schema.examples : [])]
+      .filter((v) => v !== undefined)
+      .map((v) => String(v).toLowerCase());
     return literalValues(value)
       .filter((v) => !saidByGoal(v, grounding) && !offered.includes(v.toLowerCase()))
       .map((v) => ({ param, value: v }));
@@ -128,7 +143,8 @@ export function idProviders(param: string, catalog: readonly ToolSpec[]): ToolSp
   const base = identifierStems(param.replace(/_?ids?$/i, ''));
   if (base.length === 0) return [];
   return catalog.filter((tool) => {
-    const row = tool.result?.type === 'array' && isRecord(tool.result.items) ? (tool.result.items as JsonSchema) : tool.result;
+    const row =
+      tool.result?.type === 'array' && isRecord(tool.result.items) ? (tool.result.items as JsonSchema) : tool.result;
     const names = new Set(identifierStems(tool.name));
     return row?.properties?.id !== undefined && base.every((w) => names.has(w));
   });
@@ -136,14 +152,23 @@ export function idProviders(param: string, catalog: readonly ToolSpec[]): ToolSp
 
 /** An id written in the user's text, as a whole word ("SHP-0042" in "shipment SHP-0042"). */
 function givenBy(text: string, value: string): boolean {
-  const words = tokenize(value).map((t) => t.lower).join(' ');
-  return words.length > 0 && ` ${tokenize(text).map((t) => t.lower).join(' ')} `.includes(` ${words} `);
+  const words = tokenize(value)
+    .map((t) => t.lower)
+    .join(' ');
+  return (
+    words.length > 0 &&
+    ` ${tokenize(text)
+      .map((t) => t.lower)
+      .join(' ')} `.includes(` ${words} `)
+  );
 }
 
 /** An example id of `schema` when `value` does not match its pattern (an id of another shape); else undefined. */
 function unlike(schema: JsonSchema | undefined, value: string): string | undefined {
   const pattern = schema?.type === 'array' && isRecord(schema.items) ? (schema.items as JsonSchema) : schema;
-  const example = Array.isArray(pattern?.examples) ? pattern.examples.find((e): e is string => typeof e === 'string') : undefined;
+  const example = Array.isArray(pattern?.examples)
+    ? pattern.examples.find((e): e is string => typeof e === 'string')
+    : undefined;
   if (typeof pattern?.pattern === 'string' && example !== undefined) {
     try {
       if (!new RegExp(pattern.pattern).test(value)) return example;
@@ -167,12 +192,17 @@ export interface GuessedId {
  */
 export function guessedIds(step: Pick<Step, 'params'>, tool: ToolSpec, grounding: Grounding): GuessedId[] {
   // A place or a name of the goal is what an id is looked up BY, never an id itself.
-  const lookupWords = new Set(grounding.constraints.filter((c) => c.kind === 'place' || c.kind === 'name').map((c) => c.words.toLowerCase()));
+  const lookupWords = new Set(
+    grounding.constraints.filter((c) => c.kind === 'place' || c.kind === 'name').map((c) => c.words.toLowerCase()),
+  );
   const properties = tool.parameters.properties ?? {};
   return Object.entries(step.params).flatMap(([param, value]) => {
     const schema = isRecord(properties[param]) ? (properties[param] as JsonSchema) : undefined;
     if (!isIdParam(param, schema)) return [];
-    const guessed = literalValues(value).find((v) => !givenBy(grounding.given_text, v) || lookupWords.has(v.trim().toLowerCase()) || unlike(schema, v) !== undefined);
+    const guessed = literalValues(value).find(
+      (v) =>
+        !givenBy(grounding.given_text, v) || lookupWords.has(v.trim().toLowerCase()) || unlike(schema, v) !== undefined,
+    );
     if (guessed === undefined) return [];
     const example = unlike(schema, guessed);
     return [{ param, value: guessed, ...(example ? { example } : {}) }];
@@ -180,10 +210,19 @@ export function guessedIds(step: Pick<Step, 'params'>, tool: ToolSpec, grounding
 }
 
 /** guessedIds as validation issues, each naming the tool to look the id up with. */
-export function unverifiedIdIssues(step: Step, index: number, tool: ToolSpec, catalog: readonly ToolSpec[], grounding: Grounding): ValidationIssue[] {
+export function unverifiedIdIssues(
+  step: Step,
+  index: number,
+  tool: ToolSpec,
+  catalog: readonly ToolSpec[],
+  grounding: Grounding,
+): ValidationIssue[] {
   return guessedIds(step, tool, grounding).map(({ param, value, example }) => {
     const providers = idProviders(param, catalog).filter((p) => p.name !== tool.name);
-    const lookup = providers.length > 0 ? `call "${providers[0]!.name}" with what the goal says (a place, a name, a type) and pass \${step[N].data.*.id}` : 'take it from an earlier step\'s data with ${step[N].data...}';
+    const lookup =
+      providers.length > 0
+        ? `call "${providers[0]!.name}" with what the goal says (a place, a name, a type) and pass \${step[N].data.*.id}`
+        : "take it from an earlier step's data with ${step[N].data...}";
     return {
       code: 'UNVERIFIED_ID' as const,
       message: `step ${index} ("${step.id}"): param ${param} is ${JSON.stringify(value)}, an id the goal does not give and no step returned${example ? ` (ids of ${param} look like "${example}")` : ''}`,

@@ -13,7 +13,10 @@ function hex(byte: number): string {
 /** `random` needs at least 10 bytes (74 random bits are used; the extra bits of bytes 0 and 2 are overwritten). */
 export function uuidv7(unixMs: number, random: Uint8Array): string {
   if (!Number.isInteger(unixMs) || unixMs < 0 || unixMs > MAX_UNIX_MS) {
-    throw new InvalidInputError(`uuidv7: unixMs must be an integer in [0, 2^48), got ${unixMs}`, 'Pass a Unix time in milliseconds.');
+    throw new InvalidInputError(
+      `uuidv7: unixMs must be an integer in [0, 2^48), got ${unixMs}`,
+      'Pass a Unix time in milliseconds.',
+    );
   }
   if (random.length < 10) {
     throw new InvalidInputError(`uuidv7: need 10 random bytes, got ${random.length}`, 'Pass at least 10 random bytes.');

@@ -7,8 +7,31 @@ export * from './requirements';
 export * from './json-schema';
 export * from './tool-spec';
 export * from './budget';
-export { ACTION_TYPES, FIBONACCI, PLAN_STATUSES, MAX_PARAM_DEPTH, StepSchema, TaskSchema, PlanEstimateSchema, PlanMetadataSchema, PlanSchema, flattenSteps, parsePlanJson } from './plan';
-export type { ActionType, Complexity, PlanStatus, Step, Task, PlanEstimate, PlanMetadata, Plan, PlanInput, PlanStamp } from './plan';
+export {
+  ACTION_TYPES,
+  FIBONACCI,
+  PLAN_STATUSES,
+  MAX_PARAM_DEPTH,
+  StepSchema,
+  TaskSchema,
+  PlanEstimateSchema,
+  PlanMetadataSchema,
+  PlanSchema,
+  flattenSteps,
+  parsePlanJson,
+} from './plan';
+export type {
+  ActionType,
+  Complexity,
+  PlanStatus,
+  Step,
+  Task,
+  PlanEstimate,
+  PlanMetadata,
+  Plan,
+  PlanInput,
+  PlanStamp,
+} from './plan';
 export * from './critique';
 export * from './templates';
 export * from './dag';

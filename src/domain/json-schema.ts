@@ -40,7 +40,8 @@ export interface SchemaViolation {
 }
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const DATE_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+const DATE_TIME =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
 export function checkJsonSchema(value: unknown, schema: JsonSchema | boolean): SchemaViolation[] {
   const out: SchemaViolation[] = [];
@@ -96,7 +97,11 @@ function check(value: unknown, schema: JsonSchema | boolean, path: string, out: 
     const types = schema.type === undefined ? undefined : Array.isArray(schema.type) ? schema.type : [schema.type];
     const topLevel = path !== '' && !/[.[]/.test(path);
     if (value.includes('.*') && types && !types.includes('array') && !topLevel) {
-      out.push({ path, keyword: 'type', message: `expected ${types.join(' or ')}, but ${value} gives a list (one value per item); use [0] instead of .* for the first item's value` });
+      out.push({
+        path,
+        keyword: 'type',
+        message: `expected ${types.join(' or ')}, but ${value} gives a list (one value per item); use [0] instead of .* for the first item's value`,
+      });
     }
     return;
   }
@@ -111,7 +116,11 @@ function check(value: unknown, schema: JsonSchema | boolean, path: string, out: 
   }
   if (!embedded) {
     if (schema.enum !== undefined && !schema.enum.some((e) => sameJson(e, value))) {
-      out.push({ path, keyword: 'enum', message: `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}` });
+      out.push({
+        path,
+        keyword: 'enum',
+        message: `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`,
+      });
     }
     if ('const' in schema && !sameJson(schema.const, value)) {
       out.push({ path, keyword: 'const', message: `must be ${JSON.stringify(schema.const)}` });
@@ -144,7 +153,8 @@ function check(value: unknown, schema: JsonSchema | boolean, path: string, out: 
 function checkObject(value: Record<string, unknown>, schema: JsonSchema, path: string, out: SchemaViolation[]): void {
   const properties = isRecord(schema.properties) ? schema.properties : {};
   for (const name of schema.required ?? []) {
-    if (!Object.hasOwn(value, name)) out.push({ path: join(path, name), keyword: 'required', message: `missing required param "${name}"` });
+    if (!Object.hasOwn(value, name))
+      out.push({ path: join(path, name), keyword: 'required', message: `missing required param "${name}"` });
   }
   for (const key of Object.keys(value)) {
     const sub = Object.hasOwn(properties, key) ? properties[key] : undefined;

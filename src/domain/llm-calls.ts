@@ -40,7 +40,10 @@ export type LlmCallUsage = z.output<typeof LlmCallUsageSchema>;
 
 /** The budget usage of a list of LLM calls. */
 export function usageOfLlmCalls(calls: readonly LlmCallUsage[]): Usage {
-  return calls.reduce<Usage>((sum, c) => addUsage(sum, callUsage(c.cost_usd, c.prompt_tokens + c.completion_tokens)), ZERO_USAGE);
+  return calls.reduce<Usage>(
+    (sum, c) => addUsage(sum, callUsage(c.cost_usd, c.prompt_tokens + c.completion_tokens)),
+    ZERO_USAGE,
+  );
 }
 
 /** "primary (gpt-4o-mini) HTTP 500 in 12 ms" for each attempt, joined; what the audit says of a provider fallback. */

@@ -48,7 +48,21 @@ export function isInsideWorkspace(path: string, root: string): boolean {
   return base === '/' || full === base || full.startsWith(`${base}/`);
 }
 
-const PATH_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filepath', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'cwd']);
+const PATH_WORDS = new Set([
+  'path',
+  'paths',
+  'file',
+  'files',
+  'filename',
+  'filepath',
+  'dir',
+  'dirs',
+  'directory',
+  'directories',
+  'folder',
+  'folders',
+  'cwd',
+]);
 const URL_WORDS = new Set(['url', 'uri', 'endpoint', 'route', 'href', 'link']);
 const PATH_LIKE = /^(?:\/|\.\.?(?:\/|$)|~)/;
 
@@ -70,7 +84,10 @@ export function isPathParam(key: string | undefined, value: string): boolean {
  * (the param's own, or its items' for a list of paths): those marked `"x-path": true` and, with mode "by-name",
  * those named like a path. What a schema says before any value exists (pathParamValues finds them in params).
  */
-export function pathParamSchemas(schema: JsonSchema, mode: PathParamMode): { param: string; path: JsonSchema; list: boolean }[] {
+export function pathParamSchemas(
+  schema: JsonSchema,
+  mode: PathParamMode,
+): { param: string; path: JsonSchema; list: boolean }[] {
   const out: { param: string; path: JsonSchema; list: boolean }[] = [];
   for (const [param, sub] of Object.entries(schema.properties ?? {})) {
     if (!isRecord(sub)) continue;
@@ -102,7 +119,14 @@ function resolveRef(ref: string, root: JsonSchema): unknown {
   return node;
 }
 
-function collectMarked(value: unknown, schema: unknown, root: JsonSchema, at: PathSegment[], out: Map<string, PathParamValue>, depth: number): void {
+function collectMarked(
+  value: unknown,
+  schema: unknown,
+  root: JsonSchema,
+  at: PathSegment[],
+  out: Map<string, PathParamValue>,
+  depth: number,
+): void {
   if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH) return;
   if (typeof schema.$ref === 'string') collectMarked(value, resolveRef(schema.$ref, root), root, at, out, depth + 1);
   for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
@@ -113,7 +137,9 @@ function collectMarked(value: unknown, schema: unknown, root: JsonSchema, at: Pa
     if (schema[PATH_KEYWORD] === true) out.set(formatPath(at), { at: [...at], value });
   } else if (Array.isArray(value)) {
     const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
-    value.forEach((item, i) => collectMarked(item, i < prefix.length ? prefix[i] : schema.items, root, [...at, i], out, depth + 1));
+    value.forEach((item, i) =>
+      collectMarked(item, i < prefix.length ? prefix[i] : schema.items, root, [...at, i], out, depth + 1),
+    );
   } else if (isRecord(value)) {
     const properties = isRecord(schema.properties) ? schema.properties : {};
     for (const key of Object.keys(value)) {

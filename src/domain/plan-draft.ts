@@ -12,7 +12,15 @@ import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
 import { canonicalJson } from './canonical-json';
 import type { JsonSchema } from './json-schema';
-import { FIBONACCI, PLAN_STATUSES, PlanSchema, flattenSteps, type Complexity, type Plan, type PlanMetadata } from './plan';
+import {
+  FIBONACCI,
+  PLAN_STATUSES,
+  PlanSchema,
+  flattenSteps,
+  type Complexity,
+  type Plan,
+  type PlanMetadata,
+} from './plan';
 import { referencedSteps } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { isRecord } from './walk';
@@ -32,7 +40,9 @@ export const DraftStepSchema = z
     params: z.record(z.string(), z.unknown()).default({}),
     depends_on: z.array(z.number().int().nonnegative()).default([]),
   })
-  .refine((s) => (s.tool === undefined) !== (s.action === undefined), { message: 'a step names either a "tool" or an "action" (llm, human, noop)' });
+  .refine((s) => (s.tool === undefined) !== (s.action === undefined), {
+    message: 'a step names either a "tool" or an "action" (llm, human, noop)',
+  });
 
 export const PlanDraftSchema = z.object({
   status: z.enum(PLAN_STATUSES),
@@ -65,8 +75,13 @@ function statusOf(draft: PlanDraft): PlanDraft['status'] {
 }
 
 /** Every `${step[N]` of `params` renumbered by `indexOf` (params are JSON, so the round trip keeps them whole). */
-function renumberedTemplates(params: Record<string, unknown>, indexOf: (step: number) => number): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(params).replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[${indexOf(Number(n))}]`)) as Record<string, unknown>;
+function renumberedTemplates(
+  params: Record<string, unknown>,
+  indexOf: (step: number) => number,
+): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(params).replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[${indexOf(Number(n))}]`),
+  ) as Record<string, unknown>;
 }
 
 /**
@@ -95,13 +110,17 @@ function withoutRepeatedSteps(draft: PlanDraft): { draft: PlanDraft; assumptions
     kept.push({ ...step, params, depends_on });
   });
   if (merged.length === 0) return { draft, assumptions: [] };
-  return { draft: { ...draft, steps: kept }, assumptions: [`steps ${merged.join(', ')} repeated an earlier step and were merged into it`] };
+  return {
+    draft: { ...draft, steps: kept },
+    assumptions: [`steps ${merged.join(', ')} repeated an earlier step and were merged into it`],
+  };
 }
 
 /** `${step[N].data.*.field}` (every item's field) or `${step[N].data.field}` (a field of data itself). */
 const ITEM_FIELD_TEMPLATE = /^\$\{step\[(\d+)\]\.data\.(\*\.)?([A-Za-z_]\w*)\}$/;
 
-const takesList = (schema: unknown) => isRecord(schema) && (schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')));
+const takesList = (schema: unknown) =>
+  isRecord(schema) && (schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')));
 
 /**
  * A read of a list's items in the wrong form, mended: `${step[0].data.id}` when step 0's data is a list of items with
@@ -123,11 +142,17 @@ function mendedItemReads(
     if (!match || !isRecord(param) || param.type === undefined) continue;
     const [, step, star, field] = match;
     const result = resultOf(Number(step));
-    const itemsHaveField = result?.type === 'array' && isRecord(result.items) && isRecord(result.items.properties) && field! in result.items.properties;
+    const itemsHaveField =
+      result?.type === 'array' &&
+      isRecord(result.items) &&
+      isRecord(result.items.properties) &&
+      field! in result.items.properties;
     if (star || !itemsHaveField) continue;
     out[name] = `\${step[${step}].data.*.${field}}`;
     const once = takesList(param) ? '' : `, one call per item (${name} takes one value)`;
-    assumptions.push(`step ${stepId} reads ${String(out[name])}, every item's ${field} of step 1.${Number(step) + 1}'s result${once}`);
+    assumptions.push(
+      `step ${stepId} reads ${String(out[name])}, every item's ${field} of step 1.${Number(step) + 1}'s result${once}`,
+    );
   }
   return { params: out, assumptions };
 }
@@ -144,14 +169,20 @@ export interface DraftStamp {
  * The full plan for a draft. Throws the zod error of PlanSchema when the draft breaks a plan rule (a PARTIAL plan
  * naming nothing missing); the caller reports it like any schema error.
  */
-export function planFromDraft(written: PlanDraft, stamp: DraftStamp, catalog: readonly ToolSpec[]): z.input<typeof PlanSchema> {
+export function planFromDraft(
+  written: PlanDraft,
+  stamp: DraftStamp,
+  catalog: readonly ToolSpec[],
+): z.input<typeof PlanSchema> {
   const { draft, assumptions: merges } = withoutRepeatedSteps(written);
   const tools = indexCatalog(catalog);
   const toolOf = (i: number) => {
     const name = draft.steps[i]?.tool;
     return name === undefined ? undefined : tools.get(name);
   };
-  const reads = draft.steps.map((s, i) => mendedItemReads(s.params, toolOf(i), `1.${i + 1}`, (step) => (step < i ? toolOf(step)?.result : undefined)));
+  const reads = draft.steps.map((s, i) =>
+    mendedItemReads(s.params, toolOf(i), `1.${i + 1}`, (step) => (step < i ? toolOf(step)?.result : undefined)),
+  );
   const steps = draft.steps.map((s, i) => ({
     id: `1.${i + 1}`,
     title: s.title,
@@ -219,7 +250,10 @@ function paramsSchema(tool: ToolSpec): JsonSchema {
   // No pattern at all: an id param's pattern ("FAC-01") would let the model write a guessed id but no template.
   const schema = withoutFormatPatterns(tool.parameters, 'all');
   const properties = Object.fromEntries(
-    Object.entries(schema.properties ?? {}).map(([name, prop]) => [name, isRecord(prop) && prop.type === 'array' ? { anyOf: [prop, TEMPLATE_STRING] } : prop]),
+    Object.entries(schema.properties ?? {}).map(([name, prop]) => [
+      name,
+      isRecord(prop) && prop.type === 'array' ? { anyOf: [prop, TEMPLATE_STRING] } : prop,
+    ]),
   );
   return { ...schema, type: 'object', properties };
 }
@@ -241,8 +275,18 @@ function stepVariant(key: 'tool' | 'action', name: string, params: JsonSchema): 
 
 /** The params a step of each kind without a tool reads (src/workflows/steps.ts). */
 const KIND_PARAMS: Record<(typeof DRAFT_STEP_KINDS)[number], JsonSchema> = {
-  llm: { type: 'object', additionalProperties: false, required: ['instruction'], properties: { instruction: { type: 'string', minLength: 1, maxLength: 2000 } } },
-  human: { type: 'object', additionalProperties: false, required: ['question'], properties: { question: { type: 'string', minLength: 1, maxLength: 2000 } } },
+  llm: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['instruction'],
+    properties: { instruction: { type: 'string', minLength: 1, maxLength: 2000 } },
+  },
+  human: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['question'],
+    properties: { question: { type: 'string', minLength: 1, maxLength: 2000 } },
+  },
   noop: { type: 'object', additionalProperties: false, properties: {} },
 };
 
@@ -250,18 +294,31 @@ const KIND_PARAMS: Record<(typeof DRAFT_STEP_KINDS)[number], JsonSchema> = {
  * The draft format as JSON Schema for `tools` (the catalog, narrowed to allowed_tools by the caller) and the step
  * kinds without a tool the run can execute (`kinds`; none by default).
  */
-export function planDraftJsonSchema(tools: readonly ToolSpec[], maxSteps: number, kinds: readonly (typeof DRAFT_STEP_KINDS)[number][] = []): JsonSchema {
+export function planDraftJsonSchema(
+  tools: readonly ToolSpec[],
+  maxSteps: number,
+  kinds: readonly (typeof DRAFT_STEP_KINDS)[number][] = [],
+): JsonSchema {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const variants = [...sorted.map((t) => stepVariant('tool', t.name, paramsSchema(t))), ...kinds.map((k) => stepVariant('action', k, KIND_PARAMS[k]))];
+  const variants = [
+    ...sorted.map((t) => stepVariant('tool', t.name, paramsSchema(t))),
+    ...kinds.map((k) => stepVariant('action', k, KIND_PARAMS[k])),
+  ];
   const steps: JsonSchema =
-    variants.length === 0 ? { type: 'array', maxItems: 0 } : { type: 'array', maxItems: maxSteps, items: { anyOf: variants } };
+    variants.length === 0
+      ? { type: 'array', maxItems: 0 }
+      : { type: 'array', maxItems: maxSteps, items: { anyOf: variants } };
   return {
     type: 'object',
     additionalProperties: false,
     required: ['status', 'missing_capabilities', 'steps'],
     properties: {
       status: { type: 'string', enum: [...PLAN_STATUSES] },
-      missing_capabilities: { type: 'array', maxItems: MISSING_MAX, items: { type: 'string', minLength: 1, maxLength: TITLE_MAX } },
+      missing_capabilities: {
+        type: 'array',
+        maxItems: MISSING_MAX,
+        items: { type: 'string', minLength: 1, maxLength: TITLE_MAX },
+      },
       steps,
     },
   };

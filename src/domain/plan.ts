@@ -47,7 +47,12 @@ export const StepSchema = sharedSchema('domain/plan#StepSchema', () =>
   z
     .object({
       /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
-      id: z.string().regex(STEP_ID_PATTERN, 'a step id is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. "1.2")'),
+      id: z
+        .string()
+        .regex(
+          STEP_ID_PATTERN,
+          'a step id is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. "1.2")',
+        ),
       title: z.string().min(1),
       description: z.string().default(''),
       action: z.enum(ACTION_TYPES).default('tool_call'),
@@ -64,7 +69,10 @@ export const StepSchema = sharedSchema('domain/plan#StepSchema', () =>
       /** Criteria a verifier checks on the step result. */
       verification: z.array(z.string()).default([]),
     })
-    .refine((s) => s.action !== 'tool_call' || s.tool !== null, { path: ['tool'], message: 'a tool_call step needs a tool' }),
+    .refine((s) => s.action !== 'tool_call' || s.tool !== null, {
+      path: ['tool'],
+      message: 'a tool_call step needs a tool',
+    }),
 );
 export type Step = z.output<typeof StepSchema>;
 
@@ -78,7 +86,9 @@ export const TaskSchema = sharedSchema('domain/plan#TaskSchema', () =>
 );
 export type Task = z.output<typeof TaskSchema>;
 
-export const PlanEstimateSchema = sharedSchema('domain/plan#PlanEstimateSchema', () => UsageSchema.extend({ duration_ms: z.number().int().nonnegative() }));
+export const PlanEstimateSchema = sharedSchema('domain/plan#PlanEstimateSchema', () =>
+  UsageSchema.extend({ duration_ms: z.number().int().nonnegative() }),
+);
 export type PlanEstimate = z.output<typeof PlanEstimateSchema>;
 
 export const PlanMetadataSchema = sharedSchema('domain/plan#PlanMetadataSchema', () =>
@@ -110,10 +120,18 @@ export const PlanSchema = sharedSchema('domain/plan#PlanSchema', () =>
         ctx.addIssue({ code: 'custom', path: ['tasks'], message: `a ${plan.status} plan needs at least one task` });
       }
       if (plan.status !== 'FEASIBLE' && plan.missing_capabilities.length === 0) {
-        ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: `a ${plan.status} plan must name what is missing` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['missing_capabilities'],
+          message: `a ${plan.status} plan must name what is missing`,
+        });
       }
       if (plan.status === 'FEASIBLE' && plan.missing_capabilities.length > 0) {
-        ctx.addIssue({ code: 'custom', path: ['missing_capabilities'], message: 'a FEASIBLE plan cannot miss capabilities' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['missing_capabilities'],
+          message: 'a FEASIBLE plan cannot miss capabilities',
+        });
       }
     }),
 );
@@ -138,21 +156,33 @@ function stripFences(text: string): string {
 }
 
 /** Parses JSON text (optionally fenced) and checks it against `schema`; throws only PlanParseError / PlanSchemaError. */
-export function parseJsonWith<S extends z.ZodType>(schema: S, text: unknown, what: string, stamp: object = {}): z.output<S> {
-  if (typeof text !== 'string') throw new PlanParseError(`${what} must be text, got ${text === null ? 'null' : typeof text}`);
+export function parseJsonWith<S extends z.ZodType>(
+  schema: S,
+  text: unknown,
+  what: string,
+  stamp: object = {},
+): z.output<S> {
+  if (typeof text !== 'string')
+    throw new PlanParseError(`${what} must be text, got ${text === null ? 'null' : typeof text}`);
   if (text.length > PLAN_LIMITS.reply_chars) {
-    throw new PlanParseError(`${what} is ${text.length} characters, longer than the limit of ${PLAN_LIMITS.reply_chars}`, {
-      excerpt: text.slice(0, 200),
-      limit_chars: PLAN_LIMITS.reply_chars,
-    });
+    throw new PlanParseError(
+      `${what} is ${text.length} characters, longer than the limit of ${PLAN_LIMITS.reply_chars}`,
+      {
+        excerpt: text.slice(0, 200),
+        limit_chars: PLAN_LIMITS.reply_chars,
+      },
+    );
   }
   const body = stripFences(text);
   // Checked on the text: JSON.parse copes with any depth, but the walks after it (schemas, stringify) recurse.
   if (jsonNestingExceeds(body, PLAN_LIMITS.reply_depth)) {
-    throw new PlanParseError(`${what} nests objects and arrays deeper than the limit of ${PLAN_LIMITS.reply_depth} levels`, {
-      excerpt: body.slice(0, 200),
-      limit_depth: PLAN_LIMITS.reply_depth,
-    });
+    throw new PlanParseError(
+      `${what} nests objects and arrays deeper than the limit of ${PLAN_LIMITS.reply_depth} levels`,
+      {
+        excerpt: body.slice(0, 200),
+        limit_depth: PLAN_LIMITS.reply_depth,
+      },
+    );
   }
   let json: unknown;
   try {
@@ -162,7 +192,10 @@ export function parseJsonWith<S extends z.ZodType>(schema: S, text: unknown, wha
       excerpt: body.slice(0, 200),
     });
   }
-  const withStamp = Object.keys(stamp).length > 0 && json !== null && typeof json === 'object' && !Array.isArray(json) ? { ...json, ...stamp } : json;
+  const withStamp =
+    Object.keys(stamp).length > 0 && json !== null && typeof json === 'object' && !Array.isArray(json)
+      ? { ...json, ...stamp }
+      : json;
   const parsed = schema.safeParse(withStamp);
   if (!parsed.success) throw new PlanSchemaError(what, formatZodIssues(parsed.error));
   return parsed.data;

@@ -26,7 +26,11 @@ export const ConstraintsSchema = sharedSchema('domain/request#ConstraintsSchema'
   z.object({
     max_steps: z.number().int().min(1).max(500).default(20),
     /** Absolute POSIX path; file paths in params must stay inside it. */
-    workspace_root: z.string().startsWith('/').max(L.workspace_root_chars, tooLong('workspace_root', L.workspace_root_chars)).optional(),
+    workspace_root: z
+      .string()
+      .startsWith('/')
+      .max(L.workspace_root_chars, tooLong('workspace_root', L.workspace_root_chars))
+      .optional(),
     /** With a workspace: how many tokens of its structure and relevant files the LLM planner may see. */
     max_context_tokens: z.number().int().min(0).max(200_000).default(4_000),
     /** When set, only these catalog tools may be used. */
@@ -61,7 +65,10 @@ export const PlanningRequestSchema = sharedSchema('domain/request#PlanningReques
     context: z
       .array(ConversationMessageSchema)
       .max(L.context_messages, `context has more than the limit of ${L.context_messages} messages`)
-      .refine((messages) => messages.reduce((n, m) => n + m.content.length, 0) <= L.context_chars, `context is longer than the limit of ${L.context_chars} characters in all`)
+      .refine(
+        (messages) => messages.reduce((n, m) => n + m.content.length, 0) <= L.context_chars,
+        `context is longer than the limit of ${L.context_chars} characters in all`,
+      )
       .default([]),
     now: z.iso.datetime({ offset: true }),
   }),
@@ -78,7 +85,10 @@ export function parsePlanningRequest(input: unknown): PlanningRequest {
     const hint = limits
       ? `Fix the fields listed (path: message). Limits: goal ${L.goal_chars} characters; context ${L.context_messages} messages and ${L.context_chars} characters in all; names ${L.name_chars} characters.`
       : 'Fix the fields listed (path: message).';
-    throw new InvalidInputError(`invalid planning request:\n${issues.join('\n')}`, hint, { issues, ...(limits ? { limits: REQUEST_LIMITS } : {}) });
+    throw new InvalidInputError(`invalid planning request:\n${issues.join('\n')}`, hint, {
+      issues,
+      ...(limits ? { limits: REQUEST_LIMITS } : {}),
+    });
   }
   return parsed.data;
 }

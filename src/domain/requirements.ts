@@ -16,7 +16,10 @@ export const ClarificationSchema = z
     options: z.array(z.string().min(1)).min(2),
     default_option: z.number().int().nonnegative(),
   })
-  .refine((c) => c.default_option < c.options.length, { path: ['default_option'], message: 'must index one of the options (0-based)' });
+  .refine((c) => c.default_option < c.options.length, {
+    path: ['default_option'],
+    message: 'must index one of the options (0-based)',
+  });
 export type Clarification = z.output<typeof ClarificationSchema>;
 
 /**
@@ -29,7 +32,12 @@ export const RequirementsSchema = z
   .object({
     is_clear: z.boolean(),
     clarification: ClarificationSchema.nullable().default(null),
-    steps: z.array(z.string().min(1).refine((s) => !s.includes('${'), 'must be abstract: no ${...} template variables')),
+    steps: z.array(
+      z
+        .string()
+        .min(1)
+        .refine((s) => !s.includes('${'), 'must be abstract: no ${...} template variables'),
+    ),
     required_capabilities: z.array(z.string()).default([]),
     complexity_indicators: z
       .object({
@@ -39,7 +47,13 @@ export const RequirementsSchema = z
         has_iteration: z.boolean().default(false),
         has_temporal_filter: z.boolean().default(false),
       })
-      .default({ estimated_steps: 0, external_services: [], has_conditionals: false, has_iteration: false, has_temporal_filter: false }),
+      .default({
+        estimated_steps: 0,
+        external_services: [],
+        has_conditionals: false,
+        has_iteration: false,
+        has_temporal_filter: false,
+      }),
     intent: z.object({ type: z.enum(INTENTS), confidence: z.number().min(0).max(1) }),
     entities: z.array(z.object({ type: z.string().min(1), value: z.string() })).default([]),
     temporal_references: z.array(TemporalReferenceSchema).default([]),

@@ -31,11 +31,21 @@ export function routeSteps(
   const next = { ...turns };
   const decisions = steps.map((step): RoutingDecision => {
     if (step.action !== 'tool_call' || step.tool === null) {
-      return { step_id: step.id, tool: null, queue: defaultQueue, reason: `${step.action} step runs on the planner's queue` };
+      return {
+        step_id: step.id,
+        tool: null,
+        queue: defaultQueue,
+        reason: `${step.action} step runs on the planner's queue`,
+      };
     }
     const queues = routes[step.tool]?.queues ?? [];
     if (queues.length === 0) {
-      return { step_id: step.id, tool: step.tool, queue: defaultQueue, reason: `no pool registered for ${step.tool}; planner's queue` };
+      return {
+        step_id: step.id,
+        tool: step.tool,
+        queue: defaultQueue,
+        reason: `no pool registered for ${step.tool}; planner's queue`,
+      };
     }
     const turn = next[step.tool] ?? 0;
     next[step.tool] = turn + 1;

@@ -26,7 +26,16 @@ const SECRET_PATTERNS: readonly (readonly [string, RegExp, string?])[] = [
   ['a password in a URL', /(:\/\/[^\s:/?#@]+:)(?!\[redacted\]@)[^\s/?#@]+@/, `$1${REDACTED}@`],
 ];
 
-const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'credential', 'credentials']);
+const SECRET_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'apikey',
+  'credential',
+  'credentials',
+]);
 const KEY_QUALIFIERS = new Set(['api', 'access', 'private', 'secret']);
 
 /** A whole `${...}` placeholder refers to a value held elsewhere, so it is not a literal secret. */
@@ -52,9 +61,15 @@ export function findSecret(key: string | undefined, value: string): string | nul
 }
 
 const REDACT_PATTERNS: readonly (readonly [RegExp, string])[] = [
-  ...SECRET_PATTERNS.map(([, pattern, replacement = REDACTED]) => [new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`), replacement] as const),
+  ...SECRET_PATTERNS.map(
+    ([, pattern, replacement = REDACTED]) =>
+      [new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`), replacement] as const,
+  ),
   // A credential written as name=value or name: value ("password=hunter2", "api_key: abc").
-  [/\b((?:pass(?:word|wd|phrase)|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)\s*[=:]\s*)(?!\[redacted\])("[^"]*"|'[^']*'|[^\s,;]+)/gi, `$1${REDACTED}`],
+  [
+    /\b((?:pass(?:word|wd|phrase)|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)\s*[=:]\s*)(?!\[redacted\])("[^"]*"|'[^']*'|[^\s,;]+)/gi,
+    `$1${REDACTED}`,
+  ],
 ];
 
 /**

@@ -57,7 +57,16 @@ export function utf8Bytes(text: string): number {
 export function textResult(text: string | null, ref: string, idempotencyKey = ''): StepResult {
   const json = canonicalJson(text);
   const bytes = utf8Bytes(json);
-  return { ref, bytes, items: null, preview: previewOf(json), ...(bytes <= INLINE_RESULT_BYTES ? { data: text } : {}), usage: ZERO_USAGE, idempotency_key: idempotencyKey, replayed: false };
+  return {
+    ref,
+    bytes,
+    items: null,
+    preview: previewOf(json),
+    ...(bytes <= INLINE_RESULT_BYTES ? { data: text } : {}),
+    usage: ZERO_USAGE,
+    idempotency_key: idempotencyKey,
+    replayed: false,
+  };
 }
 
 /** The content address of `null` (sha256 of "null"): a `noop` step's result, always inline, never read from a store. */
@@ -98,7 +107,12 @@ export const StepExecutionInputSchema = sharedSchema('domain/step-execution#Step
     /** Results of the steps this one depends on, by step index: the data when small, else (or also) the ref to load. */
     inputs: z.record(
       z.string(),
-      z.object({ ref: z.string().min(1).optional(), data: z.unknown().optional() }).refine((r) => r.ref !== undefined || r.data !== undefined, { message: 'a dependency needs its data or its ref', path: ['ref'] }),
+      z
+        .object({ ref: z.string().min(1).optional(), data: z.unknown().optional() })
+        .refine((r) => r.ref !== undefined || r.data !== undefined, {
+          message: 'a dependency needs its data or its ref',
+          path: ['ref'],
+        }),
     ),
     /** Default: defaultIdempotencyScope, stable across attempts; the worker adds a digest of the resolved params. */
     idempotency_scope: z.string().min(1).optional(),

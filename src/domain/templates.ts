@@ -119,10 +119,20 @@ function resolveString(text: string, results: Readonly<Record<number, unknown>>,
   });
 }
 
-function lookup(step: number, pathText: string, raw: string, results: Readonly<Record<number, unknown>>, at: readonly PathSegment[]): unknown {
+function lookup(
+  step: number,
+  pathText: string,
+  raw: string,
+  results: Readonly<Record<number, unknown>>,
+  at: readonly PathSegment[],
+): unknown {
   const details = { step_index: step, template: raw, param: formatPath(at) };
   if (!Object.hasOwn(results, step)) {
-    throw new TemplateResolutionError('missing_result', `${raw} in param "${details.param}": step ${step} has no result`, details);
+    throw new TemplateResolutionError(
+      'missing_result',
+      `${raw} in param "${details.param}": step ${step} has no result`,
+      details,
+    );
   }
   const segments = parsePath(pathText);
   const walk = (value: unknown, from: number, trail: PathSegment[]): unknown => {
@@ -148,10 +158,14 @@ function lookup(step: number, pathText: string, raw: string, results: Readonly<R
   };
   const fail = (trail: readonly PathSegment[], why: string): never => {
     const where = formatPath(trail) || '(result)';
-    throw new TemplateResolutionError('unresolved_path', `${raw} in param "${details.param}": step ${step} result at ${where}: ${why}`, {
-      ...details,
-      at: where,
-    });
+    throw new TemplateResolutionError(
+      'unresolved_path',
+      `${raw} in param "${details.param}": step ${step} result at ${where}: ${why}`,
+      {
+        ...details,
+        at: where,
+      },
+    );
   };
   return walk(results[step], 0, []);
 }

@@ -55,9 +55,13 @@ export function toolSpecFromJsonSchema(def: ToolDefinition): ToolSpec {
   const required = isRecord(parameters) && Array.isArray(parameters.required) ? parameters.required : [];
   const parsed = ToolSpecSchema.safeParse({ ...def, required });
   if (!parsed.success) {
-    throw new InvalidInputError(`invalid tool definition "${String(def.name)}"`, 'Fix the tool definition fields listed.', {
-      issues: formatZodIssues(parsed.error),
-    });
+    throw new InvalidInputError(
+      `invalid tool definition "${String(def.name)}"`,
+      'Fix the tool definition fields listed.',
+      {
+        issues: formatZodIssues(parsed.error),
+      },
+    );
   }
   return parsed.data;
 }
@@ -69,7 +73,10 @@ export function toolSpecFromJsonSchema(def: ToolDefinition): ToolSpec {
  * because a tool built with toolSpecFromZod has no other path params.
  */
 export function pathParam(description?: string): z.ZodString {
-  const schema = z.string().min(1).meta({ [PATH_KEYWORD]: true });
+  const schema = z
+    .string()
+    .min(1)
+    .meta({ [PATH_KEYWORD]: true });
   return description === undefined ? schema : schema.describe(description);
 }
 

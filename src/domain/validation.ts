@@ -40,7 +40,9 @@ export function runnableStepKinds(planner: 'llm' | 'ranking'): readonly ActionTy
 function namesTool(capability: string, tool: string): boolean {
   const words = identifierStems(capability);
   const toolWords = new Set(identifierStems(tool));
-  return capability.trim().toLowerCase() === tool.toLowerCase() || (words.length > 0 && words.every((w) => toolWords.has(w)));
+  return (
+    capability.trim().toLowerCase() === tool.toLowerCase() || (words.length > 0 && words.every((w) => toolWords.has(w)))
+  );
 }
 
 /** All issues of `plan` (any JSON value) against `context`; an empty list means the plan may run. Never throws. */
@@ -135,12 +137,14 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
     });
   }
-  if (context.budget?.policy === 'block') issues.push(...checkBudget(plan, steps, tools, context.budget, context.llm_step_usage));
+  if (context.budget?.policy === 'block')
+    issues.push(...checkBudget(plan, steps, tools, context.budget, context.llm_step_usage));
   return issues;
 }
 
 /** Values a model writes when it has none: "your_facility_id", "<carrier>", "{{id}}", "TBD". */
-const PLACEHOLDER = /^(<[^<>]+>|\{\{[^{}]*\}\}|(your|my|some|example|sample)[_-]\w+|placeholder|todo|tbd|x{3,6}|\.\.\.)$/i;
+const PLACEHOLDER =
+  /^(<[^<>]+>|\{\{[^{}]*\}\}|(your|my|some|example|sample)[_-]\w+|placeholder|todo|tbd|x{3,6}|\.\.\.)$/i;
 
 function checkStep(
   step: Step,
@@ -153,7 +157,8 @@ function checkStep(
   const stepCount = steps.length;
   const issues: ValidationIssue[] = [];
   const name = `step ${i} ("${step.id}")`;
-  const add = (code: ValidationIssue['code'], message: string, hint: string) => issues.push({ code, message: `${name}: ${message}`, step_index: i, hint });
+  const add = (code: ValidationIssue['code'], message: string, hint: string) =>
+    issues.push({ code, message: `${name}: ${message}`, step_index: i, hint });
 
   if (step.action === 'tool_call' && step.tool !== null) {
     const tool = tools.get(step.tool);
@@ -161,17 +166,27 @@ function checkStep(
       const names = constraints.allowed_tools ?? [...tools.keys()];
       const closest = closestNames(step.tool, names);
       const guess = closest.length > 0 ? `Did you mean ${closest.map((n) => `"${n}"`).join(' or ')}? ` : '';
-      add('UNKNOWN_TOOL', `unknown tool "${step.tool}"`, `${guess}Use one of the catalog tools: ${names.slice(0, 30).join(', ') || '(none)'}.`);
+      add(
+        'UNKNOWN_TOOL',
+        `unknown tool "${step.tool}"`,
+        `${guess}Use one of the catalog tools: ${names.slice(0, 30).join(', ') || '(none)'}.`,
+      );
     } else {
       if (constraints.allowed_tools && !constraints.allowed_tools.includes(tool.name)) {
-        add('TOOL_NOT_ALLOWED', `tool "${tool.name}" is not allowed for this request`, `Use only: ${constraints.allowed_tools.join(', ')}.`);
+        add(
+          'TOOL_NOT_ALLOWED',
+          `tool "${tool.name}" is not allowed for this request`,
+          `Use only: ${constraints.allowed_tools.join(', ')}.`,
+        );
       }
       for (const v of checkJsonSchema(step.params, tool.parameters)) {
         const missing = v.keyword === 'required';
         add(
           missing ? 'MISSING_PARAM' : 'INVALID_PARAM',
           `tool "${tool.name}" ${missing ? v.message : `param ${v.path || '(params)'}: ${v.message}`}`,
-          missing ? `Add the param; "${tool.name}" requires: ${tool.required.join(', ')}.` : `Match the parameter schema of "${tool.name}".`,
+          missing
+            ? `Add the param; "${tool.name}" requires: ${tool.required.join(', ')}.`
+            : `Match the parameter schema of "${tool.name}".`,
         );
       }
       if (grounding) issues.push(...unverifiedIdIssues(step, i, tool, [...tools.values()], grounding));
@@ -180,25 +195,46 @@ function checkStep(
 
   const paramsBytes = jsonByteLength(step.params);
   if (paramsBytes > PLAN_LIMITS.step_params_bytes) {
-    add('PARAMS_TOO_LARGE', `params are ${paramsBytes} bytes as JSON, over the limit of ${PLAN_LIMITS.step_params_bytes} bytes per step`, 'Keep params small: pass data between steps with ${step[N]…} templates instead of copying it into params.');
+    add(
+      'PARAMS_TOO_LARGE',
+      `params are ${paramsBytes} bytes as JSON, over the limit of ${PLAN_LIMITS.step_params_bytes} bytes per step`,
+      'Keep params small: pass data between steps with ${step[N]…} templates instead of copying it into params.',
+    );
   }
 
   for (const d of step.depends_on) {
-    if (d >= stepCount) add('DEPENDENCY_OUT_OF_RANGE', `depends_on ${d}, but the plan has ${stepCount} steps (0-based)`, 'depends_on holds 0-based indices of steps in the flattened plan.');
+    if (d >= stepCount)
+      add(
+        'DEPENDENCY_OUT_OF_RANGE',
+        `depends_on ${d}, but the plan has ${stepCount} steps (0-based)`,
+        'depends_on holds 0-based indices of steps in the flattened plan.',
+      );
   }
 
   const scan = scanTemplates(step.params);
   for (const m of scan.malformed) {
-    add('MALFORMED_TEMPLATE', `param ${m.location} has a malformed template "${m.text}"`, 'Write templates as ${step[N].data[0].id} or ${step[N].data.*.id}.');
+    add(
+      'MALFORMED_TEMPLATE',
+      `param ${m.location} has a malformed template "${m.text}"`,
+      'Write templates as ${step[N].data[0].id} or ${step[N].data.*.id}.',
+    );
   }
   const reported = new Set<number>();
   for (const ref of scan.refs) {
     if (reported.has(ref.step)) continue;
     reported.add(ref.step);
     if (ref.step >= stepCount) {
-      add('TEMPLATE_OUT_OF_RANGE', `param ${ref.location} references step ${ref.step}, but the plan has ${stepCount} steps`, 'Template indices are 0-based indices into the flattened plan.');
+      add(
+        'TEMPLATE_OUT_OF_RANGE',
+        `param ${ref.location} references step ${ref.step}, but the plan has ${stepCount} steps`,
+        'Template indices are 0-based indices into the flattened plan.',
+      );
     } else if (!step.depends_on.includes(ref.step)) {
-      add('TEMPLATE_NOT_DEPENDENCY', `param ${ref.location} uses ${ref.raw} but step ${ref.step} is not in depends_on`, `Add ${ref.step} to depends_on.`);
+      add(
+        'TEMPLATE_NOT_DEPENDENCY',
+        `param ${ref.location} uses ${ref.raw} but step ${ref.step} is not in depends_on`,
+        `Add ${ref.step} to depends_on.`,
+      );
     }
   }
   for (const ref of scan.refs) {
@@ -207,16 +243,29 @@ function checkStep(
     const [first, ...rest] = ref.path;
     if (!result || first?.kind !== 'key' || first.key !== 'data') continue;
     const problem = templatePathProblem(rest, result);
-    if (problem) add('TEMPLATE_PATH_INVALID', `param ${ref.location} uses ${ref.raw}, but in step ${ref.step}'s result (${source!.tool}) ${problem}`, 'Read only fields the tool\'s result has (see "Result data" under the tool).');
+    if (problem)
+      add(
+        'TEMPLATE_PATH_INVALID',
+        `param ${ref.location} uses ${ref.raw}, but in step ${ref.step}'s result (${source!.tool}) ${problem}`,
+        'Read only fields the tool\'s result has (see "Result data" under the tool).',
+      );
   }
 
   forEachString(step.params, (text, path) => {
     if (text.length <= 40 && PLACEHOLDER.test(text.trim())) {
-      add('PLACEHOLDER_VALUE', `param ${formatPath(path)} is a placeholder, "${text.slice(0, 80)}"`, 'Pass a value the goal gives, a ${step[N]…} template, or leave the param out.');
+      add(
+        'PLACEHOLDER_VALUE',
+        `param ${formatPath(path)} is a placeholder, "${text.slice(0, 80)}"`,
+        'Pass a value the goal gives, a ${step[N]…} template, or leave the param out.',
+      );
     }
     const secret = findSecret(lastKey(path), text);
     if (secret) {
-      add('SECRET_IN_PARAMS', `param ${formatPath(path)} holds ${secret}`, 'Never put credentials in a plan; the tool worker reads them from its environment.');
+      add(
+        'SECRET_IN_PARAMS',
+        `param ${formatPath(path)} holds ${secret}`,
+        'Never put credentials in a plan; the tool worker reads them from its environment.',
+      );
     }
   });
   const root = constraints.workspace_root;
@@ -228,14 +277,24 @@ function checkStep(
     const tool = step.action === 'tool_call' && step.tool !== null ? tools.get(step.tool) : undefined;
     for (const { at, value } of pathParamValues(step.params, tool?.parameters ?? {}, tool?.path_params ?? 'by-name')) {
       if (!containsTemplate(value) && !isInsideWorkspace(value, root)) {
-        add('PATH_OUTSIDE_WORKSPACE', `param ${formatPath(at)} points outside the workspace ${root}`, `Use paths inside ${root} (relative paths are resolved against it).`);
+        add(
+          'PATH_OUTSIDE_WORKSPACE',
+          `param ${formatPath(at)} points outside the workspace ${root}`,
+          `Use paths inside ${root} (relative paths are resolved against it).`,
+        );
       }
     }
   }
   return issues;
 }
 
-function checkBudget(plan: Plan, steps: readonly Step[], tools: ReadonlyMap<string, ToolSpec>, budget: ToolBudget, llmStep?: Usage): ValidationIssue[] {
+function checkBudget(
+  plan: Plan,
+  steps: readonly Step[],
+  tools: ReadonlyMap<string, ToolSpec>,
+  budget: ToolBudget,
+  llmStep?: Usage,
+): ValidationIssue[] {
   // Trust neither side alone: the declared estimate may be optimistic, the catalog figures may be incomplete.
   const computed = estimateStepsUsage(steps, tools, llmStep);
   const estimate: Usage = {

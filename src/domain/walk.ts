@@ -68,7 +68,8 @@ export function jsonNestingExceeds(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (inString) {
-      if (c === '\\') i++; // the escaped character cannot end the string
+      if (c === '\\')
+        i++; // the escaped character cannot end the string
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
     else if (c === '{' || c === '[') {

@@ -14,7 +14,25 @@ export interface Token {
 }
 
 // 'ings' before 's': "bookings" meets "book" and "booking", as "inspections" meets "inspected".
-const SUFFIXES = ['ations', 'ation', 'ities', 'ings', 'ions', 'ants', 'ated', 'ates', 'ity', 'ion', 'ant', 'ate', 'ies', 'ing', 'ed', 'es', 's'];
+const SUFFIXES = [
+  'ations',
+  'ation',
+  'ities',
+  'ings',
+  'ions',
+  'ants',
+  'ated',
+  'ates',
+  'ity',
+  'ion',
+  'ant',
+  'ate',
+  'ies',
+  'ing',
+  'ed',
+  'es',
+  's',
+];
 
 export function stem(word: string): string {
   return stemOfLower(word.toLowerCase());
@@ -61,11 +79,12 @@ export function contentStems(text: string): string[] {
 }
 
 export const STOP_WORDS = new Set(
-  ('a an the and or of for to from in on at by with me my our we us i you your it its them their this that these ' +
+  (
+    'a an the and or of for to from in on at by with me my our we us i you your it its them their this that these ' +
     'those is are was were be been do did does any all some please show give get fetch find list tell what which who ' +
     'how when where did have has had can could would should will also then there than about into over under up out ' +
-    'details detail info information data')
-    .split(' '),
+    'details detail info information data'
+  ).split(' '),
 );
 
 const DIGITS = /^\d+$/;

@@ -13,7 +13,14 @@ import type { LlmSettings } from '../domain/llm-settings';
 import { costOf } from './prices';
 import { recordLlmCall } from './usage-recorder';
 import { observeLlmCall } from '../telemetry/observe';
-import { isSchemaRefusal, providerKey, rememberSchemaRefused, responseFormatFor, type ReplySchema, type ResponseFormatMode } from './structured-output';
+import {
+  isSchemaRefusal,
+  providerKey,
+  rememberSchemaRefused,
+  responseFormatFor,
+  type ReplySchema,
+  type ResponseFormatMode,
+} from './structured-output';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -82,7 +89,13 @@ export class LlmClient {
     this.defaults = config.defaults ?? {};
     this.baseURL = config.baseURL;
     this.timeoutMs = config.timeoutMs;
-    this.openai = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey ?? NO_KEY, timeout: config.timeoutMs, maxRetries: 0, fetch: untimedFetch });
+    this.openai = new OpenAI({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey ?? NO_KEY,
+      timeout: config.timeoutMs,
+      maxRetries: 0,
+      fetch: untimedFetch,
+    });
   }
 
   /** One call. Throws LlmCallError when the provider fails; never retries. */
@@ -90,7 +103,8 @@ export class LlmClient {
     let response: OpenAI.Chat.Completions.ChatCompletion;
     const started = Date.now();
     const provider = providerKey(this.baseURL, this.model);
-    const format = options.json || options.schema ? responseFormatFor(provider, this.responseFormat, options.schema) : undefined;
+    const format =
+      options.json || options.schema ? responseFormatFor(provider, this.responseFormat, options.schema) : undefined;
     const signal = activitySignal();
     try {
       response = await this.openai.chat.completions.create(
@@ -162,11 +176,14 @@ export class LlmClient {
     const status = error.status;
     const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
     const details = { ...this.where(), status: status ?? null, provider_message: error.message.slice(0, 500) };
-    return new LlmCallError(`${statusAdvice(status, this.model, this.baseURL)} (provider said: ${error.message.slice(0, 200)})`, {
-      retryable,
-      details,
-      cause: error,
-    });
+    return new LlmCallError(
+      `${statusAdvice(status, this.model, this.baseURL)} (provider said: ${error.message.slice(0, 200)})`,
+      {
+        retryable,
+        details,
+        cause: error,
+      },
+    );
   }
 }
 
@@ -185,6 +202,8 @@ function statusAdvice(status: number | undefined, model: string, baseURL: string
     case undefined:
       return `the LLM call to ${baseURL} failed without an HTTP status`;
     default:
-      return status >= 500 ? `the LLM provider failed (HTTP ${status})` : `the LLM provider refused the request (HTTP ${status})`;
+      return status >= 500
+        ? `the LLM provider failed (HTTP ${status})`
+        : `the LLM provider refused the request (HTTP ${status})`;
   }
 }

@@ -103,8 +103,13 @@ export async function askForJson<T>(client: ChatModel, conversation: JsonConvers
           ...(repeats > 0 ? { repeated_replies: repeats } : {}),
         });
       }
-      temperature = repeated ? Math.min(2, Math.max(temperature, baseTemperature) + REPEAT_TEMPERATURE_STEP) : baseTemperature;
-      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: repeated ? repeatedReplyPrompt(lines) : correctionPrompt(lines) });
+      temperature = repeated
+        ? Math.min(2, Math.max(temperature, baseTemperature) + REPEAT_TEMPERATURE_STEP)
+        : baseTemperature;
+      messages.push(
+        { role: 'assistant', content: reply.content },
+        { role: 'user', content: repeated ? repeatedReplyPrompt(lines) : correctionPrompt(lines) },
+      );
     }
   }
 }
@@ -124,8 +129,10 @@ function isOutputError(error: unknown): error is OutputError {
 
 /** One line per problem: "[code] message", with the fix for validation issues. */
 function errorLines(error: OutputError): string[] {
-  if (error instanceof PlanSchemaError) return error.issues.map((issue) => `[${error.code}] ${missingFieldLine(issue)}`);
-  if (error instanceof PlanValidationError) return error.issues.map((issue) => `[${issue.code}] ${issue.message} (fix: ${issue.hint})`);
+  if (error instanceof PlanSchemaError)
+    return error.issues.map((issue) => `[${error.code}] ${missingFieldLine(issue)}`);
+  if (error instanceof PlanValidationError)
+    return error.issues.map((issue) => `[${issue.code}] ${issue.message} (fix: ${issue.hint})`);
   return [`[${error.code}] ${error.message}`];
 }
 

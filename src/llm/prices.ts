@@ -33,7 +33,10 @@ const SNAPSHOT_SUFFIX = /^-(?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
 
 /** The price of `model`, or undefined when the table does not know it (its calls are then counted as free). */
 export function priceOf(model: string): Readonly<ModelPrice> | undefined {
-  const id = model.trim().toLowerCase().replace(/^openai\//, '');
+  const id = model
+    .trim()
+    .toLowerCase()
+    .replace(/^openai\//, '');
   const exact = PRICES[id];
   if (exact) return exact;
   const base = Object.keys(PRICES).find((key) => id.startsWith(key) && SNAPSHOT_SUFFIX.test(id.slice(key.length)));
@@ -41,10 +44,17 @@ export function priceOf(model: string): Readonly<ModelPrice> | undefined {
 }
 
 /** USD for one call; cached prompt tokens are billed at the cached rate, the rest of the prompt at the input rate. */
-export function costOf(model: string, usage: Pick<LlmCallUsage, 'prompt_tokens' | 'completion_tokens' | 'cached_tokens'>): number {
+export function costOf(
+  model: string,
+  usage: Pick<LlmCallUsage, 'prompt_tokens' | 'completion_tokens' | 'cached_tokens'>,
+): number {
   const price = priceOf(model);
   if (!price) return 0;
   const cached = Math.min(usage.cached_tokens, usage.prompt_tokens);
-  const usd = ((usage.prompt_tokens - cached) * price.input + cached * price.cached_input + usage.completion_tokens * price.output) / 1e6;
+  const usd =
+    ((usage.prompt_tokens - cached) * price.input +
+      cached * price.cached_input +
+      usage.completion_tokens * price.output) /
+    1e6;
   return Math.round(usd * 1e9) / 1e9;
 }

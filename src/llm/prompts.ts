@@ -20,8 +20,18 @@ export const PLAN_EXAMPLE = {
   status: 'FEASIBLE',
   missing_capabilities: [],
   steps: [
-    { title: 'Open orders of last week', tool: 'orders', params: { status: 'open', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] },
-    { title: 'Items of those orders', tool: 'order-items', params: { order_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+    {
+      title: 'Open orders of last week',
+      tool: 'orders',
+      params: { status: 'open', date_from: '2026-11-16', date_to: '2026-11-22' },
+      depends_on: [],
+    },
+    {
+      title: 'Items of those orders',
+      tool: 'order-items',
+      params: { order_ids: '${step[0].data.*.id}' },
+      depends_on: [0],
+    },
   ],
 } satisfies PlanDraft;
 
@@ -135,22 +145,36 @@ export interface PlannerPromptInput {
 
 /** "step 0 is "1.1", step 1 is "1.2"": how the ids the critics name map to the steps of a draft. */
 function stepIdsLine(plan: Plan): string {
-  return flattenSteps(plan).map((s, i) => `step ${i} is "${s.id}"`).join(', ') || 'none';
+  return (
+    flattenSteps(plan)
+      .map((s, i) => `step ${i} is "${s.id}"`)
+      .join(', ') || 'none'
+  );
 }
 
 /** What the critic reads of a plan: what the planner decided, each step with its id (fewer prompt tokens than the whole plan). */
 function reviewedPlan(plan: Plan): object {
   const { status, missing_capabilities, assumptions } = plan;
-  const steps = flattenSteps(plan).map(({ id, title, action, tool, params, depends_on }) => ({ id, title, ...(action === 'tool_call' ? {} : { action }), tool, params, depends_on }));
+  const steps = flattenSteps(plan).map(({ id, title, action, tool, params, depends_on }) => ({
+    id,
+    title,
+    ...(action === 'tool_call' ? {} : { action }),
+    tool,
+    params,
+    depends_on,
+  }));
   return { status, missing_capabilities, ...(assumptions.length > 0 ? { assumptions } : {}), steps };
 }
 
 function constraintsSection(request: PlanningRequest): string {
   const { constraints, budget } = request;
   const lines = [`- at most ${constraints.max_steps} steps`];
-  if (constraints.allowed_tools) lines.push(`- use only these tools: ${constraints.allowed_tools.join(', ') || '(none)'}`);
+  if (constraints.allowed_tools)
+    lines.push(`- use only these tools: ${constraints.allowed_tools.join(', ') || '(none)'}`);
   if (constraints.workspace_root) lines.push(`- file paths must stay inside ${constraints.workspace_root}`);
-  lines.push(`- budget for running the plan: at most ${budget.cost_usd} USD, ${budget.tokens} tokens, ${budget.calls} calls`);
+  lines.push(
+    `- budget for running the plan: at most ${budget.cost_usd} USD, ${budget.tokens} tokens, ${budget.calls} calls`,
+  );
   return `Constraints:\n${lines.join('\n')}`;
 }
 
@@ -203,7 +227,10 @@ Example (an unclear goal; its tools are made up):
 ${JSON.stringify(REQUIREMENTS_EXAMPLE)}`;
 }
 
-export function analyzerUserPrompt(request: PlanningRequest, temporal_references: readonly TemporalReference[]): string {
+export function analyzerUserPrompt(
+  request: PlanningRequest,
+  temporal_references: readonly TemporalReference[],
+): string {
   return [
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,

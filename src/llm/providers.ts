@@ -42,11 +42,23 @@ export class ProviderChain implements ChatModel {
     const attempts: ProviderAttempt[] = [];
     for (const { name, client } of this.providers) {
       const started = Date.now();
-      const attempt = (outcome: string): ProviderAttempt => ({ provider: name, model: client.model, outcome, ms: Date.now() - started });
-      const label = (usage: LlmCallUsage): LlmCallUsage => ({ ...usage, provider: name, attempts: [...attempts, attempt('ok')] });
+      const attempt = (outcome: string): ProviderAttempt => ({
+        provider: name,
+        model: client.model,
+        outcome,
+        ms: Date.now() - started,
+      });
+      const label = (usage: LlmCallUsage): LlmCallUsage => ({
+        ...usage,
+        provider: name,
+        attempts: [...attempts, attempt('ok')],
+      });
       let labelled: LlmCallUsage | undefined;
       try {
-        const completion = await withLlmCallLabel((usage) => (labelled = label(usage)), () => client.complete(...args));
+        const completion = await withLlmCallLabel(
+          (usage) => (labelled = label(usage)),
+          () => client.complete(...args),
+        );
         return { ...completion, usage: labelled ?? label(completion.usage) };
       } catch (error) {
         if (!(error instanceof LlmCallError)) throw error;

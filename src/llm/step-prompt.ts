@@ -35,7 +35,13 @@ export function fitInputs(inputs: readonly StepInputText[], budget: number): Fit
     const shown = shares[i]!;
     if (shown >= tokens) return { ...input, tokens, shown_tokens: tokens, truncated: false };
     const cut = decodeTokens(encodeTokens(input.text).slice(0, shown));
-    return { ...input, text: `${cut}\n[truncated: ${shown} of ${tokens} tokens shown; the full data is ${input.ref}]`, tokens, shown_tokens: shown, truncated: true };
+    return {
+      ...input,
+      text: `${cut}\n[truncated: ${shown} of ${tokens} tokens shown; the full data is ${input.ref}]`,
+      tokens,
+      shown_tokens: shown,
+      truncated: true,
+    };
   });
 }
 
@@ -45,8 +51,12 @@ export const LLM_STEP_SYSTEM_PROMPT = [
   'Reply with the answer itself as plain text, without a preamble.',
 ].join('\n');
 
-export function llmStepMessages(step: { goal: string; title: string; instruction: string; expected_output: string }, inputs: readonly FittedInput[]): ChatMessage[] {
-  const data = inputs.length === 0 ? '(no earlier steps)' : inputs.map((i) => `### ${i.label} (${i.ref})\n${i.text}`).join('\n\n');
+export function llmStepMessages(
+  step: { goal: string; title: string; instruction: string; expected_output: string },
+  inputs: readonly FittedInput[],
+): ChatMessage[] {
+  const data =
+    inputs.length === 0 ? '(no earlier steps)' : inputs.map((i) => `### ${i.label} (${i.ref})\n${i.text}`).join('\n\n');
   const lines = [`Goal of the plan: ${step.goal}`, `Step: ${step.title}`, `Instruction: ${step.instruction}`];
   if (step.expected_output) lines.push(`Expected output: ${step.expected_output}`);
   return [

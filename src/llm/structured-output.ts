@@ -27,7 +27,11 @@ export function providerKey(baseURL: string, model: string): string {
 }
 
 /** The response format to send: the schema when there is one and the provider has not refused schemas. */
-export function responseFormatFor(provider: string, mode: ResponseFormatMode, schema: ReplySchema | undefined): ResponseFormat {
+export function responseFormatFor(
+  provider: string,
+  mode: ResponseFormatMode,
+  schema: ReplySchema | undefined,
+): ResponseFormat {
   if (mode === 'json_object' || !schema || refusedSchemas.has(provider)) return { type: 'json_object' };
   // `strict`: providers that only enforce a schema in strict mode (OpenAI) enforce it; the others ignore the flag.
   return { type: 'json_schema', json_schema: { name: schema.name, schema: schema.schema, strict: true } };

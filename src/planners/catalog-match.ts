@@ -58,13 +58,17 @@ export function toolTerms(tool: ToolSpec): ToolTerms {
   if (terms) return terms;
   const names = new Set(identifierStems(tool.name));
   const tags = new Set(tool.tags.map(stem));
-  const params = Object.entries(tool.parameters.properties ?? {}).filter((entry): entry is [string, JsonSchema] => typeof entry[1] === 'object');
+  const params = Object.entries(tool.parameters.properties ?? {}).filter(
+    (entry): entry is [string, JsonSchema] => typeof entry[1] === 'object',
+  );
   terms = {
     names,
     tags,
     vocabulary: new Set([...names, ...tags, ...contentTokens(tokenize(tool.description)).map((t) => t.stem)]),
     params,
-    booleans: params.filter(([, s]) => s.type === 'boolean').map(([param]) => ({ param, stems: new Set(identifierStems(param)) })),
+    booleans: params
+      .filter(([, s]) => s.type === 'boolean')
+      .map(([param]) => ({ param, stems: new Set(identifierStems(param)) })),
     enums: params.filter(([, s]) => s.enum !== undefined),
     idParams: params.flatMap(([param, schema]) => {
       const m = /^(.+)_ids?$/.exec(param);
@@ -110,7 +114,10 @@ function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSp
       for (let b = 0; b < booleans.length; b++) {
         const { param, stems } = booleans[b]!;
         // The two words before the noun in the goal: in order, they are among the two tokens before it.
-        const modifier = wordBefore(tokens, i, noun.pos - 2, stems) ?? wordBefore(tokens, i, noun.pos - 1, stems) ?? wordAfterWith(tokens, i, stems);
+        const modifier =
+          wordBefore(tokens, i, noun.pos - 2, stems) ??
+          wordBefore(tokens, i, noun.pos - 1, stems) ??
+          wordAfterWith(tokens, i, stems);
         if (modifier) out.push({ tool: tool.name, param, token: modifier });
       }
     }
@@ -168,5 +175,8 @@ export function matchCatalog(tokens: readonly Token[], catalog: readonly ToolSpe
     }
     if (score >= SELECTION_THRESHOLD) matches.push({ tool, score, firstPos });
   }
-  return { tools: matches.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name)), modifiers };
+  return {
+    tools: matches.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name)),
+    modifiers,
+  };
 }

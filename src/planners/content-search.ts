@@ -34,32 +34,50 @@ export interface ContentSearch {
 }
 
 const verbOf = (tool: ToolSpec) => identifierWords(tool.name)[0] ?? '';
-const resultFields = (tool: ToolSpec): Record<string, unknown> => (tool.result?.type === 'object' ? (tool.result.properties ?? {}) : {});
+const resultFields = (tool: ToolSpec): Record<string, unknown> =>
+  tool.result?.type === 'object' ? (tool.result.properties ?? {}) : {};
 const isText = (s: unknown) => typeof s === 'object' && s !== null && (s as JsonSchema).type === 'string';
-const describes = (schema: JsonSchema | undefined, word: RegExp) => typeof schema?.description === 'string' && word.test(schema.description);
+const describes = (schema: JsonSchema | undefined, word: RegExp) =>
+  typeof schema?.description === 'string' && word.test(schema.description);
 
 /** The searcher's query param: required, text, not a path. */
 function queryParam(tool: ToolSpec): [string, JsonSchema] | undefined {
   const paths = new Set(pathParamSchemas(tool.parameters, tool.path_params).map((p) => p.param));
-  return paramSchemas(tool).find(([p, s]) => tool.required.includes(p) && !paths.has(p) && s.type === 'string' && s.enum === undefined) as [string, JsonSchema] | undefined;
+  return paramSchemas(tool).find(
+    ([p, s]) => tool.required.includes(p) && !paths.has(p) && s.type === 'string' && s.enum === undefined,
+  ) as [string, JsonSchema] | undefined;
 }
 
 function searcherOf(catalog: readonly ToolSpec[]): ToolSpec | undefined {
-  return catalog.find((t) => SEARCH_VERBS.has(verbOf(t)) && queryParam(t) !== undefined && LISTED_PATHS in resultFields(t));
+  return catalog.find(
+    (t) => SEARCH_VERBS.has(verbOf(t)) && queryParam(t) !== undefined && LISTED_PATHS in resultFields(t),
+  );
 }
 
 function readerOf(catalog: readonly ToolSpec[]): { tool: ToolSpec; param: string; list: boolean } | undefined {
   const readers = catalog.flatMap((tool) => {
-    if (!READ_VERBS.has(verbOf(tool)) || /\bdeprecated\b/i.test(tool.description) || !Object.values(resultFields(tool)).some(isText)) return [];
+    if (
+      !READ_VERBS.has(verbOf(tool)) ||
+      /\bdeprecated\b/i.test(tool.description) ||
+      !Object.values(resultFields(tool)).some(isText)
+    )
+      return [];
     const paths = pathParamSchemas(tool.parameters, tool.path_params).filter((p) => tool.required.includes(p.param));
-    return paths.length === 1 && tool.required.length === 1 ? [{ tool, param: paths[0]!.param, list: paths[0]!.list }] : [];
+    return paths.length === 1 && tool.required.length === 1
+      ? [{ tool, param: paths[0]!.param, list: paths[0]!.list }]
+      : [];
   });
   return readers.find((r) => r.list) ?? readers[0];
 }
 
 /** The goal's key words for a file name: content words, lower case, no number, none that names the tools themselves. */
 function keyWords(tokens: readonly Token[], toolWords: ReadonlySet<string>): string[] {
-  const words = tokens.filter((t) => isContentToken(t) && /^[\p{Ll}\p{N}-]+$/u.test(t.lower) && /\p{L}/u.test(t.lower) && !toolWords.has(t.stem)).map((t) => t.lower);
+  const words = tokens
+    .filter(
+      (t) =>
+        isContentToken(t) && /^[\p{Ll}\p{N}-]+$/u.test(t.lower) && /\p{L}/u.test(t.lower) && !toolWords.has(t.stem),
+    )
+    .map((t) => t.lower);
   return [...new Set(words)].slice(0, MAX_KEY_WORDS);
 }
 
@@ -70,7 +88,12 @@ function globFor(words: readonly string[]): string {
 }
 
 /** The search-then-read plan for a question about files' content, if the catalog can do it and the goal has key words. */
-export function contentSearch(goal: string, tokens: readonly Token[], catalog: readonly ToolSpec[], now: string): ContentSearch | undefined {
+export function contentSearch(
+  goal: string,
+  tokens: readonly Token[],
+  catalog: readonly ToolSpec[],
+  now: string,
+): ContentSearch | undefined {
   const today = now.slice(0, 10);
   if (resolveTemporalReferences(goal, now).some((r) => r.start === today && r.end === today)) return undefined;
   const searcher = searcherOf(catalog);

@@ -13,7 +13,10 @@ import { contentTokens, splitClauses, tokenize } from '../domain/words';
 import { matchCatalog, toolTerms } from './catalog-match';
 import { PRESENTATION_VERBS, asksForData, unmatchedActions } from './analyze/rules-analyzer';
 
-const stems = (text: string) => contentTokens(tokenize(text)).filter((t) => !PRESENTATION_VERBS.has(t.lower)).map((t) => t.stem);
+const stems = (text: string) =>
+  contentTokens(tokenize(text))
+    .filter((t) => !PRESENTATION_VERBS.has(t.lower))
+    .map((t) => t.stem);
 
 /** The catalog tools a plan's steps call. */
 function usedTools(plan: Pick<Plan, 'tasks'>, catalog: readonly ToolSpec[]): ToolSpec[] {
@@ -28,11 +31,17 @@ export function actionDoneBy(action: string, tools: readonly ToolSpec[]): boolea
 }
 
 /** The goal's actions that no step's tool does and the plan does not name as missing (by the action's verb). */
-export function uncoveredActions(plan: Pick<Plan, 'tasks' | 'missing_capabilities'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
+export function uncoveredActions(
+  plan: Pick<Plan, 'tasks' | 'missing_capabilities'>,
+  request: PlanningRequest,
+  catalog: readonly ToolSpec[],
+): string[] {
   if (flattenSteps(plan).some((s) => s.action !== 'tool_call')) return [];
   const named = new Set(plan.missing_capabilities.flatMap(stems));
   const used = usedTools(plan, catalog);
-  return unmatchedActions({ request, catalog: [...catalog] }).filter((action) => !named.has(stems(action)[0] ?? '') && !actionDoneBy(action, used));
+  return unmatchedActions({ request, catalog: [...catalog] }).filter(
+    (action) => !named.has(stems(action)[0] ?? '') && !actionDoneBy(action, used),
+  );
 }
 
 /**
@@ -54,23 +63,43 @@ export function withActionsAccounted(plan: Plan, request: PlanningRequest, catal
   };
   // No clause asks for data or names a tool ("Order 50 new recycling bins"): reading data does nothing asked, even
   // where a tool knows one of the goal's words ("recycling").
-  const asksNoData = splitClauses(goal).every((clause) => !asksForData(clause) && matchCatalog(tokenize(clause), catalog).tools.length === 0);
-  const doNothingAsked = used.length > 0 && missing.length > 0 && matchCatalog(tokenize(goal), catalog).tools.length === 0 && (asksNoData || !used.some(knowsGoal));
+  const asksNoData = splitClauses(goal).every(
+    (clause) => !asksForData(clause) && matchCatalog(tokenize(clause), catalog).tools.length === 0,
+  );
+  const doNothingAsked =
+    used.length > 0 &&
+    missing.length > 0 &&
+    matchCatalog(tokenize(goal), catalog).tools.length === 0 &&
+    (asksNoData || !used.some(knowsGoal));
   if (uncovered.length === 0 && !doNothingAsked) return plan;
   const assumptions = [
     ...plan.assumptions,
     ...uncovered.map((action) => `no tool of the catalog does "${action}": named missing`),
-    ...(doNothingAsked ? [`the steps were dropped: none of their tools (${used.map((t) => t.name).join(', ')}) does anything the goal names`] : []),
+    ...(doNothingAsked
+      ? [
+          `the steps were dropped: none of their tools (${used.map((t) => t.name).join(', ')}) does anything the goal names`,
+        ]
+      : []),
   ];
   const status = doNothingAsked || flattenSteps(plan).length === 0 ? 'IMPOSSIBLE' : 'PARTIAL';
-  return PlanSchema.parse({ ...plan, status, missing_capabilities: missing, tasks: status === 'IMPOSSIBLE' ? [] : plan.tasks, assumptions });
+  return PlanSchema.parse({
+    ...plan,
+    status,
+    missing_capabilities: missing,
+    tasks: status === 'IMPOSSIBLE' ? [] : plan.tasks,
+    assumptions,
+  });
 }
 
 /**
  * The catalog tools an IMPOSSIBLE plan passes over although the goal names them ("List this week's rejected
  * inspections and open a Jira ticket for each": inspections). Such a goal is at least PARTIAL.
  */
-export function namedToolsLeftOut(plan: Pick<Plan, 'status'>, request: PlanningRequest, catalog: readonly ToolSpec[]): string[] {
+export function namedToolsLeftOut(
+  plan: Pick<Plan, 'status'>,
+  request: PlanningRequest,
+  catalog: readonly ToolSpec[],
+): string[] {
   if (plan.status !== 'IMPOSSIBLE') return [];
   return matchCatalog(tokenize(effectiveGoal(request)), catalog).tools.map((m) => m.tool.name);
 }

@@ -23,21 +23,40 @@ interface ParamRef {
 }
 
 function paramsOf(catalog: readonly ToolSpec[], keep: (param: string, schema: JsonSchema) => boolean): ParamRef[] {
-  return catalog.flatMap((tool) => paramSchemas(tool).filter(([p, s]) => keep(p, s)).map(([param, schema]) => ({ tool, param, schema })));
+  return catalog.flatMap((tool) =>
+    paramSchemas(tool)
+      .filter(([p, s]) => keep(p, s))
+      .map(([param, schema]) => ({ tool, param, schema })),
+  );
 }
 
 const names = (refs: readonly ParamRef[]) => refs.map((r) => `${r.tool.name}.${r.param}`);
-const isText = (s: JsonSchema) => s.type === 'string' && s.enum === undefined && s.format === undefined && s.pattern === undefined;
+const isText = (s: JsonSchema) =>
+  s.type === 'string' && s.enum === undefined && s.format === undefined && s.pattern === undefined;
 const describedAs = (param: string, schema: JsonSchema, stems: readonly string[]) => {
-  const words = new Set([...identifierStems(param), ...contentStems(typeof schema.description === 'string' ? schema.description : '')]);
+  const words = new Set([
+    ...identifierStems(param),
+    ...contentStems(typeof schema.description === 'string' ? schema.description : ''),
+  ]);
   return stems.some((s) => words.has(s));
 };
 
 /** Values a free-text param names as its examples: `examples`, or "e.g. lead, asbestos, PCB" in its description. */
 function exampleValues(schema: JsonSchema): string[] {
-  const listed = Array.isArray(schema.examples) ? schema.examples.filter((e): e is string => typeof e === 'string') : [];
-  const described = typeof schema.description === 'string' ? /\b(?:e\.g\.|such as|for example)\s*([^.;()]+)/i.exec(schema.description)?.[1] : undefined;
-  return [...listed, ...(described?.split(/,|\bor\b/).map((v) => v.trim()).filter((v) => v.length > 1 && !/\s/.test(v)) ?? [])];
+  const listed = Array.isArray(schema.examples)
+    ? schema.examples.filter((e): e is string => typeof e === 'string')
+    : [];
+  const described =
+    typeof schema.description === 'string'
+      ? /\b(?:e\.g\.|such as|for example)\s*([^.;()]+)/i.exec(schema.description)?.[1]
+      : undefined;
+  return [
+    ...listed,
+    ...(described
+      ?.split(/,|\bor\b/)
+      .map((v) => v.trim())
+      .filter((v) => v.length > 1 && !/\s/.test(v)) ?? []),
+  ];
 }
 
 /** The value `token` names among a param's enum, or among the examples of a free-text param ("lead" for contaminant). */
@@ -50,7 +69,11 @@ function knownValue(schema: JsonSchema, token: Token): string | undefined {
 
 /** Params that take a date bound: by name, or by a date format. */
 export function isDateParam(param: string, schema: JsonSchema): boolean {
-  return DATE_FROM.test(param) || DATE_TO.test(param) || ((schema.format === 'date' || schema.format === 'date-time') && /date|from|to|since|until/.test(param));
+  return (
+    DATE_FROM.test(param) ||
+    DATE_TO.test(param) ||
+    ((schema.format === 'date' || schema.format === 'date-time') && /date|from|to|since|until/.test(param))
+  );
 }
 
 /** Params that take a place (generic words of places, not of one catalog). */
@@ -60,10 +83,16 @@ export function isPlaceParam(param: string, schema: JsonSchema): boolean {
 
 /** Params that take a name: free text described as a name ("Carrier company name"), not an id or a path. */
 export function isNameParam(param: string, schema: JsonSchema): boolean {
-  return isText(schema) && !isIdParam(param, schema) && !/path/i.test(param) && describedAs(param, schema, ['name', 'company', 'person']);
+  return (
+    isText(schema) &&
+    !isIdParam(param, schema) &&
+    !/path/i.test(param) &&
+    describedAs(param, schema, ['name', 'company', 'person'])
+  );
 }
 
-const AMOUNT = /\b(at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
+const AMOUNT =
+  /\b(at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
 const AT_LEAST = /^(at least|more than|over|above|minimum of|min\.?)$/i;
 
 /** Where in the goal's tokens the text at character `index` begins. */
@@ -76,7 +105,8 @@ function properNames(tokens: readonly Token[], excluded: ReadonlySet<number>): T
   const runs: Token[][] = [];
   let run: Token[] = [];
   for (const t of tokens) {
-    const proper = t.pos > 0 && /^\p{Lu}/u.test(t.text) && isContentToken(t) && !excluded.has(t.pos) && !/\d/.test(t.text);
+    const proper =
+      t.pos > 0 && /^\p{Lu}/u.test(t.text) && isContentToken(t) && !excluded.has(t.pos) && !/\d/.test(t.text);
     if (proper && (run.length === 0 || run[run.length - 1]!.pos === t.pos - 1)) run.push(t);
     else {
       if (run.length > 0) runs.push(run);
@@ -100,7 +130,14 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   for (const p of periods) {
     const at = tokenPos(goal, lower.indexOf(p.phrase.split(' ')[0]!));
     tokenize(p.phrase).forEach((_, i) => periodTokens.add(at + i));
-    if (dateParams.length > 0) out.push({ kind: 'period', words: p.phrase, values: [...new Set([p.start, p.end])], params: names(dateParams), at });
+    if (dateParams.length > 0)
+      out.push({
+        kind: 'period',
+        words: p.phrase,
+        values: [...new Set([p.start, p.end])],
+        params: names(dateParams),
+        at,
+      });
   }
 
   const seenValues = new Set<string>();
@@ -109,18 +146,32 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
     const value = takers[0] ? knownValue(takers[0].schema, token)! : undefined;
     if (value === undefined || seenValues.has(value)) continue;
     seenValues.add(value);
-    out.push({ kind: 'value', words: token.text, values: [value], params: names(takers.filter((t) => knownValue(t.schema, token) === value)), at: token.pos });
+    out.push({
+      kind: 'value',
+      words: token.text,
+      values: [value],
+      params: names(takers.filter((t) => knownValue(t.schema, token) === value)),
+      at: token.pos,
+    });
   }
 
   // A word naming a boolean filter before a tool's noun: "contaminated shipments" → has_contaminants = true.
   const matched = matchCatalog(tokens, catalog);
   for (const m of matched.modifiers) {
-    out.push({ kind: 'value', words: m.token.text, values: ['true'], params: [`${m.tool}.${m.param}`], at: m.token.pos });
+    out.push({
+      kind: 'value',
+      words: m.token.text,
+      values: ['true'],
+      params: [`${m.tool}.${m.param}`],
+      at: m.token.pos,
+    });
   }
 
   const places = findLocations(tokens);
   const placeParams = paramsOf(catalog, isPlaceParam);
-  if (placeParams.length > 0) for (const place of places) out.push({ kind: 'place', words: place.text, values: [place.text], params: names(placeParams), at: place.pos });
+  if (placeParams.length > 0)
+    for (const place of places)
+      out.push({ kind: 'place', words: place.text, values: [place.text], params: names(placeParams), at: place.pos });
 
   const nameParams = paramsOf(catalog, isNameParam);
   if (nameParams.length > 0) {
@@ -153,7 +204,14 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
       if (!describedAs(p, s, [unitStem])) return false;
       return bound === undefined || !stems.includes(bound === 'min' ? 'max' : 'min');
     });
-    if (takers.length > 0) out.push({ kind: 'amount', words: m[0].trim(), values: [number!], params: names(takers), at: tokenPos(goal, m.index!) });
+    if (takers.length > 0)
+      out.push({
+        kind: 'amount',
+        words: m[0].trim(),
+        values: [number!],
+        params: names(takers),
+        at: tokenPos(goal, m.index!),
+      });
   }
   return out.sort((a, b) => a.at - b.at);
 }

@@ -7,7 +7,15 @@
  * assumptions say each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
  * ranking planner binds the same way from the start.
  */
-import { guessedIds, isIdParam, idProviders, saidByGoal, unboundConstraints, type GoalConstraint, type Grounding } from '../domain/grounding';
+import {
+  guessedIds,
+  isIdParam,
+  idProviders,
+  saidByGoal,
+  unboundConstraints,
+  type GoalConstraint,
+  type Grounding,
+} from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
 import { PlanSchema, type Plan, type Step } from '../domain/plan';
 import { complexityOf } from '../domain/plan-draft';
@@ -34,7 +42,9 @@ const schemaOf = (tool: ToolSpec, param: string): JsonSchema | undefined => {
 
 /** The params of `tool` that can take `constraint` (for a period, its date bounds) and are not set in `params`. */
 function openParams(tool: ToolSpec, params: Record<string, unknown>, constraint: GoalConstraint): string[] {
-  return Object.keys(tool.parameters.properties ?? {}).filter((p) => constraint.params.includes(`${tool.name}.${p}`) && !(p in params));
+  return Object.keys(tool.parameters.properties ?? {}).filter(
+    (p) => constraint.params.includes(`${tool.name}.${p}`) && !(p in params),
+  );
 }
 
 /** Sets `constraint` on `params` of `tool` if it can take it; the params it set. */
@@ -73,12 +83,16 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
       let at = lookups.findIndex((l) => l.tool === provider);
       if (at < 0) {
         const params: Record<string, unknown> = {};
-        const applied = grounding.constraints.filter((k) => k.kind !== 'period' && apply(provider, params, k).length > 0);
+        const applied = grounding.constraints.filter(
+          (k) => k.kind !== 'period' && apply(provider, params, k).length > 0,
+        );
         if (applied.length === 0) continue; // nothing of the goal to look the ids up by
         at = lookups.push({ tool: provider, params }) - 1;
       }
       reads.set(i, { ...reads.get(i), [param]: at });
-      notes.push(`${param} of step ${step.id} was ${JSON.stringify(step.params[param])}, a guess: the ids come from a ${provider.name} lookup instead`);
+      notes.push(
+        `${param} of step ${step.id} was ${JSON.stringify(step.params[param])}, a guess: the ids come from a ${provider.name} lookup instead`,
+      );
     }
   });
 
@@ -98,8 +112,13 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
     })),
     ...task.steps.map((step, i): Step => {
       const own = reads.get(i) ?? {};
-      const params = { ...(shifted(step.params, by) as Record<string, unknown>), ...Object.fromEntries(Object.entries(own).map(([p, at]) => [p, `\${step[${at}].data.*.id}`])) };
-      const depends_on = [...new Set([...step.depends_on.map((d) => d + by), ...Object.values(own)])].sort((a, b) => a - b);
+      const params = {
+        ...(shifted(step.params, by) as Record<string, unknown>),
+        ...Object.fromEntries(Object.entries(own).map(([p, at]) => [p, `\${step[${at}].data.*.id}`])),
+      };
+      const depends_on = [...new Set([...step.depends_on.map((d) => d + by), ...Object.values(own)])].sort(
+        (a, b) => a - b,
+      );
       return { ...step, params, depends_on };
     }),
   ].map((step, i) => (by > 0 ? { ...step, id: `${task.id}.${i + 1}` } : step));
@@ -114,7 +133,13 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
     const paths = new Set(pathParamSchemas(tool.parameters, tool.path_params).map((p) => p.param));
     for (const [param, value] of Object.entries(step.params)) {
       const schema = schemaOf(tool, param);
-      const filter = typeof value === 'number' ? schema?.type === 'number' || schema?.type === 'integer' : typeof value === 'string' && schema?.type === 'string' && schema.format === undefined && !containsTemplate(value);
+      const filter =
+        typeof value === 'number'
+          ? schema?.type === 'number' || schema?.type === 'integer'
+          : typeof value === 'string' &&
+            schema?.type === 'string' &&
+            schema.format === undefined &&
+            !containsTemplate(value);
       if (!filter || tool.required.includes(param) || paths.has(param) || isIdParam(param, schema)) continue;
       if (saidByGoal(String(value), grounding)) continue;
       delete step.params[param];
@@ -127,7 +152,9 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
       const tool = step.tool ? tools.get(step.tool) : undefined;
       const set = step.action === 'tool_call' && tool ? apply(tool, step.params, k) : [];
       if (set.length === 0) continue;
-      notes.push(`"${k.words}" applies to step ${step.id} (${set.map((p) => `${p}=${JSON.stringify(step.params[p])}`).join(', ')})`);
+      notes.push(
+        `"${k.words}" applies to step ${step.id} (${set.map((p) => `${p}=${JSON.stringify(step.params[p])}`).join(', ')})`,
+      );
       break;
     }
   }

@@ -41,7 +41,12 @@ export function contentAddress(value: unknown): StoredRef & { text: string } {
 
 export function hashOf(ref: string): string {
   const m = REF.exec(ref);
-  if (!m) throw new InvalidInputError(`invalid content ref "${ref}"`, 'A content ref looks like sha256:<64 lowercase hex digits>.', { ref });
+  if (!m)
+    throw new InvalidInputError(
+      `invalid content ref "${ref}"`,
+      'A content ref looks like sha256:<64 lowercase hex digits>.',
+      { ref },
+    );
   return m[1]!;
 }
 
@@ -100,7 +105,12 @@ export class LocalContentStore implements ContentStore {
 
   /** Removes the values last written before `cutoff`, except those under `kept` refs; returns how many. */
   async removeOlderThan(cutoff: Date, kept: ReadonlySet<string>): Promise<number> {
-    return await removeFilesOlderThan(this.dir, cutoff, (name) => /^[0-9a-f]{2}$/.test(name), (file) => kept.has(`sha256:${path.basename(file, '.json')}`));
+    return await removeFilesOlderThan(
+      this.dir,
+      cutoff,
+      (name) => /^[0-9a-f]{2}$/.test(name),
+      (file) => kept.has(`sha256:${path.basename(file, '.json')}`),
+    );
   }
 
   async get(ref: string): Promise<unknown> {
@@ -112,7 +122,8 @@ export class LocalContentStore implements ContentStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw missingValue(ref, this.dir);
       throw err;
     }
-    if (`sha256:${sha256Hex(text)}` !== ref) throw new Error(`content store file ${file} is corrupt: its content does not hash to ${ref}`);
+    if (`sha256:${sha256Hex(text)}` !== ref)
+      throw new Error(`content store file ${file} is corrupt: its content does not hash to ${ref}`);
     return JSON.parse(text) as unknown;
   }
 }

@@ -13,7 +13,14 @@ import type { Pool, PoolClient } from 'pg';
 import { InvalidInputError, StoreUnavailableError } from '../domain/errors';
 import { sha256Hex } from '../sha256';
 import type { IdempotencyLedger } from '../tools/idempotency';
-import { contentAddress, hashOf, missingValue, type ContentStore, type StoredRef, type WriteOrigin } from './content-store';
+import {
+  contentAddress,
+  hashOf,
+  missingValue,
+  type ContentStore,
+  type StoredRef,
+  type WriteOrigin,
+} from './content-store';
 import { NO_OPEN_RUNS, type GarbageReport, type OpenRunNeeds, type PlannerStorage } from './storage';
 
 /** pg_advisory_lock key of the planner's migrations (any constant other code does not use). */
@@ -61,8 +68,12 @@ export async function migrate(pool: Pool): Promise<number[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await client.query('CREATE SCHEMA IF NOT EXISTS planner');
-      await client.query('CREATE TABLE IF NOT EXISTS planner.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-      const done = new Set((await client.query<{ version: number }>('SELECT version FROM planner.migrations')).rows.map((r) => r.version));
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS planner.migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      const done = new Set(
+        (await client.query<{ version: number }>('SELECT version FROM planner.migrations')).rows.map((r) => r.version),
+      );
       for (const m of MIGRATIONS) {
         if (done.has(m.version)) continue;
         await inTransaction(client, async () => {
@@ -96,12 +107,32 @@ async function inTransaction<T>(client: PoolClient, fn: () => Promise<T>): Promi
 export const OUTAGE_WAIT_MS = 30_000;
 
 /** Node's and PostgreSQL's codes (class 08, 57P01–03) for "the server cannot be reached now", not "the statement is wrong". */
-const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
 function isOutage(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && OUTAGE_CODES.has(code)) return true;
-  return err instanceof Error && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message);
+  return (
+    err instanceof Error &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      err.message,
+    )
+  );
 }
 
 /** Keeps the running activity alive while it waits (local activities and non-activity callers need nothing). */
@@ -147,7 +178,10 @@ class PlannerDatabase {
         if (!isOutage(err)) throw err;
         const waited = Date.now() - began;
         if (waited >= OUTAGE_WAIT_MS) {
-          throw new StoreUnavailableError(`the planner's database (${this.name}) is unreachable: ${(err as Error).message}`, { database: this.name, waited_ms: waited });
+          throw new StoreUnavailableError(
+            `the planner's database (${this.name}) is unreachable: ${(err as Error).message}`,
+            { database: this.name, waited_ms: waited },
+          );
         }
         heartbeatIfActivity();
         await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** tries, 2_000, OUTAGE_WAIT_MS - waited)));
@@ -175,25 +209,30 @@ export class PostgresContentStore implements ContentStore {
   async put(value: unknown, origin?: WriteOrigin): Promise<StoredRef> {
     const { ref, bytes, text } = contentAddress(value);
     // One statement: the value (its body written once, its last write time refreshed) and who wrote it.
-    await this.db.run((pool) => pool.query(
-      `WITH stored AS (
+    await this.db.run((pool) =>
+      pool.query(
+        `WITH stored AS (
          INSERT INTO planner.content (ref, body, bytes, created_at, written_at) VALUES ($1, $2, $3, $4, $4)
          ON CONFLICT (ref) DO UPDATE SET written_at = GREATEST(planner.content.written_at, EXCLUDED.written_at)
          RETURNING ref)
        INSERT INTO planner.content_writers (ref, workflow_id, written_at)
        SELECT ref, $5::text, $4 FROM stored WHERE $5::text IS NOT NULL
        ON CONFLICT (ref, workflow_id) DO UPDATE SET written_at = GREATEST(planner.content_writers.written_at, EXCLUDED.written_at)`,
-      [ref, text, bytes, this.db.now(), origin?.workflowId ?? null],
-    ));
+        [ref, text, bytes, this.db.now(), origin?.workflowId ?? null],
+      ),
+    );
     return { ref, bytes };
   }
 
   async get(ref: string): Promise<unknown> {
     hashOf(ref);
-    const { rows } = await this.db.run((pool) => pool.query<{ body: string }>('SELECT body FROM planner.content WHERE ref = $1', [ref]));
+    const { rows } = await this.db.run((pool) =>
+      pool.query<{ body: string }>('SELECT body FROM planner.content WHERE ref = $1', [ref]),
+    );
     const body = rows[0]?.body;
     if (body === undefined) throw missingValue(ref, 'PostgreSQL (DATABASE_URL, schema planner)');
-    if (`sha256:${sha256Hex(body)}` !== ref) throw new Error(`content store row ${ref} is corrupt: its body does not hash to its ref`);
+    if (`sha256:${sha256Hex(body)}` !== ref)
+      throw new Error(`content store row ${ref} is corrupt: its body does not hash to its ref`);
     return JSON.parse(body) as unknown;
   }
 }
@@ -202,18 +241,18 @@ export class PostgresIdempotencyLedger implements IdempotencyLedger {
   constructor(private readonly db: PlannerDatabase) {}
 
   async get(key: string): Promise<unknown> {
-    const { rows } = await this.db.run((pool) => pool.query<{ value: string }>('SELECT value FROM planner.ledger WHERE key = $1', [key]));
+    const { rows } = await this.db.run((pool) =>
+      pool.query<{ value: string }>('SELECT value FROM planner.ledger WHERE key = $1', [key]),
+    );
     return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as unknown);
   }
 
   async record(key: string, value: unknown, origin?: WriteOrigin): Promise<void> {
     await this.db.run((pool) =>
-      pool.query('INSERT INTO planner.ledger (key, value, workflow_id, recorded_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING', [
-        key,
-        JSON.stringify(value === undefined ? null : value),
-        origin?.workflowId ?? null,
-        this.db.now(),
-      ]),
+      pool.query(
+        'INSERT INTO planner.ledger (key, value, workflow_id, recorded_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING',
+        [key, JSON.stringify(value === undefined ? null : value), origin?.workflowId ?? null, this.db.now()],
+      ),
     );
   }
 
@@ -256,33 +295,37 @@ export class PostgresStorage implements PlannerStorage {
     try {
       await this.db.migrated();
     } catch (err) {
-      throw new StoreUnavailableError(`cannot reach the planner's database at DATABASE_URL (${this.db.name}): ${(err as Error).message || String(err)}`, { database: this.db.name });
+      throw new StoreUnavailableError(
+        `cannot reach the planner's database at DATABASE_URL (${this.db.name}): ${(err as Error).message || String(err)}`,
+        { database: this.db.name },
+      );
     }
   }
 
   async collectGarbage(cutoff: Date, open: OpenRunNeeds = NO_OPEN_RUNS): Promise<GarbageReport> {
-    if (Number.isNaN(cutoff.getTime())) throw new InvalidInputError('invalid garbage-collection cutoff', 'Give a date, e.g. 30 days ago.');
+    if (Number.isNaN(cutoff.getTime()))
+      throw new InvalidInputError('invalid garbage-collection cutoff', 'Give a date, e.g. 30 days ago.');
     return await this.db.run(async (pool) => {
       const client = await pool.connect();
       try {
         const openRuns = [...open.workflowIds];
-      return await inTransaction(client, async () => {
-        await client.query(
-          `DELETE FROM planner.content_writers WHERE written_at < $1 AND workflow_id NOT IN (${RECENT_RUNS})`,
-          [cutoff, openRuns],
-        );
-        // A put racing this delete refreshes written_at on the row first, so the row's re-check keeps it.
-        const values = await client.query(
-          `DELETE FROM planner.content c WHERE c.written_at < $1 AND c.ref <> ALL($2::text[])
+        return await inTransaction(client, async () => {
+          await client.query(
+            `DELETE FROM planner.content_writers WHERE written_at < $1 AND workflow_id NOT IN (${RECENT_RUNS})`,
+            [cutoff, openRuns],
+          );
+          // A put racing this delete refreshes written_at on the row first, so the row's re-check keeps it.
+          const values = await client.query(
+            `DELETE FROM planner.content c WHERE c.written_at < $1 AND c.ref <> ALL($2::text[])
              AND NOT EXISTS (SELECT 1 FROM planner.content_writers w WHERE w.ref = c.ref)`,
-          [cutoff, [...open.refs]],
-        );
-        const entries = await client.query(
-          `DELETE FROM planner.ledger WHERE recorded_at < $1 AND (workflow_id IS NULL OR workflow_id NOT IN (${RECENT_RUNS}))`,
-          [cutoff, openRuns],
-        );
-        return { values: values.rowCount ?? 0, ledgerEntries: entries.rowCount ?? 0 };
-      });
+            [cutoff, [...open.refs]],
+          );
+          const entries = await client.query(
+            `DELETE FROM planner.ledger WHERE recorded_at < $1 AND (workflow_id IS NULL OR workflow_id NOT IN (${RECENT_RUNS}))`,
+            [cutoff, openRuns],
+          );
+          return { values: values.rowCount ?? 0, ledgerEntries: entries.rowCount ?? 0 };
+        });
       } finally {
         client.release();
       }

@@ -55,7 +55,10 @@ export class LocalStorage implements PlannerStorage {
   }
 
   async collectGarbage(cutoff: Date, open: OpenRunNeeds = NO_OPEN_RUNS): Promise<GarbageReport> {
-    return { values: await this.store.removeOlderThan(cutoff, open.refs), ledgerEntries: await this.ledger.removeOlderThan(cutoff, open.workflowIds) };
+    return {
+      values: await this.store.removeOlderThan(cutoff, open.refs),
+      ledgerEntries: await this.ledger.removeOlderThan(cutoff, open.workflowIds),
+    };
   }
 
   async close(): Promise<void> {}

@@ -46,14 +46,20 @@ function activityMeter(): MetricMeter | undefined {
 export function recordLlmCallMetrics(model: string, durationMs: number, usage: LlmCallUsage | undefined): void {
   const meter = activityMeter();
   if (!meter) return;
-  meter.createCounter(ACTIVITY_METRICS.llmCalls, 'calls', 'LLM calls by model and outcome').add(1, { model, outcome: usage ? 'ok' : 'error' });
-  meter.createHistogram(ACTIVITY_METRICS.llmDuration, 'int', 'ms', 'LLM call latency').record(Math.max(0, Math.round(durationMs)), { model });
+  meter
+    .createCounter(ACTIVITY_METRICS.llmCalls, 'calls', 'LLM calls by model and outcome')
+    .add(1, { model, outcome: usage ? 'ok' : 'error' });
+  meter
+    .createHistogram(ACTIVITY_METRICS.llmDuration, 'int', 'ms', 'LLM call latency')
+    .record(Math.max(0, Math.round(durationMs)), { model });
   if (!usage) return;
   const tokens = meter.createCounter(ACTIVITY_METRICS.llmTokens, 'tokens', 'LLM tokens by model and kind');
   tokens.add(usage.prompt_tokens, { model, kind: 'prompt' });
   tokens.add(usage.completion_tokens, { model, kind: 'completion' });
   tokens.add(usage.cached_tokens, { model, kind: 'cached' });
-  meter.createHistogram(ACTIVITY_METRICS.llmCost, 'float', 'usd', 'cost of one LLM call (the sum is the spend)').record(usage.cost_usd, { model });
+  meter
+    .createHistogram(ACTIVITY_METRICS.llmCost, 'float', 'usd', 'cost of one LLM call (the sum is the spend)')
+    .record(usage.cost_usd, { model });
 }
 
 /** One tool call (an `executeStep` attempt) by tool and outcome (`ok`, or the error's type), and its duration. */
@@ -61,5 +67,7 @@ export function recordToolCallMetrics(tool: string, durationMs: number, outcome:
   const meter = activityMeter();
   if (!meter) return;
   meter.createCounter(ACTIVITY_METRICS.toolCalls, 'calls', 'tool calls by tool and outcome').add(1, { tool, outcome });
-  meter.createHistogram(ACTIVITY_METRICS.toolDuration, 'int', 'ms', 'tool call latency').record(Math.max(0, Math.round(durationMs)), { tool });
+  meter
+    .createHistogram(ACTIVITY_METRICS.toolDuration, 'int', 'ms', 'tool call latency')
+    .record(Math.max(0, Math.round(durationMs)), { tool });
 }

@@ -35,7 +35,9 @@ export interface ToolDefinitionInput<P extends z.ZodObject, R extends z.ZodType>
 /** Tools defined without a task queue: they run wherever the planner runs. */
 const onPlannerQueue = new WeakSet<ToolImplementation>();
 
-export function defineTool<P extends z.ZodObject, R extends z.ZodType>(def: ToolDefinitionInput<P, R>): ToolImplementation {
+export function defineTool<P extends z.ZodObject, R extends z.ZodType>(
+  def: ToolDefinitionInput<P, R>,
+): ToolImplementation {
   const tool: ToolImplementation = {
     spec: toolSpecFromZod({
       name: def.name,
@@ -57,17 +59,27 @@ export function defineTool<P extends z.ZodObject, R extends z.ZodType>(def: Tool
 }
 
 /** A catalog named `catalog`; `close` releases what the tools hold (connections, files), called when workers stop. */
-export function defineToolPack(catalog: string, tools: ToolImplementation[], close: () => Promise<void> = async () => {}): ToolPack {
+export function defineToolPack(
+  catalog: string,
+  tools: ToolImplementation[],
+  close: () => Promise<void> = async () => {},
+): ToolPack {
   return { catalog, tools, close };
 }
 
 /** The same pack with every tool served from `queue` (and optionally wrapped, e.g. by tests to count or fail calls). */
-export function onQueue(pack: ToolPack, queue: string, wrap: (tool: ToolImplementation) => ToolImplementation = (t) => t): ToolPack {
+export function onQueue(
+  pack: ToolPack,
+  queue: string,
+  wrap: (tool: ToolImplementation) => ToolImplementation = (t) => t,
+): ToolPack {
   return { ...pack, tools: pack.tools.map((t) => wrap({ ...t, spec: { ...t.spec, task_queue: queue } })) };
 }
 
 /** The pack as served by a planner on `taskQueue`: its tools defined without a queue of their own move there. */
 export function withPlannerQueue(pack: ToolPack, taskQueue: string): ToolPack {
-  const tools = pack.tools.map((t) => (onPlannerQueue.has(t) ? { ...t, spec: { ...t.spec, task_queue: taskQueue } } : t));
+  const tools = pack.tools.map((t) =>
+    onPlannerQueue.has(t) ? { ...t, spec: { ...t.spec, task_queue: taskQueue } } : t,
+  );
   return { ...pack, tools };
 }

@@ -25,11 +25,14 @@ export class WorkspaceRootNotAllowedError extends InvalidInputError {
 export class UnknownToolError extends StepFailedError {
   override readonly name = 'UnknownToolError';
   constructor(tool: string, served: readonly string[], queues: readonly string[]) {
-    super(`tool "${tool}" is not served by this worker (task queue ${queues.join(', ') || '(none)'}; tools: ${served.join(', ') || '(none)'})`, {
-      retryable: false,
-      hint: 'Route the step to the task queue of the tool\'s catalog entry, or start a worker that serves the tool.',
-      details: { tool, served: [...served], task_queues: [...queues] },
-    });
+    super(
+      `tool "${tool}" is not served by this worker (task queue ${queues.join(', ') || '(none)'}; tools: ${served.join(', ') || '(none)'})`,
+      {
+        retryable: false,
+        hint: "Route the step to the task queue of the tool's catalog entry, or start a worker that serves the tool.",
+        details: { tool, served: [...served], task_queues: [...queues] },
+      },
+    );
   }
 }
 
@@ -51,11 +54,14 @@ export class StepParamsError extends StepFailedError {
 export class PathOutsideWorkspaceError extends StepFailedError {
   override readonly name = 'PathOutsideWorkspaceError';
   constructor(tool: string, param: string, value: string, root: string, real?: string) {
-    super(`param "${param}" of tool "${tool}" is outside the workspace ${root}: ${value}${real !== undefined ? ` (resolves to ${real})` : ''}`, {
-      retryable: false,
-      hint: 'Use paths inside the workspace root; ".." and symlinks are followed to where they really lead.',
-      details: { tool, param, path: value, workspace_root: root, ...(real !== undefined ? { real_path: real } : {}) },
-    });
+    super(
+      `param "${param}" of tool "${tool}" is outside the workspace ${root}: ${value}${real !== undefined ? ` (resolves to ${real})` : ''}`,
+      {
+        retryable: false,
+        hint: 'Use paths inside the workspace root; ".." and symlinks are followed to where they really lead.',
+        details: { tool, param, path: value, workspace_root: root, ...(real !== undefined ? { real_path: real } : {}) },
+      },
+    );
   }
 }
 
@@ -78,10 +84,13 @@ export class OpenedOutsideRootError extends StepFailedError {
 export class ToolResultError extends StepFailedError {
   override readonly name = 'ToolResultError';
   constructor(tool: string, issues: readonly string[]) {
-    super(`tool "${tool}" returned a result that does not match its result schema:\n${issues.slice(0, 20).join('\n')}`, {
-      retryable: false,
-      hint: 'The tool implementation is broken; fix it or re-plan without it.',
-      details: { tool, issues: issues.slice(0, 50) },
-    });
+    super(
+      `tool "${tool}" returned a result that does not match its result schema:\n${issues.slice(0, 20).join('\n')}`,
+      {
+        retryable: false,
+        hint: 'The tool implementation is broken; fix it or re-plan without it.',
+        details: { tool, issues: issues.slice(0, 50) },
+      },
+    );
   }
 }

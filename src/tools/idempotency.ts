@@ -18,7 +18,13 @@ import * as path from 'node:path';
 import { canonicalJson } from '../domain/canonical-json';
 import { StepOutcomeUnknownError } from '../domain/errors';
 import { sha256Hex } from '../sha256';
-import { LocalContentStore, removeFilesOlderThan, writeFileAtomic, type ContentStore, type WriteOrigin } from '../store/content-store';
+import {
+  LocalContentStore,
+  removeFilesOlderThan,
+  writeFileAtomic,
+  type ContentStore,
+  type WriteOrigin,
+} from '../store/content-store';
 
 export interface IdempotencyLedger {
   /** The value recorded under `key`, or undefined when the key is new. */
@@ -89,7 +95,12 @@ export class FileIdempotencyLedger implements IdempotencyLedger {
   async record(key: string, value: unknown, origin?: WriteOrigin): Promise<void> {
     if ((await this.get(key)) !== undefined) return;
     const at = this.now();
-    const entry: Entry = { key, value, recorded_at: at.toISOString(), ...(origin ? { workflow_id: origin.workflowId } : {}) };
+    const entry: Entry = {
+      key,
+      value,
+      recorded_at: at.toISOString(),
+      ...(origin ? { workflow_id: origin.workflowId } : {}),
+    };
     await writeFileAtomic(this.fileOf(key), canonicalJson(entry));
     await fs.utimes(this.fileOf(key), at, at);
   }

@@ -62,7 +62,10 @@ export class ToolCatalogs {
     const tools = this.catalogs.get(name);
     if (!tools) {
       const down = this.unavailable.get(name);
-      if (down) throw new CatalogUnavailableError(`tool catalog "${name}" is unavailable: ${down.message}`, down.hint, { catalog: name });
+      if (down)
+        throw new CatalogUnavailableError(`tool catalog "${name}" is unavailable: ${down.message}`, down.hint, {
+          catalog: name,
+        });
       // Retryable: workers with different configs may share the planner queue; another one may serve the catalog.
       throw new CatalogUnavailableError(
         `unknown tool catalog "${name}"`,

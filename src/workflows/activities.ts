@@ -1,5 +1,10 @@
 /** The activities the workflow calls, with their options: planning work and the steps of a plan. */
-import { proxyActivities, proxyLocalActivities, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { PlannerActivities } from '../activities';
 import type { LlmStepActivities } from '../activities/llm-step';
 import type { StepExecutionInput, StepResult } from '../domain/step-execution';
@@ -26,7 +31,13 @@ export function planningActivities(summary: string, local: boolean): PlannerActi
 }
 
 /** `executeStep` on the step's queue, with the run's step timeouts; side-effecting tools retry under their key. */
-export function stepActivity(options: { taskQueue: string; startToCloseMs: number; heartbeatMs: number; maximumAttempts: number; summary: string }) {
+export function stepActivity(options: {
+  taskQueue: string;
+  startToCloseMs: number;
+  heartbeatMs: number;
+  maximumAttempts: number;
+  summary: string;
+}) {
   return proxyActivities<{ executeStep(input: StepExecutionInput): Promise<StepResult> }>({
     taskQueue: options.taskQueue,
     startToCloseTimeout: options.startToCloseMs,

@@ -17,16 +17,28 @@ export function planDetails(state: PlanningState): string {
   const plan = state.plan;
   const head = [
     `**Stage:** ${state.stage}`,
-    plan ? `**Plan:** v${plan.version} (${plan.status}), ${plan.tasks.reduce((n, t) => n + t.steps.length, 0)} step(s)` : '**Plan:** none yet',
+    plan
+      ? `**Plan:** v${plan.version} (${plan.status}), ${plan.tasks.reduce((n, t) => n + t.steps.length, 0)} step(s)`
+      : '**Plan:** none yet',
     `**Budget:** ${usageLine(state.budget.spent, state.budget.limit)} (${state.budget.policy})`,
   ].join('  \n');
   const pending = pendingInput(state);
   const empty = emptyAnswerNote(state);
-  const tail = [pending ? pendingBlock(pending, state.workflow_id) : '', state.failure ? `**Failed:** ${cell(state.failure.message)}` : '', empty ? `**Answer:** ${cell(empty)}` : ''].filter(Boolean);
+  const tail = [
+    pending ? pendingBlock(pending, state.workflow_id) : '',
+    state.failure ? `**Failed:** ${cell(state.failure.message)}` : '',
+    empty ? `**Answer:** ${cell(empty)}` : '',
+  ].filter(Boolean);
   // Before routing the steps are the plan's, not yet scheduled: shown as PLANNED (e.g. for a person to approve).
-  const steps = state.steps.length > 0 ? state.steps : (plan?.tasks.flatMap((t) => t.steps.map((s) => ({ id: s.id, title: s.title, tool: s.tool, status: 'PLANNED' }))) ?? []);
+  const steps =
+    state.steps.length > 0
+      ? state.steps
+      : (plan?.tasks.flatMap((t) =>
+          t.steps.map((s) => ({ id: s.id, title: s.title, tool: s.tool, status: 'PLANNED' })),
+        ) ?? []);
   let rows = steps.slice(0, TABLE_ROWS_MAX).map(stepRow);
-  const fits = (r: string[]) => [head, table(r, steps.length), ...tail].join('\n\n').length <= CURRENT_DETAILS_MAX_CHARS;
+  const fits = (r: string[]) =>
+    [head, table(r, steps.length), ...tail].join('\n\n').length <= CURRENT_DETAILS_MAX_CHARS;
   while (rows.length > 0 && !fits(rows)) rows = rows.slice(0, -1);
   return [head, table(rows, steps.length), ...tail].filter(Boolean).join('\n\n').slice(0, CURRENT_DETAILS_MAX_CHARS);
 }
@@ -39,7 +51,11 @@ function table(rows: string[], total: number): string {
 
 function stepRow(step: Pick<StepRecord, 'id' | 'title' | 'tool' | 'error' | 'result'> & { status: string }): string {
   const r = step.result;
-  const result = r ? `${r.items !== null ? `${r.items} item(s), ` : ''}${sizeOf(r.bytes)}` : step.error ? cell(step.error.message) : '–';
+  const result = r
+    ? `${r.items !== null ? `${r.items} item(s), ` : ''}${sizeOf(r.bytes)}`
+    : step.error
+      ? cell(step.error.message)
+      : '–';
   return `| ${cell(step.id)} ${cell(step.title)} | ${cell(step.tool ?? '–')} | ${step.status} | ${result} |`;
 }
 
@@ -47,7 +63,11 @@ function pendingBlock(pending: PendingInput, workflowId: string): string {
   const id = shellQuote(workflowId);
   switch (pending.kind) {
     case 'clarification':
-      return [`**Question:** ${cell(pending.text)}`, ...pending.options.map((o, i) => `${i + 1}. ${cell(o)}${i + 1 === pending.default_option ? ' (default)' : ''}`), `Answer: ${code(`planner answer ${id} <number or text>`)}`].join('\n');
+      return [
+        `**Question:** ${cell(pending.text)}`,
+        ...pending.options.map((o, i) => `${i + 1}. ${cell(o)}${i + 1 === pending.default_option ? ' (default)' : ''}`),
+        `Answer: ${code(`planner answer ${id} <number or text>`)}`,
+      ].join('\n');
     case 'approval':
       return `**Waiting for approval** of plan v${pending.plan_version} (${pending.plan_status}, ${pending.steps} step(s)). Approve: ${code(`planner approve ${id} --version ${pending.plan_version}`)}`;
     case 'step': {

@@ -39,15 +39,26 @@ function parse<M extends MessageWithPayload>(message: M, payload: unknown): Mess
 }
 
 /** The answer and the text it stands for (an option's text, or the free text); the first answer wins, later ones are refused. */
-export function checkAnswer(state: PlanningState, payload: unknown): { answer: ClarificationAnswer; text: string; by: string | undefined } {
+export function checkAnswer(
+  state: PlanningState,
+  payload: unknown,
+): { answer: ClarificationAnswer; text: string; by: string | undefined } {
   const { stage, question } = state;
   if (state.answer) {
-    refuse(`the question was already answered by an earlier answer: ${state.answer.text}`, 'Query getState; a question takes one answer, and the run is taking that one.');
+    refuse(
+      `the question was already answered by an earlier answer: ${state.answer.text}`,
+      'Query getState; a question takes one answer, and the run is taking that one.',
+    );
   }
   if (stage !== 'AWAITING_CLARIFICATION' || !question) {
     const last = state.clarifications.at(-1);
-    const taken = !last ? '' : `; the last question was ${last.by === 'user' ? 'already answered by an earlier answer' : 'answered with its default after the timeout'}: ${last.answer}`;
-    refuse(`no question is pending (stage ${stage})${taken}`, 'Query getState; answer only while the stage is AWAITING_CLARIFICATION.');
+    const taken = !last
+      ? ''
+      : `; the last question was ${last.by === 'user' ? 'already answered by an earlier answer' : 'answered with its default after the timeout'}: ${last.answer}`;
+    refuse(
+      `no question is pending (stage ${stage})${taken}`,
+      'Query getState; answer only while the stage is AWAITING_CLARIFICATION.',
+    );
   }
   const answer = parse(MESSAGE_NAMES.answerClarification, payload);
   if ('option' in answer && answer.option > question.options.length) {
@@ -61,12 +72,19 @@ export function checkAnswer(state: PlanningState, payload: unknown): { answer: C
 
 function requireApprovalStage(state: PlanningState): void {
   if (state.stage !== 'AWAITING_APPROVAL') {
-    refuse(`nothing awaits approval (stage ${state.stage})`, 'Query getState; approve or reject only while the stage is AWAITING_APPROVAL.');
+    refuse(
+      `nothing awaits approval (stage ${state.stage})`,
+      'Query getState; approve or reject only while the stage is AWAITING_APPROVAL.',
+    );
   }
 }
 
 /** A decision names the version it is about (old clients may omit it); any other version is refused. */
-function requireShownVersion(state: PlanningState, decision: { plan_version?: number | undefined }, message: string): void {
+function requireShownVersion(
+  state: PlanningState,
+  decision: { plan_version?: number | undefined },
+  message: string,
+): void {
   const current = state.plan?.version;
   if (decision.plan_version !== undefined && decision.plan_version !== current) {
     refuse(
@@ -77,7 +95,11 @@ function requireShownVersion(state: PlanningState, decision: { plan_version?: nu
 }
 
 /** A decision on a version already decided is refused naming the decision that won (the version given, else the current one). */
-function requireUndecided(state: PlanningState, decision: { plan_version?: number | undefined }, message: string): void {
+function requireUndecided(
+  state: PlanningState,
+  decision: { plan_version?: number | undefined },
+  message: string,
+): void {
   const decided = state.last_decision;
   if (!decided || decided.version !== (decision.plan_version ?? state.plan?.version)) return;
   const current = state.stage === 'AWAITING_APPROVAL' ? state.plan?.version : undefined;
@@ -88,7 +110,11 @@ function requireUndecided(state: PlanningState, decision: { plan_version?: numbe
 }
 
 /** A decision on a version already decided is refused, naming the decision that won. */
-function checkDecision<M extends 'approve' | 'reject'>(state: PlanningState, payload: unknown, message: M): MessagePayload<M> {
+function checkDecision<M extends 'approve' | 'reject'>(
+  state: PlanningState,
+  payload: unknown,
+  message: M,
+): MessagePayload<M> {
   const decision = parse(message, payload);
   requireUndecided(state, decision, message);
   requireApprovalStage(state);
@@ -104,7 +130,10 @@ function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
   if (!state.options.four_eyes) return;
   const version = state.plan?.version;
   if (approval.identity === undefined) {
-    refuse(`approve refused by four_eyes: the approval of plan v${version} names no identity, so it cannot be told from the starter's`, 'Send {"identity": "<who approves>", …}; PlannerClient and `planner approve` send their client identity.');
+    refuse(
+      `approve refused by four_eyes: the approval of plan v${version} names no identity, so it cannot be told from the starter's`,
+      'Send {"identity": "<who approves>", …}; PlannerClient and `planner approve` send their client identity.',
+    );
   }
   if (approval.identity === state.started_by) {
     refuse(
@@ -130,21 +159,35 @@ export function approvalDecided(state: PlanningState, payload: unknown, status: 
   const reason = 'reason' in checked ? checked.reason : checked.comment;
   const by = checked.identity;
   const version = state.plan!.version;
-  const decided = { approval: { status, reason, ...(by !== undefined ? { by } : {}) }, last_decision: { version, status } };
+  const decided = {
+    approval: { status, reason, ...(by !== undefined ? { by } : {}) },
+    last_decision: { version, status },
+  };
   return status === 'approved'
-    ? { decided, by, note: `approved${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}`, reply: `plan v${version} approved` }
-    : { decided, by, note: `rejected${by ? ` by ${by}` : ''}: ${reason}`, reply: `plan v${version} rejected; refining` };
+    ? {
+        decided,
+        by,
+        note: `approved${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}`,
+        reply: `plan v${version} approved`,
+      }
+    : {
+        decided,
+        by,
+        note: `rejected${by ? ` by ${by}` : ''}: ${reason}`,
+        reply: `plan v${version} rejected; refining`,
+      };
 }
 
 export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
-  if (isTerminal(state.stage)) refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
+  if (isTerminal(state.stage))
+    refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
   const raise = parse(MESSAGE_NAMES.raiseBudget, payload);
   // Only the limits this raise increases: one a run started with past its maximum (before that was refused) is no reason to refuse raising another.
   const over = limitsPastMaxima(addUsage(state.budget.limit, raise)).filter((d) => raise[d] > 0);
   if (over.length > 0) {
     refuse(
       `the raise would take the ${over.join(', ')} limit past its maximum (${over.map((d) => `${d} ≤ ${BUDGET_MAXIMA[d]}`).join(', ')})`,
-      'Raise by less; a run\'s limits stay at most cost_usd 1e6, tokens 1e12, calls 1e9.',
+      "Raise by less; a run's limits stay at most cost_usd 1e6, tokens 1e12, calls 1e9.",
     );
   }
   return raise;
@@ -159,14 +202,22 @@ function waitingStep(state: PlanningState, id: string, wanted: StepWait['for'], 
   if (index < 0) refuse(`plan v${state.plan?.version} has no step "${id}"`, hint);
   const step = state.steps[index]!;
   if (step.status !== 'WAITING' || step.waiting?.for !== wanted || step.reply !== undefined) {
-    const why = step.reply !== undefined ? 'already has a reply' : step.status === 'WAITING' ? `waits for ${step.waiting?.for === 'answer' ? 'an answer' : 'a decision'}` : `is ${step.status}`;
+    const why =
+      step.reply !== undefined
+        ? 'already has a reply'
+        : step.status === 'WAITING'
+          ? `waits for ${step.waiting?.for === 'answer' ? 'an answer' : 'a decision'}`
+          : `is ${step.status}`;
     refuse(`step ${id} ${why}, so it cannot take ${message}`, hint);
   }
   return index;
 }
 
 /** A `human` step's answer; it becomes the step's result (secrets redacted). */
-export function checkCompletion(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string; by: string | undefined } {
+export function checkCompletion(
+  state: PlanningState,
+  payload: unknown,
+): { index: number; reply: StepReply; note: string; by: string | undefined } {
   const { step, answer, identity } = parse(MESSAGE_NAMES.completeStep, payload);
   const index = waitingStep(state, step, 'answer', MESSAGE_NAMES.completeStep);
   const text = redactSecrets(answer);
@@ -174,9 +225,20 @@ export function checkCompletion(state: PlanningState, payload: unknown): { index
 }
 
 /** A person's decision on a step whose outcome is unknown: retry, done or fail. */
-export function checkResolution(state: PlanningState, payload: unknown): { index: number; reply: StepReply; note: string; by: string | undefined } {
+export function checkResolution(
+  state: PlanningState,
+  payload: unknown,
+): { index: number; reply: StepReply; note: string; by: string | undefined } {
   const { step, identity, ...decision } = parse(MESSAGE_NAMES.resolveStep, payload);
   const index = waitingStep(state, step, 'decision', MESSAGE_NAMES.resolveStep);
-  const reply = decision.decision === 'retry' ? decision : { ...decision, ...(decision.text ? { text: redactSecrets(decision.text) } : {}) };
-  return { index, reply, note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}`, by: identity };
+  const reply =
+    decision.decision === 'retry'
+      ? decision
+      : { ...decision, ...(decision.text ? { text: redactSecrets(decision.text) } : {}) };
+  return {
+    index,
+    reply,
+    note: `step ${step} resolved: ${decision.decision}${'text' in reply && reply.text ? ` (${reply.text})` : ''}`,
+    by: identity,
+  };
 }

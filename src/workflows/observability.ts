@@ -27,38 +27,52 @@ export const WORKFLOW_METRICS = {
 export function observedStage(run: PlanningRun, phase: (run: PlanningRun) => Promise<Transition>): Promise<Transition> {
   const stage = run.state.stage;
   const started = Date.now(); // the workflow's clock: deterministic
-  return trace.getTracer('durable-planner').startActiveSpan(`stage ${stage}`, { attributes: { 'planner.stage': stage } }, (span) =>
-    phase(run).then(
-      (next) => {
-        span.setAttributes({ 'planner.next_stage': next.to, 'planner.plan_version': run.state.plan?.version ?? 0 });
-        span.end();
-        countStage(run, stage, started, next);
-        return next;
-      },
-      (err: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
-        span.end();
-        throw err;
-      },
-    ),
-  );
+  return trace
+    .getTracer('durable-planner')
+    .startActiveSpan(`stage ${stage}`, { attributes: { 'planner.stage': stage } }, (span) =>
+      phase(run).then(
+        (next) => {
+          span.setAttributes({ 'planner.next_stage': next.to, 'planner.plan_version': run.state.plan?.version ?? 0 });
+          span.end();
+          countStage(run, stage, started, next);
+          return next;
+        },
+        (err: unknown) => {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
+          span.end();
+          throw err;
+        },
+      ),
+    );
 }
 
 function countStage(run: PlanningRun, stage: Stage, started: number, next: Transition): void {
   if (stage === 'AWAITING_CLARIFICATION') {
     const by = run.state.clarifications.at(-1)?.by ?? 'user';
-    metricMeter.createHistogram(WORKFLOW_METRICS.clarificationWait, 'int', 'ms', 'time a question waited for its answer (or its default)').record(Date.now() - started, { by });
+    metricMeter
+      .createHistogram(
+        WORKFLOW_METRICS.clarificationWait,
+        'int',
+        'ms',
+        'time a question waited for its answer (or its default)',
+      )
+      .record(Date.now() - started, { by });
   }
-  if (next.to === 'BUDGET_EXHAUSTED') metricMeter.createCounter(WORKFLOW_METRICS.budgetPauses, 'pauses', 'runs paused for budget').add(1, { stage });
+  if (next.to === 'BUDGET_EXHAUSTED')
+    metricMeter.createCounter(WORKFLOW_METRICS.budgetPauses, 'pauses', 'runs paused for budget').add(1, { stage });
 }
 
 /** A run that ended: counted by its final stage (COMPLETED, FAILED, CANCELLED). */
 export function countPlan(state: PlanningState): void {
   const outcome: Stage = state.stage;
-  metricMeter.createCounter(WORKFLOW_METRICS.plans, 'runs', 'planning runs ended, by outcome').add(1, { outcome, code: state.failure?.code ?? '' });
+  metricMeter
+    .createCounter(WORKFLOW_METRICS.plans, 'runs', 'planning runs ended, by outcome')
+    .add(1, { outcome, code: state.failure?.code ?? '' });
 }
 
 /** A step that failed (its last attempt), by tool (an llm or human step: its kind) and PLAN code. */
 export function countStepFailure(tool: string, code: string): void {
-  metricMeter.createCounter(WORKFLOW_METRICS.stepFailures, 'steps', 'plan steps failed, by tool').add(1, { tool, code });
+  metricMeter
+    .createCounter(WORKFLOW_METRICS.stepFailures, 'steps', 'plan steps failed, by tool')
+    .add(1, { tool, code });
 }

@@ -7,6 +7,8 @@ import { workflowInfo } from '@temporalio/workflow';
 import { uuidv7 } from '../domain/ids';
 
 export function newPlanId(): string {
-  const bytes = Uint8Array.from(workflowInfo().firstExecutionRunId.replace(/-/g, '').slice(-20).match(/../g)!, (h) => parseInt(h, 16));
+  const bytes = Uint8Array.from(workflowInfo().firstExecutionRunId.replace(/-/g, '').slice(-20).match(/../g)!, (h) =>
+    parseInt(h, 16),
+  );
   return uuidv7(Date.now(), bytes);
 }

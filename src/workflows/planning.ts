@@ -5,7 +5,15 @@
  * Each phase (./phases) runs one stage and returns its transition; PlanningRun (./run) owns the state and applies
  * it. Messages are defined in src/api/messages.ts; every handler delegates to the run.
  */
-import { CancellationScope, allHandlersFinished, condition, isCancellation, makeContinueAsNewFunc, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  makeContinueAsNewFunc,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PlanningWorkflowInput } from '../api/input';
 import * as messages from '../api/messages';
 import type { PlanningOutcome } from '../api/state';
@@ -18,14 +26,24 @@ import { critique } from './phases/critique';
 import { execute } from './phases/execute';
 import { plan } from './phases/plan';
 import { route } from './phases/route';
-import { checkAnswer, checkApproval, checkCompletion, checkRaise, checkRejection, checkResolution } from './message-checks';
+import {
+  checkAnswer,
+  checkApproval,
+  checkCompletion,
+  checkRaise,
+  checkRejection,
+  checkResolution,
+} from './message-checks';
 import { countPlan, observedStage } from './observability';
 import { checkProgressRequest } from './progress';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
 
 /** The stage graph in one place: the phase that runs each non-terminal stage. */
-const PHASES: Record<Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCELLED'>, (run: PlanningRun) => Promise<Transition>> = {
+const PHASES: Record<
+  Exclude<Stage, 'CREATED' | 'COMPLETED' | 'FAILED' | 'CANCELLED'>,
+  (run: PlanningRun) => Promise<Transition>
+> = {
   ANALYZING: analyze,
   AWAITING_CLARIFICATION: awaitClarification,
   PLANNING: plan,
@@ -55,15 +73,29 @@ function historyIsLong(run: PlanningRun): boolean {
 export async function planningWorkflow(input: PlanningWorkflowInput): Promise<PlanningOutcome> {
   const run = PlanningRun.of(input);
   setHandler(messages.getStateQuery, () => run.state);
-  setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), { validator: (a) => void checkAnswer(run.state, a) });
+  setHandler(messages.answerClarificationUpdate, (a) => run.answer(a), {
+    validator: (a) => void checkAnswer(run.state, a),
+  });
   setHandler(messages.answerClarificationSignal, (a) => run.answerBySignal(a));
-  setHandler(messages.approveUpdate, (p) => run.decideApproval(p, 'approved'), { validator: (p) => void checkApproval(run.state, p) });
-  setHandler(messages.rejectUpdate, (p) => run.decideApproval(p, 'rejected'), { validator: (p) => void checkRejection(run.state, p) });
-  setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), { validator: (p) => void checkRaise(run.state, p) });
-  setHandler(messages.completeStepUpdate, (p) => run.replyToStep(p, 'answer'), { validator: (p) => void checkCompletion(run.state, p) });
-  setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), { validator: (p) => void checkResolution(run.state, p) });
+  setHandler(messages.approveUpdate, (p) => run.decideApproval(p, 'approved'), {
+    validator: (p) => void checkApproval(run.state, p),
+  });
+  setHandler(messages.rejectUpdate, (p) => run.decideApproval(p, 'rejected'), {
+    validator: (p) => void checkRejection(run.state, p),
+  });
+  setHandler(messages.raiseBudgetUpdate, (p) => run.raiseBudget(p), {
+    validator: (p) => void checkRaise(run.state, p),
+  });
+  setHandler(messages.completeStepUpdate, (p) => run.replyToStep(p, 'answer'), {
+    validator: (p) => void checkCompletion(run.state, p),
+  });
+  setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), {
+    validator: (p) => void checkResolution(run.state, p),
+  });
   setHandler(messages.getProgressQuery, (p) => run.progress.after(checkProgressRequest(p).after_seq, run.state.stage));
-  setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), { validator: (p) => run.progress.checkWait(p) });
+  setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), {
+    validator: (p) => run.progress.checkWait(p),
+  });
   if (!input.resume) run.begin();
   try {
     while (!isTerminal(run.state.stage)) {
@@ -71,7 +103,11 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
         run.progress.close(); // watchers waiting for progress return now, and ask the new run
         await condition(allHandlersFinished);
         run.noteContinuedAsNew();
-        return await continueOnCurrentVersion({ request: input.request, options: run.state.options, resume: run.state });
+        return await continueOnCurrentVersion({
+          request: input.request,
+          options: run.state.options,
+          resume: run.state,
+        });
       }
       run.apply(await observedStage(run, PHASES[run.state.stage as keyof typeof PHASES]));
     }

@@ -106,27 +106,63 @@ export class ProgressLog {
   after(afterSeq: number, stage: PlanningState['stage']): ProgressBatch {
     const events = this.events.filter((e) => e.seq > afterSeq);
     const oldest = this.events[0]?.seq ?? this.seq + 1;
-    return { events, seq: this.seq, truncated: afterSeq < oldest - 1 && afterSeq < this.seq, closed: this.closed, stage };
+    return {
+      events,
+      seq: this.seq,
+      truncated: afterSeq < oldest - 1 && afterSeq < this.seq,
+      closed: this.closed,
+      stage,
+    };
   }
 
   private changesOf(state: PlanningState): { changes: ProgressChange[]; seen: Seen } {
     const changes: ProgressChange[] = [];
     const plan = state.plan;
-    const seen: Seen = { stage: state.stage, plan: plan ? `${plan.version}:${plan.status}` : '', steps: new Map(this.seen.steps), budget: budgetKey(state), pending: '' };
+    const seen: Seen = {
+      stage: state.stage,
+      plan: plan ? `${plan.version}:${plan.status}` : '',
+      steps: new Map(this.seen.steps),
+      budget: budgetKey(state),
+      pending: '',
+    };
     if (plan && seen.plan !== this.seen.plan) {
-      changes.push({ kind: 'plan', version: plan.version, status: plan.status, steps: plan.tasks.reduce((n, t) => n + t.steps.length, 0) });
+      changes.push({
+        kind: 'plan',
+        version: plan.version,
+        status: plan.status,
+        steps: plan.tasks.reduce((n, t) => n + t.steps.length, 0),
+      });
     }
-    if (seen.stage !== this.seen.stage) changes.push({ kind: 'stage', stage: state.stage, plan_version: plan?.version ?? null, plan_status: plan?.status ?? null });
+    if (seen.stage !== this.seen.stage)
+      changes.push({
+        kind: 'stage',
+        stage: state.stage,
+        plan_version: plan?.version ?? null,
+        plan_status: plan?.status ?? null,
+      });
     for (const step of state.steps) {
       const key = `${plan?.version}:${step.id}`;
       if (seen.steps.get(key) === step.status) continue;
       seen.steps.set(key, step.status);
       const { result } = step;
       const preview = result ? result.preview.slice(0, PROGRESS_PREVIEW_CHARS) : null;
-      const elapsed_ms = step.started_at && step.ended_at ? Date.parse(step.ended_at) - Date.parse(step.started_at) : null;
-      changes.push({ kind: 'step', step_id: step.id, tool: step.tool, status: step.status, items: result?.items ?? null, bytes: result?.bytes ?? null, preview, error: step.error?.message ?? null, elapsed_ms, attempts: step.attempts ?? null });
+      const elapsed_ms =
+        step.started_at && step.ended_at ? Date.parse(step.ended_at) - Date.parse(step.started_at) : null;
+      changes.push({
+        kind: 'step',
+        step_id: step.id,
+        tool: step.tool,
+        status: step.status,
+        items: result?.items ?? null,
+        bytes: result?.bytes ?? null,
+        preview,
+        error: step.error?.message ?? null,
+        elapsed_ms,
+        attempts: step.attempts ?? null,
+      });
     }
-    if (seen.budget !== this.seen.budget) changes.push({ kind: 'budget', spent: { ...state.budget.spent }, limit: { ...state.budget.limit } });
+    if (seen.budget !== this.seen.budget)
+      changes.push({ kind: 'budget', spent: { ...state.budget.spent }, limit: { ...state.budget.limit } });
     const pending = pendingInput(state);
     seen.pending = pending ? JSON.stringify(pending) : '';
     if (pending && seen.pending !== this.seen.pending) changes.push({ kind: 'question', pending });

@@ -39,7 +39,9 @@ export const ResumeStateSchema = sharedSchema('workflows/resume#ResumeStateSchem
     plan: PlanSchema.nullable(),
     versions: list(z.looseObject({ version: z.number().int().min(1), plan: PlanSchema })),
     archived_versions: list(z.looseObject({ version: z.number().int().min(1), ref: z.string().max(100) })).optional(),
-    archived_version_pages: list(z.looseObject({ first_version: z.number().int(), last_version: z.number().int(), ref: z.string().max(100) })).optional(),
+    archived_version_pages: list(
+      z.looseObject({ first_version: z.number().int(), last_version: z.number().int(), ref: z.string().max(100) }),
+    ).optional(),
     steps: list(z.looseObject({ index: z.number().int().min(0), id: z.string() })),
     budget: ToolBudgetSchema,
     budget_needed: UsageSchema.nullable(),
@@ -53,7 +55,12 @@ export const ResumeStateSchema = sharedSchema('workflows/resume#ResumeStateSchem
 );
 
 function refuse(message: string): never {
-  throw planFailureToApplicationFailure(new InvalidInputError(message, 'Start a run with {"request": {…}, "options": {…}}; `resume` is set only by the workflow itself when it continues as new.'));
+  throw planFailureToApplicationFailure(
+    new InvalidInputError(
+      message,
+      'Start a run with {"request": {…}, "options": {…}}; `resume` is set only by the workflow itself when it continues as new.',
+    ),
+  );
 }
 
 /** The carried state of a run continued as new, checked; null for a new run. Throws the run's PLAN-006 failure. */
@@ -65,6 +72,7 @@ export function resumedState(input: PlanningWorkflowInput | null | undefined): P
   }
   const parsed = ResumeStateSchema.safeParse(input.resume);
   if (!parsed.success) refuse(`invalid carried state: ${formatZodIssues(parsed.error).slice(0, 10).join('; ')}`);
-  if (parsed.data.workflow_id !== info.workflowId) refuse(`invalid carried state: it belongs to workflow ${parsed.data.workflow_id}, not ${info.workflowId}`);
+  if (parsed.data.workflow_id !== info.workflowId)
+    refuse(`invalid carried state: it belongs to workflow ${parsed.data.workflow_id}, not ${info.workflowId}`);
   return input.resume;
 }

@@ -4,7 +4,16 @@
  */
 import { workflowInfo } from '@temporalio/workflow';
 import type { PlanningWorkflowInput } from '../api/input';
-import { AUDIT_LIMIT, type ArchivedVersion, type ArchivedVersionPage, type AuditEntry, type PendingQuestion, type PlanningState, type PlanVersionRecord, type StepRecord } from '../api/state';
+import {
+  AUDIT_LIMIT,
+  type ArchivedVersion,
+  type ArchivedVersionPage,
+  type AuditEntry,
+  type PendingQuestion,
+  type PlanningState,
+  type PlanVersionRecord,
+  type StepRecord,
+} from '../api/state';
 import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { Requirements } from '../domain/requirements';
@@ -30,7 +39,9 @@ export class PlanningRun {
 
   /** A new run from its input, or the run continue-as-new carried (checked); malformed input fails the run at once. */
   static of(input: PlanningWorkflowInput): PlanningRun {
-    return new PlanningRun(resumedState(input) ?? initialState(input, workflowInfo().workflowId, effectChainOfNewRun()));
+    return new PlanningRun(
+      resumedState(input) ?? initialState(input, workflowInfo().workflowId, effectChainOfNewRun()),
+    );
   }
 
   /** Whether work may call an LLM: decides budgeting ahead and whether planning runs as local activities. */
@@ -59,7 +70,9 @@ export class PlanningRun {
 
   /** Cancellation through Temporal: unfinished steps are cancelled and the run ends CANCELLED. */
   cancel(): void {
-    for (const s of this.state.steps) if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING') timeStep(Object.assign(s, { status: 'CANCELLED' as const }));
+    for (const s of this.state.steps)
+      if (s.status === 'RUNNING' || s.status === 'WAITING' || s.status === 'PENDING')
+        timeStep(Object.assign(s, { status: 'CANCELLED' as const }));
     this.audit('stage', `${this.state.stage} → CANCELLED: cancelled through Temporal`);
     this.state.stage = 'CANCELLED';
     this.changed();
@@ -76,7 +89,8 @@ export class PlanningRun {
     if (usage.calls === 0 && usage.tokens === 0 && usage.cost_usd === 0) return;
     this.state.budget = charge(this.state.budget, usage);
     this.audit('budget', `${what}: ${usage.calls} call(s), ${usage.tokens} tokens, $${usage.cost_usd.toFixed(6)}`);
-    if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn') this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
+    if (!withinLimits(this.state.budget) && this.state.budget.policy === 'warn')
+      this.warn(`budget exceeded after ${what} (policy warn: continuing)`);
     this.changed({ shown });
   }
 
@@ -84,7 +98,12 @@ export class PlanningRun {
     const checked = checkAnswer(this.state, payload);
     const text = redactSecrets(checked.text);
     this.state.answer = { text, by: 'user' };
-    this.audit('message', `clarification answered: ${text}${checked.by ? ` (by ${checked.by})` : ''}`, undefined, checked.by);
+    this.audit(
+      'message',
+      `clarification answered: ${text}${checked.by ? ` (by ${checked.by})` : ''}`,
+      undefined,
+      checked.by,
+    );
     return text;
   }
 
@@ -108,7 +127,12 @@ export class PlanningRun {
   raiseBudget(payload: unknown): ToolBudget {
     const raise = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
-    this.audit('budget', `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}${raise.identity ? ` (by ${raise.identity})` : ''}`, undefined, raise.identity);
+    this.audit(
+      'budget',
+      `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}${raise.identity ? ` (by ${raise.identity})` : ''}`,
+      undefined,
+      raise.identity,
+    );
     this.changed();
     return this.state.budget;
   }
@@ -116,12 +140,25 @@ export class PlanningRun {
   // ---- records of the phases ------------------------------------------------------------------------------------
 
   /** The analysis, and the question it asks when the goal is unclear. */
-  recordAnalysis(kind: 'llm' | 'rules', requirements: Requirements, ref: string | undefined, question: PendingQuestion | null): void {
+  recordAnalysis(
+    kind: 'llm' | 'rules',
+    requirements: Requirements,
+    ref: string | undefined,
+    question: PendingQuestion | null,
+  ): void {
     this.state.analyzer_kind = kind;
-    if (this.state.request.planner === 'auto') Object.assign(this.state, { planner_auto: true, request: { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' } });
+    if (this.state.request.planner === 'auto')
+      Object.assign(this.state, {
+        planner_auto: true,
+        request: { ...this.state.request, planner: kind === 'llm' ? 'llm' : 'ranking' },
+      });
     this.state.requirements = requirements;
     this.state.question = question;
-    this.audit('analysis', `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`, ref);
+    this.audit(
+      'analysis',
+      `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`,
+      ref,
+    );
   }
 
   /** Under `planner: auto`, every LLM provider failed: the run plans with the ranking planner from now on. */
@@ -166,7 +203,11 @@ export class PlanningRun {
 
   recordCritiques(critiques: Critique[], ref?: string): void {
     this.state.critiques = critiques;
-    this.audit('critique', `${critiques.length} critique(s): ${critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`, ref);
+    this.audit(
+      'critique',
+      `${critiques.length} critique(s): ${critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`,
+      ref,
+    );
   }
 
   recordDecision(decision: GatekeeperDecision): void {
@@ -175,7 +216,11 @@ export class PlanningRun {
   }
 
   /** The next version is planned for `reason`, with the feedback that explains it (`emptyAnswer`: the run's one such re-plan). */
-  requestVersion(reason: 'refinement' | 'human_rejection' | 'replan_after_failure', feedback: string[], { emptyAnswer = false } = {}): void {
+  requestVersion(
+    reason: 'refinement' | 'human_rejection' | 'replan_after_failure',
+    feedback: string[],
+    { emptyAnswer = false } = {},
+  ): void {
     if (emptyAnswer) this.state.empty_answer_replanned = true;
     if (reason === 'refinement') this.state.refinements += 1;
     if (reason === 'replan_after_failure') this.state.replans += 1;
@@ -195,14 +240,18 @@ export class PlanningRun {
   }
 
   /** A step's status and what goes with it: its error, what it waits for, the reply it took (stepCompleted: results). */
-  setStep(index: number, change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>): void {
+  setStep(
+    index: number,
+    change: Pick<StepRecord, 'status'> & Partial<Pick<StepRecord, 'error' | 'waiting' | 'reply'>>,
+  ): void {
     timeStep(Object.assign(this.state.steps[index]!, change));
     this.changed({ shown: 'when-parked' });
   }
 
   /** `completeStep` and `resolveStep`: the reply waits in the step's record until the waiting step takes it. */
   replyToStep(payload: unknown, kind: 'answer' | 'decision'): string {
-    const { index, reply, note, by } = kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
+    const { index, reply, note, by } =
+      kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
     this.state.steps[index]!.reply = reply;
     this.audit('message', `${note}${by ? ` (by ${by})` : ''}`, undefined, by);
     return note;
@@ -211,7 +260,14 @@ export class PlanningRun {
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
     const attempts = result.attempts === undefined ? {} : { attempts: result.attempts }; // the activity attempt that completed it
-    timeStep(Object.assign(this.state.steps[index]!, { status: 'COMPLETED' as const, result, completed_in_version: version, ...attempts }));
+    timeStep(
+      Object.assign(this.state.steps[index]!, {
+        status: 'COMPLETED' as const,
+        result,
+        completed_in_version: version,
+        ...attempts,
+      }),
+    );
     this.state.completed_steps[key] = { version, result };
     this.changed({ shown: 'when-parked' });
   }
@@ -247,4 +303,7 @@ export class PlanningRun {
 }
 
 /** A step's times by the workflow's clock: started when it first runs, ended when it completes, fails or is cancelled. */
-const timeStep = (s: StepRecord): void => void (s.status === 'RUNNING' ? (s.started_at ??= nowIso()) : ['COMPLETED', 'FAILED', 'CANCELLED'].includes(s.status) && (s.ended_at = nowIso()));
+const timeStep = (s: StepRecord): void =>
+  void (s.status === 'RUNNING'
+    ? (s.started_at ??= nowIso())
+    : ['COMPLETED', 'FAILED', 'CANCELLED'].includes(s.status) && (s.ended_at = nowIso()));

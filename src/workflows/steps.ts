@@ -27,7 +27,13 @@ import { stepKey } from './step-key';
  * step's activity settles straight into the recording of its outcome: no promise of the step's own is chained on it
  * (each promise a workflow makes costs the SDK a captured stack, and steps make most of a run's).
  */
-export function startStep(run: PlanningRun, step: Step, index: number, ended: () => void, cancelled: (err: unknown) => void): void {
+export function startStep(
+  run: PlanningRun,
+  step: Step,
+  index: number,
+  ended: () => void,
+  cancelled: (err: unknown) => void,
+): void {
   run.setStep(index, { status: 'RUNNING' });
   const failed = (err: unknown): void => {
     try {
@@ -88,7 +94,12 @@ function complete(run: PlanningRun, step: Step, index: number, result: StepResul
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) completed: ${what}`, result.ref);
 }
 
-function fail(run: PlanningRun, step: Step, index: number, { type, code, message }: Pick<PlanFailure, 'type' | 'code' | 'message'>): void {
+function fail(
+  run: PlanningRun,
+  step: Step,
+  index: number,
+  { type, code, message }: Pick<PlanFailure, 'type' | 'code' | 'message'>,
+): void {
   run.setStep(index, { status: 'FAILED', error: { type, code, message } });
   countStepFailure(step.tool ?? step.action, code);
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) failed: ${code} ${message}`);
@@ -125,7 +136,13 @@ function completeToolStep(run: PlanningRun, step: Step, index: number, result: S
 }
 
 /** A failed tool step fails, unless its outcome is unknown (PLAN-014) under `ask`: then a person decides. */
-function afterToolFailure(run: PlanningRun, step: Step, index: number, err: unknown, attempt: (scope: string) => Promise<void>): Promise<void> | void {
+function afterToolFailure(
+  run: PlanningRun,
+  step: Step,
+  index: number,
+  err: unknown,
+  attempt: (scope: string) => Promise<void>,
+): Promise<void> | void {
   if (isCancellation(err)) throw err;
   const failure = readFailure(err);
   const policy = run.state.options.on_outcome_unknown ?? DEFAULT_PLANNING_OPTIONS.on_outcome_unknown;
@@ -133,12 +150,23 @@ function afterToolFailure(run: PlanningRun, step: Step, index: number, err: unkn
   return decideUnknownOutcome(run, step, index, failure, attempt);
 }
 
-async function decideUnknownOutcome(run: PlanningRun, step: Step, index: number, failure: PlanFailure, attempt: (scope: string) => Promise<void>): Promise<void> {
+async function decideUnknownOutcome(
+  run: PlanningRun,
+  step: Step,
+  index: number,
+  failure: PlanFailure,
+  attempt: (scope: string) => Promise<void>,
+): Promise<void> {
   const question = `Step ${step.id} (${step.tool}) may or may not have acted: ${failure.message}. Check its effect, then retry it, mark it done, or fail it.`;
   const reply = await waitForPerson(run, step, index, 'decision', question);
   if (!reply || !('decision' in reply)) return;
-  if (reply.decision === 'fail') return fail(run, step, index, { ...failure, message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}` });
-  if (reply.decision === 'done') return complete(run, step, index, await storedText(step, reply.text ?? null), 'marked done by a person');
+  if (reply.decision === 'fail')
+    return fail(run, step, index, {
+      ...failure,
+      message: `${failure.message} — failed by a person${reply.text ? `: ${reply.text}` : ''}`,
+    });
+  if (reply.decision === 'done')
+    return complete(run, step, index, await storedText(step, reply.text ?? null), 'marked done by a person');
   // The person saw no effect: a fresh scope gives a fresh idempotency key, so the tool acts again. The history
   // length makes it unique without drawing from Math.random, whose sequence tracing interceptors share.
   const scope = `${firstScope(run, step)}:retry-${workflowInfo().historyLength}`;
@@ -148,7 +176,8 @@ async function decideUnknownOutcome(run: PlanningRun, step: Step, index: number,
 
 async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<void> {
   const { state } = run;
-  const instruction = typeof step.params.instruction === 'string' ? step.params.instruction : step.description || step.title;
+  const instruction =
+    typeof step.params.instruction === 'string' ? step.params.instruction : step.description || step.title;
   const { llm_calls, ...result } = await llmStepActivity(`step ${step.id}: llm — ${step.title}`.slice(0, 200))({
     workflow_id: state.workflow_id,
     step_id: step.id,
@@ -164,20 +193,39 @@ async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<
 }
 
 async function runHumanStep(run: PlanningRun, step: Step, index: number): Promise<void> {
-  const question = typeof step.params.question === 'string' ? step.params.question : [step.title, step.description].filter(Boolean).join(': ');
+  const question =
+    typeof step.params.question === 'string'
+      ? step.params.question
+      : [step.title, step.description].filter(Boolean).join(': ');
   const reply = await waitForPerson(run, step, index, 'answer', question);
-  if (reply && 'answer' in reply) complete(run, step, index, await storedText(step, reply.answer), 'answered by a person');
+  if (reply && 'answer' in reply)
+    complete(run, step, index, await storedText(step, reply.answer), 'answered by a person');
 }
 
 /** Status WAITING until a person replies (the reply is taken and the step runs on) or the timeout fails the step. */
-async function waitForPerson(run: PlanningRun, step: Step, index: number, wanted: StepWait['for'], question: string): Promise<StepReply | null> {
+async function waitForPerson(
+  run: PlanningRun,
+  step: Step,
+  index: number,
+  wanted: StepWait['for'],
+  question: string,
+): Promise<StepReply | null> {
   const timeoutMs = run.state.options.human_step_timeout_ms ?? DEFAULT_PLANNING_OPTIONS.human_step_timeout_ms;
   const until = new Date(Date.now() + timeoutMs).toISOString();
-  run.setStep(index, { status: 'WAITING', waiting: { for: wanted, question: question.slice(0, 2_000), since: nowIso(), until } });
-  run.audit('step', `step ${step.id} waits for ${wanted === 'answer' ? 'an answer' : 'a decision'} until ${until}: ${question}`);
+  run.setStep(index, {
+    status: 'WAITING',
+    waiting: { for: wanted, question: question.slice(0, 2_000), since: nowIso(), until },
+  });
+  run.audit(
+    'step',
+    `step ${step.id} waits for ${wanted === 'answer' ? 'an answer' : 'a decision'} until ${until}: ${question}`,
+  );
   run.show(); // it may wait here while the other steps run on
   if (!(await condition(() => run.state.steps[index]!.reply !== undefined, timeoutMs))) {
-    const timeout = new PlanningTimeoutError(`no ${wanted} for step ${step.id} within ${timeoutMs} ms`, { step_id: step.id, waited_for: wanted });
+    const timeout = new PlanningTimeoutError(`no ${wanted} for step ${step.id} within ${timeoutMs} ms`, {
+      step_id: step.id,
+      waited_for: wanted,
+    });
     run.setStep(index, { status: 'FAILED', waiting: null });
     fail(run, step, index, failureOf(timeout));
     return null;

@@ -5,7 +5,14 @@
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { goalKeywords, PlanCostSpentKey, PlanGoalKeywordsKey, PlanStageKey, PlanTokensSpentKey, PlanVersionKey } from '../api/search-attributes';
+import {
+  goalKeywords,
+  PlanCostSpentKey,
+  PlanGoalKeywordsKey,
+  PlanStageKey,
+  PlanTokensSpentKey,
+  PlanVersionKey,
+} from '../api/search-attributes';
 import type { PlanningState } from '../api/state';
 import { isTerminal, type Stage } from '../domain/stages';
 import { planDetails } from './details';
@@ -18,7 +25,8 @@ import type { ProgressLog } from './progress';
  */
 function publishGoal(state: PlanningState, parked: ParkedSearchAttributes): void {
   if (workflowInfo().memo?.goal !== state.request.goal) upsertMemo({ goal: state.request.goal });
-  if (state.options.search_attributes) parked.add({ key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) });
+  if (state.options.search_attributes)
+    parked.add({ key: PlanGoalKeywordsKey, value: goalKeywords(state.request.goal) });
 }
 
 /** When watchers see a change (progress events, current details): at once, or (a step's) when the run next parks. */
@@ -87,7 +95,10 @@ export class ParkedSearchAttributes {
 
   publish(state: PlanningState): void {
     if (!state.options.search_attributes) return;
-    const changed = [...this.pending, ...searchAttributesOf(state).filter(({ key, value }) => this.published.get(key.name) !== value)];
+    const changed = [
+      ...this.pending,
+      ...searchAttributesOf(state).filter(({ key, value }) => this.published.get(key.name) !== value),
+    ];
     this.pending = [];
     if (changed.length === 0) return;
     for (const { key, value } of changed) this.published.set(key.name, value);
@@ -101,6 +112,12 @@ export class ParkedSearchAttributes {
  * APPROVED and ROUTED pass at once; EXECUTING parks before each wait for its steps (phases/execute.ts).
  */
 export function waitsIn(stage: Stage, mayCallLlm: boolean): boolean {
-  if (stage === 'AWAITING_CLARIFICATION' || stage === 'AWAITING_APPROVAL' || stage === 'BUDGET_EXHAUSTED' || isTerminal(stage)) return true;
+  if (
+    stage === 'AWAITING_CLARIFICATION' ||
+    stage === 'AWAITING_APPROVAL' ||
+    stage === 'BUDGET_EXHAUSTED' ||
+    isTerminal(stage)
+  )
+    return true;
   return mayCallLlm && (stage === 'ANALYZING' || stage === 'PLANNING' || stage === 'CRITIQUING');
 }

@@ -25,7 +25,6 @@ export interface BrowserExecutable {
   source: 'CHROMIUM_PATH' | 'PATH' | typeof PACKAGE;
 }
 
-
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
@@ -53,7 +52,9 @@ export function unpackPackagedChromium(root = path.join(projectRoot(), '.browser
   mkdirSync(root, { recursive: true });
   const staging = mkdtempSync(path.join(root, '.unpacking-'));
   try {
-    writeFileSync(path.join(staging, 'chromium'), brotliDecompressSync(readFileSync(path.join(bin, 'chromium.br'))), { mode: 0o755 });
+    writeFileSync(path.join(staging, 'chromium'), brotliDecompressSync(readFileSync(path.join(bin, 'chromium.br'))), {
+      mode: 0o755,
+    });
     // al2023: lib/ with NSS, NSPR and expat; swiftshader: the GPU process's libraries, beside the binary; fonts.
     for (const archive of ['al2023', 'swiftshader', 'fonts']) {
       const tar = path.join(staging, `${archive}.tar`);

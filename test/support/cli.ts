@@ -13,7 +13,11 @@ export interface CliRun {
 }
 
 /** Runs `planner …args` with TEMPORAL_ADDRESS on the test server, plus `env`, in `cwd` (default: the project). */
-export function runPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): Promise<CliRun> {
+export function runPlannerCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { cwd?: string } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/planner.js'), ...args], {
       cwd: options.cwd ?? ROOT,
@@ -51,10 +55,16 @@ export interface LiveCli {
  * runs on a pseudo-terminal hosted by util-linux `script` (stdin and stdout are TTYs to it, as at a person's
  * terminal); what is written goes to its keyboard.
  */
-export function spawnPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { terminal?: boolean; cwd?: string } = {}): LiveCli {
+export function spawnPlannerCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { terminal?: boolean; cwd?: string } = {},
+): LiveCli {
   const argv = [process.execPath, path.join(ROOT, 'bin/planner.js'), ...args];
   const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const [command, commandArgs] = options.terminal ? ['script', ['-qfec', quoted, '/dev/null']] : [argv[0]!, argv.slice(1)];
+  const [command, commandArgs] = options.terminal
+    ? ['script', ['-qfec', quoted, '/dev/null']]
+    : [argv[0]!, argv.slice(1)];
   const child = spawn(command as string, commandArgs as string[], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), TEMPORAL_NAMESPACE: 'default', TERM: 'dumb', ...env },
@@ -66,13 +76,16 @@ export function spawnPlannerCli(args: string[], env: NodeJS.ProcessEnv = {}, opt
   const append = (c: Buffer) => (text += c.toString().replace(/\r\n/g, '\n'));
   child.stdout.on('data', append);
   child.stderr.on('data', append);
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => ((ended = true), resolve(code))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => ((ended = true), resolve(code))),
+  );
   return {
     output: () => text,
     async waitFor(pattern, timeoutMs = 60_000, from = 0) {
       const deadline = Date.now() + timeoutMs;
       while (!pattern.test(text.slice(from))) {
-        if (ended || Date.now() > deadline) throw new Error(`no ${pattern} in the output (${ended ? 'it exited' : `${timeoutMs} ms`}):\n${text}`);
+        if (ended || Date.now() > deadline)
+          throw new Error(`no ${pattern} in the output (${ended ? 'it exited' : `${timeoutMs} ms`}):\n${text}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return text;

@@ -29,7 +29,9 @@ export const LIBRARY_CATALOG: ToolSpec[] = [
       genre: z.enum(['fiction', 'history', 'science', 'poetry']).optional().describe('Genre'),
       min_pages: z.number().int().optional().describe('Only books with at least this many pages'),
     }),
-    result: z.array(z.object({ id: z.string(), title: z.string(), author: z.string(), genre: z.string(), pages: z.number() })),
+    result: z.array(
+      z.object({ id: z.string(), title: z.string(), author: z.string(), genre: z.string(), pages: z.number() }),
+    ),
     tags: ['book', 'title', 'catalogue'],
   }),
   toolSpecFromZod({
@@ -43,7 +45,9 @@ export const LIBRARY_CATALOG: ToolSpec[] = [
       since: date.optional().describe('Loans made on or after this date'),
       until: date.optional().describe('Loans made on or before this date'),
     }),
-    result: z.array(z.object({ id: z.string(), member_id: z.string(), book_id: z.string(), status: z.string(), lent_on: date })),
+    result: z.array(
+      z.object({ id: z.string(), member_id: z.string(), book_id: z.string(), status: z.string(), lent_on: date }),
+    ),
     tags: ['loan', 'borrowing', 'lending'],
   }),
 ];

@@ -13,7 +13,13 @@ export const requirements: Requirements = {
   clarification: null,
   steps: ['Fetch contaminated shipments of the period', 'Fetch the contaminants detected in those shipments'],
   required_capabilities: ['shipments', 'contaminants-detected'],
-  complexity_indicators: { estimated_steps: 2, external_services: [], has_conditionals: false, has_iteration: false, has_temporal_filter: true },
+  complexity_indicators: {
+    estimated_steps: 2,
+    external_services: [],
+    has_conditionals: false,
+    has_iteration: false,
+    has_temporal_filter: true,
+  },
   intent: { type: 'query', confidence: 0.9 },
   entities: [{ type: 'record', value: 'shipments' }],
   temporal_references: [{ phrase: 'last week', start: '2026-11-16', end: '2026-11-22' }],
@@ -29,7 +35,9 @@ export function planReply(steps: StepReply[] = validSteps()): string {
     assumptions: [],
     complexity: 2,
     estimate: { cost_usd: 0.0002, tokens: 600, calls: 2, duration_ms: 1500 },
-    tasks: [{ id: '1', title: 'Collect the data', steps: steps.map((s) => ({ action: 'tool_call', parallel: false, ...s })) }],
+    tasks: [
+      { id: '1', title: 'Collect the data', steps: steps.map((s) => ({ action: 'tool_call', parallel: false, ...s })) },
+    ],
   });
 }
 
@@ -57,9 +65,18 @@ export class LlmHarness {
   server!: ScriptedLlmServer;
   client!: LlmClient;
 
-  async start(options: ScriptedLlmServerOptions, client: Partial<Omit<LlmConfig, 'baseURL' | 'apiKey'>> = {}): Promise<this> {
+  async start(
+    options: ScriptedLlmServerOptions,
+    client: Partial<Omit<LlmConfig, 'baseURL' | 'apiKey'>> = {},
+  ): Promise<this> {
     this.server = await startScriptedLlmServer(options);
-    this.client = new LlmClient({ model: MODEL, timeoutMs: 10_000, ...client, baseURL: this.server.baseURL, apiKey: 'test-key' });
+    this.client = new LlmClient({
+      model: MODEL,
+      timeoutMs: 10_000,
+      ...client,
+      baseURL: this.server.baseURL,
+      apiKey: 'test-key',
+    });
     return this;
   }
 

@@ -20,7 +20,11 @@ export interface CrashDrill {
 }
 
 /** A worker process's environment: its queue, fresh NOTES_DIR and PLANNER_STORE_DIR, the scripted LLM, and `extra`. */
-export function plannerProcessEnv(taskQueue: string, llm: ScriptedLlmServer, extra: Record<string, string> = {}): Record<string, string> {
+export function plannerProcessEnv(
+  taskQueue: string,
+  llm: ScriptedLlmServer,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     TEMPORAL_ADDRESS: testAddress(),
     PLANNER_TASK_QUEUE: taskQueue,

@@ -64,7 +64,12 @@ export async function startTestPlanner(
     taskQueue,
     ...(options.plugins ? { plugins: options.plugins } : { workflowBundle: workflowBundle() }),
     store,
-    planning: createPlanningDependencies({ catalogs: catalogsOf(packs), config: loadConfig(options.env ?? {}), store, ...(options.storage ? { ledger: options.storage.ledger } : {}) }),
+    planning: createPlanningDependencies({
+      catalogs: catalogsOf(packs),
+      config: loadConfig(options.env ?? {}),
+      store,
+      ...(options.storage ? { ledger: options.storage.ledger } : {}),
+    }),
     config: loadConfig(options.env ?? {}),
     makeCurrent: 'always', // its own deployment (named after its unique queue): new runs land on it
   });
@@ -92,7 +97,10 @@ export async function recordHistory(handle: WorkflowHandle, name: string): Promi
   if (process.env.RECORD_HISTORIES !== '1') return;
   const dir = path.resolve(__dirname, '..', 'histories');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${name}.binpb`), temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish());
+  writeFileSync(
+    path.join(dir, `${name}.binpb`),
+    temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish(),
+  );
 }
 
 /**
@@ -100,7 +108,10 @@ export async function recordHistory(handle: WorkflowHandle, name: string): Promi
  * opened before its tests, closed after. Read them through the returned getters inside tests (they exist only once
  * beforeAll has run).
  */
-export function useWastePackAndClient(today: string | Date = new Date()): { pack: () => WastePack; client: () => Client } {
+export function useWastePackAndClient(today: string | Date = new Date()): {
+  pack: () => WastePack;
+  client: () => Client;
+} {
   let pack: WastePack | undefined;
   let client: Client | undefined;
   beforeAll(async () => {

@@ -41,7 +41,19 @@ export function planOfSteps(goal: string, steps: Partial<Step>[], extra: Partial
     version: 1,
     goal,
     status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Answer', steps: steps.map((s, i) => ({ id: `1.${i + 1}`, title: `Step ${i + 1}`, action: 'tool_call', depends_on: [], ...s })) }],
+    tasks: [
+      {
+        id: '1',
+        title: 'Answer',
+        steps: steps.map((s, i) => ({
+          id: `1.${i + 1}`,
+          title: `Step ${i + 1}`,
+          action: 'tool_call',
+          depends_on: [],
+          ...s,
+        })),
+      },
+    ],
     complexity: 1,
     estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 0 },
     metadata: { planner: 'llm', model: 'm', temperature: 0.1, created_at: NOW },

@@ -21,7 +21,9 @@ const INSTALL_HINT =
 const PG_ROOT = '/usr/lib/postgresql';
 
 function newestInstalled(): string | undefined {
-  const versions = existsSync(PG_ROOT) ? readdirSync(PG_ROOT).filter((v) => existsSync(path.join(PG_ROOT, v, 'bin', 'initdb'))) : [];
+  const versions = existsSync(PG_ROOT)
+    ? readdirSync(PG_ROOT).filter((v) => existsSync(path.join(PG_ROOT, v, 'bin', 'initdb')))
+    : [];
   return versions.sort((a, b) => Number(b) - Number(a))[0];
 }
 
@@ -29,8 +31,13 @@ function newestInstalled(): string | undefined {
 function installFromApt(): void {
   const canInstall = process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0;
   if (!canInstall) return;
-  const apt = (...args: string[]) => spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
-  if (!apt('install', '-y', '-qq', 'postgresql')) void (apt('update', '-qq') && apt('install', '-y', '-qq', 'postgresql'));
+  const apt = (...args: string[]) =>
+    spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0;
+  if (!apt('install', '-y', '-qq', 'postgresql'))
+    void (apt('update', '-qq') && apt('install', '-y', '-qq', 'postgresql'));
 }
 
 /** The newest installed server's bin folder (installed first when missing and possible). */
@@ -61,7 +68,8 @@ export interface PostgresServer {
 function runPg(bin: string, args: string[], asUser: string | undefined): void {
   const [command, argv] = asUser ? ['runuser', ['-u', asUser, '--', bin, ...args]] : [bin, args];
   const result = spawnSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (result.status !== 0) throw new Error(`${path.basename(bin)} failed (${result.status}): ${result.stderr || result.stdout}`);
+  if (result.status !== 0)
+    throw new Error(`${path.basename(bin)} failed (${result.status}): ${result.stderr || result.stdout}`);
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
@@ -73,10 +81,19 @@ export async function startPostgres(): Promise<PostgresServer> {
     chownSync(dir, id('-u'), id('-g'));
   }
   const data = path.join(dir, 'data');
-  runPg(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], asUser);
+  runPg(
+    path.join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+    asUser,
+  );
   const port = await freePort();
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB`;
-  const start = () => runPg(path.join(bin, 'pg_ctl'), ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], asUser);
+  const start = () =>
+    runPg(
+      path.join(bin, 'pg_ctl'),
+      ['-D', data, '-o', settings, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'],
+      asUser,
+    );
   start();
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let databases = 0;

@@ -73,7 +73,11 @@ export function plannerReplies(options: {
  * The LLM planner's replies for a plan of one slow `tool` call (`params` should hold `delay_after_ms`, so a drill can
  * SIGKILL the worker between the tool's effect and its reply).
  */
-export function oneSlowStepReplies(tool: string, title: string, params: Record<string, unknown>): (body: ChatRequestBody) => string {
+export function oneSlowStepReplies(
+  tool: string,
+  title: string,
+  params: Record<string, unknown>,
+): (body: ChatRequestBody) => string {
   return plannerReplies({
     steps: [title],
     capabilities: [tool],
@@ -81,7 +85,13 @@ export function oneSlowStepReplies(tool: string, title: string, params: Record<s
     plan: () =>
       JSON.stringify({
         status: 'FEASIBLE',
-        tasks: [{ id: '1', title, steps: [{ id: '1.1', title, action: 'tool_call', tool, params, depends_on: [], parallel: true }] }],
+        tasks: [
+          {
+            id: '1',
+            title,
+            steps: [{ id: '1.1', title, action: 'tool_call', tool, params, depends_on: [], parallel: true }],
+          },
+        ],
         complexity: 1,
         estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 4000 },
       }),
@@ -151,7 +161,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null } });
+  sendJson(res, status, {
+    error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null },
+  });
 }
 
 export async function startScriptedLlmServer(options: ScriptedLlmServerOptions = {}): Promise<ScriptedLlmServer> {
@@ -218,7 +230,9 @@ export async function startScriptedLlmServer(options: ScriptedLlmServerOptions =
     }
     if (fault === 'timeout') {
       record.outcome = 'fault-timeout';
-      later(res, options.faults?.timeout_ms ?? 120_000, () => sendError(res, 504, 'scripted-llm-server: injected timeout'));
+      later(res, options.faults?.timeout_ms ?? 120_000, () =>
+        sendError(res, 504, 'scripted-llm-server: injected timeout'),
+      );
       return;
     }
 
@@ -245,7 +259,12 @@ export async function startScriptedLlmServer(options: ScriptedLlmServerOptions =
         created: Math.floor(Date.now() / 1000),
         model: body.model,
         choices: [{ index: 0, message: { role: 'assistant', content: reply.content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, prompt_tokens_details: { cached_tokens } },
+        usage: {
+          prompt_tokens,
+          completion_tokens,
+          total_tokens: prompt_tokens + completion_tokens,
+          prompt_tokens_details: { cached_tokens },
+        },
       });
     };
     if (reply.delay_ms) later(res, reply.delay_ms, send);

@@ -31,7 +31,10 @@ export function activityFailure(err: PlannerError, llmCalls: LlmCallUsage[] = []
 }
 
 export interface StubScript {
-  analyze?: (request: PlanningRequest, call: number) => { analyzer?: 'llm' | 'rules'; llm_calls?: LlmCallUsage[] } | void;
+  analyze?: (
+    request: PlanningRequest,
+    call: number,
+  ) => { analyzer?: 'llm' | 'rules'; llm_calls?: LlmCallUsage[] } | void;
   plan?: (plan: Plan, call: number) => Plan;
   critiques?: (plan: Plan, call: number) => Critique[];
   /** Given the input with its idempotency scope as the worker reads it (a lean input leaves the default out). */
@@ -67,24 +70,47 @@ export function stubActivities(script: StubScript, toolQueue: string) {
       async analyzeRequirements({ request }: { request: PlanningRequest }) {
         planners.push(`analyzeRequirements:${request.planner}`);
         const extra = script.analyze?.(request, calls.analyze++) ?? {};
-        return { requirements: analyze(request.goal, { context: request.context }), llm_calls: extra.llm_calls ?? [], analyzer: extra.analyzer ?? 'rules' };
+        return {
+          requirements: analyze(request.goal, { context: request.context }),
+          llm_calls: extra.llm_calls ?? [],
+          analyzer: extra.analyzer ?? 'rules',
+        };
       },
-      async generatePlan({ request, stamp, budget }: { request: PlanningRequest; stamp: { id: string; version: number; created_at: string }; budget?: ToolBudget }) {
+      async generatePlan({
+        request,
+        stamp,
+        budget,
+      }: {
+        request: PlanningRequest;
+        stamp: { id: string; version: number; created_at: string };
+        budget?: ToolBudget;
+      }) {
         planners.push(`generatePlan:${request.planner}`);
         planInputs.push({ request, ...(budget ? { budget } : {}) });
         const plan = { ...rankingPlan(request.goal), ...stamp };
-        return { plan: script.plan ? script.plan(plan, calls.plan++) : plan, llm_calls: [], planner: 'ranking' as const };
+        return {
+          plan: script.plan ? script.plan(plan, calls.plan++) : plan,
+          llm_calls: [],
+          planner: 'ranking' as const,
+        };
       },
       async critiquePlan({ plan, request }: { plan: Plan; request: PlanningRequest }) {
         planners.push(`critiquePlan:${request.planner}`);
         return { critiques: script.critiques?.(plan, calls.critique++) ?? [], llm_calls: [] };
       },
-      async gatekeeper(input: { critiques: Critique[]; strict: boolean; max_refinements: number; refinements_done: number }): Promise<GatekeeperDecision> {
+      async gatekeeper(input: {
+        critiques: Critique[];
+        strict: boolean;
+        max_refinements: number;
+        refinements_done: number;
+      }): Promise<GatekeeperDecision> {
         const { critiques, ...policy } = input;
         return decide(critiques, policy);
       },
       async lookupTools({ tools }: { tools: string[] }): Promise<Record<string, ToolRoute>> {
-        return Object.fromEntries(tools.map((t) => [t, { queues: [toolQueue], cost_per_call_usd: 0, tokens_per_call: 0, idempotent: true }]));
+        return Object.fromEntries(
+          tools.map((t) => [t, { queues: [toolQueue], cost_per_call_usd: 0, tokens_per_call: 0, idempotent: true }]),
+        );
       },
       async executeStep(input: StepExecutionInput): Promise<StepResult> {
         calls.step++;

@@ -80,12 +80,20 @@ export async function startTestWorker(
  * A worker fixture (a file under test/fixtures) in a child process, resolved once it prints "ready". `cwd` (default:
  * the project) stands for the folder of another machine.
  */
-export async function spawnFixtureWorker(fixture: string, env: NodeJS.ProcessEnv, options: { cwd?: string } = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'test/fixtures', fixture)], {
-    cwd: options.cwd ?? ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function spawnFixtureWorker(
+  fixture: string,
+  env: NodeJS.ProcessEnv,
+  options: { cwd?: string } = {},
+): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'test/fixtures', fixture)],
+    {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   await new Promise<void>((resolve, reject) => {
@@ -151,7 +159,9 @@ export function useTimeSkippingServer(): () => TestWorkflowEnvironment {
   let env: TestWorkflowEnvironment | undefined;
   beforeAll(async () => {
     quietRuntime();
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } } });
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } },
+    });
   });
   afterAll(async () => {
     await env?.teardown();
@@ -169,5 +179,9 @@ export async function failureOfRun(handle: WorkflowHandle): Promise<PlanFailure 
 
 /** The build id of the worker version that completed each workflow task of `history` ('' for an unversioned worker). */
 export function buildIdsOf(history: temporal.api.history.v1.IHistory): string[] {
-  return history.events!.flatMap((e) => (e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes.deploymentVersion?.buildId ?? ''] : []));
+  return history.events!.flatMap((e) =>
+    e.workflowTaskCompletedEventAttributes
+      ? [e.workflowTaskCompletedEventAttributes.deploymentVersion?.buildId ?? '']
+      : [],
+  );
 }

@@ -30,8 +30,12 @@ afterEach(() => jest.restoreAllMocks());
 async function runCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += chunk.toString()), true));
-  jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += chunk.toString()), true));
+  jest
+    .spyOn(process.stdout, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => ((stdout += chunk.toString()), true));
+  jest
+    .spyOn(process.stderr, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => ((stderr += chunk.toString()), true));
   try {
     process.exitCode = undefined;
     return { code: await main(['node', 'planner', '--address', testAddress(), ...args]), stdout, stderr };
@@ -46,14 +50,19 @@ async function runAwaitingApproval(name: string) {
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `${name}-${planner.taskQueue}`,
-    args: [{ request: { goal: BENCH_GOAL, tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } }],
+    args: [
+      { request: { goal: BENCH_GOAL, tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } },
+    ],
   });
   await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
   return handle;
 }
 
 /** The payloads of the run's accepted `name` updates, in order. */
-async function acceptedPayloads(handle: Awaited<ReturnType<typeof runAwaitingApproval>>, name: string): Promise<unknown[]> {
+async function acceptedPayloads(
+  handle: Awaited<ReturnType<typeof runAwaitingApproval>>,
+  name: string,
+): Promise<unknown[]> {
   return (await handle.fetchHistory()).events!.flatMap((e) => {
     const input = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
     return input?.name === name ? [JSON.parse(Buffer.from(input.args!.payloads![0]!.data!).toString('utf8'))] : [];
@@ -69,27 +78,57 @@ test('`planner approve <id>` without --version approves the version awaiting app
 });
 
 test.each([
-  ['approve', [], 'rejected', (id: string) => client.workflow.getHandle(id).executeUpdate(rejectUpdate, { args: [{ plan_version: 1, reason: 'another reviewer' }] })],
-  ['reject', ['--reason', 'too broad'], 'approved', (id: string) => client.workflow.getHandle(id).executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] })],
-] as const)('`planner %s <id>` without --version, when another reviewer decides v1 first: refused naming that decision, the next version is not decided unseen', async (command, flags, other, otherReviewer) => {
-  const handle = await runAwaitingApproval(`cli-${command}-raced`);
-  const send = PlannerClient.prototype[command];
-  // The other reviewer's decision lands after the CLI has read the run and before its update reaches it.
-  jest.spyOn(PlannerClient.prototype, command).mockImplementation(async function (this: PlannerClient, ...args: Parameters<typeof send>) {
-    await otherReviewer(handle.workflowId);
-    if (other === 'rejected') {
-      await waitFor(async () => {
-        const { stage, plan } = await handle.query(getStateQuery);
-        return stage === 'AWAITING_APPROVAL' && plan?.version === 2;
-      }, 30_000, 'v2 awaiting approval');
-    }
-    return await (send as (...a: typeof args) => Promise<string>).apply(this, args);
-  });
-  const decided = await runCli(command, handle.workflowId, ...flags);
-  expect(decided.code).toBe(2);
-  expect(decided.stderr).toContain(`error: the run refused it: ${command} refused: plan v1 was already ${other} by an earlier update`);
-  const state = await handle.query(getStateQuery);
-  if (other === 'rejected') expect(state).toMatchObject({ stage: 'AWAITING_APPROVAL', plan: { version: 2 }, approval: { status: 'pending' } });
-  else expect(state.audit.filter((a) => a.kind === 'approval').map((a) => a.message)).toEqual(['approved']);
-  await handle.cancel();
-});
+  [
+    'approve',
+    [],
+    'rejected',
+    (id: string) =>
+      client.workflow
+        .getHandle(id)
+        .executeUpdate(rejectUpdate, { args: [{ plan_version: 1, reason: 'another reviewer' }] }),
+  ],
+  [
+    'reject',
+    ['--reason', 'too broad'],
+    'approved',
+    (id: string) => client.workflow.getHandle(id).executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] }),
+  ],
+] as const)(
+  '`planner %s <id>` without --version, when another reviewer decides v1 first: refused naming that decision, the next version is not decided unseen',
+  async (command, flags, other, otherReviewer) => {
+    const handle = await runAwaitingApproval(`cli-${command}-raced`);
+    const send = PlannerClient.prototype[command];
+    // The other reviewer's decision lands after the CLI has read the run and before its update reaches it.
+    jest.spyOn(PlannerClient.prototype, command).mockImplementation(async function (
+      this: PlannerClient,
+      ...args: Parameters<typeof send>
+    ) {
+      await otherReviewer(handle.workflowId);
+      if (other === 'rejected') {
+        await waitFor(
+          async () => {
+            const { stage, plan } = await handle.query(getStateQuery);
+            return stage === 'AWAITING_APPROVAL' && plan?.version === 2;
+          },
+          30_000,
+          'v2 awaiting approval',
+        );
+      }
+      return await (send as (...a: typeof args) => Promise<string>).apply(this, args);
+    });
+    const decided = await runCli(command, handle.workflowId, ...flags);
+    expect(decided.code).toBe(2);
+    expect(decided.stderr).toContain(
+      `error: the run refused it: ${command} refused: plan v1 was already ${other} by an earlier update`,
+    );
+    const state = await handle.query(getStateQuery);
+    if (other === 'rejected')
+      expect(state).toMatchObject({
+        stage: 'AWAITING_APPROVAL',
+        plan: { version: 2 },
+        approval: { status: 'pending' },
+      });
+    else expect(state.audit.filter((a) => a.kind === 'approval').map((a) => a.message)).toEqual(['approved']);
+    await handle.cancel();
+  },
+);

@@ -49,7 +49,11 @@ async function waitingRun(id: string): Promise<void> {
   const started = await cli('start', 'Check the reports', '--id', id);
   expect(started.code).toBe(0);
   expect(started.stderr).toBe(''); // a worker polls the queue: no warning
-  await waitFor(async () => (await json('show', id)).stage === 'AWAITING_CLARIFICATION', 60_000, `${id} to ask its question`);
+  await waitFor(
+    async () => (await json('show', id)).stage === 'AWAITING_CLARIFICATION',
+    60_000,
+    `${id} to ask its question`,
+  );
 }
 
 test('planner tools lists what a catalog offers: params with type, required and enum values, side effects, task queue', async () => {
@@ -57,8 +61,21 @@ test('planner tools lists what a catalog offers: params with type, required and 
   expect(waste.catalog).toBe('waste');
   expect(waste.unavailable).toBeNull();
   const shipments = waste.tools.find((t: any) => t.name === 'shipments');
-  expect(shipments).toEqual(expect.objectContaining({ idempotent: true, sideEffects: false, taskQueue: planner.taskQueue, description: expect.stringContaining('shipments') }));
-  expect(shipments.params).toContainEqual({ name: 'status', type: 'string', required: false, enum: ['pending', 'in_transit', 'delivered', 'rejected'], description: 'Shipment status' });
+  expect(shipments).toEqual(
+    expect.objectContaining({
+      idempotent: true,
+      sideEffects: false,
+      taskQueue: planner.taskQueue,
+      description: expect.stringContaining('shipments'),
+    }),
+  );
+  expect(shipments.params).toContainEqual({
+    name: 'status',
+    type: 'string',
+    required: false,
+    enum: ['pending', 'in_transit', 'delivered', 'rejected'],
+    description: 'Shipment status',
+  });
 
   const all = await json<any[]>('tools');
   expect(all.map((c) => c.catalog)).toEqual(expect.arrayContaining(['waste']));
@@ -77,10 +94,21 @@ test('planner cancel --reason: the run ends CANCELLED and its history keeps the 
   const id = `ops-cancel-${planner.taskQueue}`;
   await waitingRun(id);
   const cancelled = await cli('cancel', id, '--reason', 'the report moved to next week');
-  expect(cancelled).toEqual(expect.objectContaining({ code: 0, stdout: `Cancellation requested for ${id} (reason: the report moved to next week)\n` }));
+  expect(cancelled).toEqual(
+    expect.objectContaining({
+      code: 0,
+      stdout: `Cancellation requested for ${id} (reason: the report moved to next week)\n`,
+    }),
+  );
   await waitFor(async () => (await json('show', id)).stage === 'CANCELLED', 60_000, `${id} to end CANCELLED`);
   const history = await json('history', id);
-  expect(history.entries).toContainEqual(expect.objectContaining({ source: 'history', kind: 'message', message: 'cancellation requested: the report moved to next week' }));
+  expect(history.entries).toContainEqual(
+    expect.objectContaining({
+      source: 'history',
+      kind: 'message',
+      message: 'cancellation requested: the report moved to next week',
+    }),
+  );
 
   const again = await cli('cancel', id, '--reason', 'twice');
   expect(again.code).toBe(2);
@@ -96,14 +124,16 @@ test('planner terminate ends a run at once with its reason, which show and histo
   const shown = await cli('show', id);
   expect(shown.stdout).toContain('Terminated: stuck on a bad deploy');
   const history = await json('history', id);
-  expect(history.entries).toContainEqual(expect.objectContaining({ kind: 'workflow', message: expect.stringMatching(/^terminated: stuck on a bad deploy/) }));
+  expect(history.entries).toContainEqual(
+    expect.objectContaining({ kind: 'workflow', message: expect.stringMatching(/^terminated: stuck on a bad deploy/) }),
+  );
   const again = await cli('terminate', id);
   expect(again.code).toBe(2);
   expect(again.stderr).toContain(`run ${id} is already TERMINATED`);
   expect((await cli('terminate', 'ops-no-such-run')).code).toBe(3);
 });
 
-test('start, watch and show warn when no worker polls the run\'s task queue, naming it and the command that serves it', async () => {
+test("start, watch and show warn when no worker polls the run's task queue, naming it and the command that serves it", async () => {
   const queue = `${planner.taskQueue}-nobody`;
   const warning = `warning: no worker polls task queue ${queue}: the run waits until one starts there (\`durable-planner worker --task-queue ${queue}\``;
   const started = await cli('start', 'Get me shipments from last week', '--task-queue', queue, '--json');
@@ -129,7 +159,9 @@ test('start, watch and show warn when no worker polls the run\'s task queue, nam
   // Closed, its plan versions need a worker to replay it: the hint names its queue too.
   const version = await cli('show', workflowId, '--version', '1');
   expect(version.code).toBe(1);
-  expect(version.stderr).toContain(`(hint: start one with \`planner worker --task-queue ${queue}\`, or see its status without options)`);
+  expect(version.stderr).toContain(
+    `(hint: start one with \`planner worker --task-queue ${queue}\`, or see its status without options)`,
+  );
 });
 
 test('show and watch give each step its elapsed time and, when Temporal retried it, its attempts', async () => {
@@ -144,7 +176,14 @@ test('show and watch give each step its elapsed time and, when Temporal retried 
   expect(state.stage).toBe('COMPLETED');
   const steps = state.plan.tasks.flatMap((t: any) => t.steps);
   const shipments = steps.find((s: any) => s.tool === 'shipments');
-  expect(shipments).toEqual(expect.objectContaining({ status: 'COMPLETED', attempts: 2, startedAt: expect.any(String), endedAt: expect.any(String) }));
+  expect(shipments).toEqual(
+    expect.objectContaining({
+      status: 'COMPLETED',
+      attempts: 2,
+      startedAt: expect.any(String),
+      endedAt: expect.any(String),
+    }),
+  );
   expect(shipments.elapsedMs).toBe(Date.parse(shipments.endedAt) - Date.parse(shipments.startedAt));
   expect(shipments.elapsedMs).toBeGreaterThanOrEqual(1_000); // the retry's initial interval
   const text = await cli('show', id);
@@ -152,7 +191,10 @@ test('show and watch give each step its elapsed time and, when Temporal retried 
 });
 
 /** Sends `signal` (or types Ctrl-C at its terminal) and resolves with the exit code and how long the exit took. */
-async function stop(live: ReturnType<typeof spawnPlannerCli>, how: () => void): Promise<{ code: number | null; ms: number }> {
+async function stop(
+  live: ReturnType<typeof spawnPlannerCli>,
+  how: () => void,
+): Promise<{ code: number | null; ms: number }> {
   const from = Date.now();
   how();
   const code = await Promise.race([live.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))]);
@@ -195,7 +237,9 @@ test('SIGTERM ends `planner demo --task-queue q` at once while its run waits on 
     const stopped = await stop(demo, () => demo.kill());
     expect(stopped.ms).toBeLessThan(5_000);
     expect(stopped.code).toBe(143);
-    expect(demo.output()).toContain(`Stopped (SIGTERM). Run ${id} stays on the server, waiting for workers: \`planner dev --task-queue ${queue}\``);
+    expect(demo.output()).toContain(
+      `Stopped (SIGTERM). Run ${id} stays on the server, waiting for workers: \`planner dev --task-queue ${queue}\``,
+    );
   } finally {
     demo.kill();
     if (id) await cli('terminate', id, '--reason', 'test cleanup');
@@ -212,7 +256,9 @@ test('"Something else (describe it)" asks for the words at the terminal, and the
   // From anywhere: the option alone is refused, saying how to give the words.
   const bare = await cli('answer', id, String(own));
   expect(bare.code).toBe(2);
-  expect(bare.stderr).toContain(`option ${own} ("Something else (describe it)") asks for your own words (hint: answer with them: planner answer ${id} "<what you need>")`);
+  expect(bare.stderr).toContain(
+    `option ${own} ("Something else (describe it)") asks for your own words (hint: answer with them: planner answer ${id} "<what you need>")`,
+  );
 
   const terminal = spawnPlannerCli(['watch', id], env(), { terminal: true });
   try {

@@ -17,8 +17,14 @@ let pack: WastePack;
 let planner: TestPlanner;
 let client: Client;
 
-const cli = (...args: string[]): Promise<CliRun> => runPlannerCli(args, { TEMPORAL_UI_URL: '', PLANNER_TASK_QUEUE: planner.taskQueue, PLANNER_QUERY_TIMEOUT_MS: '3000' });
-const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args, { TEMPORAL_UI_URL: '', PLANNER_TASK_QUEUE: planner.taskQueue, PLANNER_QUERY_TIMEOUT_MS: '3000' });
+const cli = (...args: string[]): Promise<CliRun> =>
+  runPlannerCli(args, { TEMPORAL_UI_URL: '', PLANNER_TASK_QUEUE: planner.taskQueue, PLANNER_QUERY_TIMEOUT_MS: '3000' });
+const json = <T = any>(...args: string[]): Promise<T> =>
+  plannerCliJson<T>(args, {
+    TEMPORAL_UI_URL: '',
+    PLANNER_TASK_QUEUE: planner.taskQueue,
+    PLANNER_QUERY_TIMEOUT_MS: '3000',
+  });
 
 /** No raw control character but the newline reaches the terminal. */
 function expectNoRawControls(text: string): void {
@@ -39,19 +45,29 @@ afterAll(async () => {
 test('a crash-looping run: show names the failing workflow task, history lists it, escapes are printed escaped', async () => {
   const queue = uniqueTaskQueue('crash');
   const connection = await NativeConnection.connect({ address: testAddress() });
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue: queue, workflowsPath: require.resolve('../fixtures/crashing-workflows') });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue: queue,
+    workflowsPath: require.resolve('../fixtures/crashing-workflows'),
+  });
   const running = worker.run();
   try {
     const id = `truth-crash-${queue}`;
     expect((await cli('start', 'Check the reports', '--id', id, '--task-queue', queue)).code).toBe(0);
     await waitFor(
-      async () => ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).some((e) => e.workflowTaskFailedEventAttributes),
+      async () =>
+        ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).some(
+          (e) => e.workflowTaskFailedEventAttributes,
+        ),
       30_000,
       'the first WorkflowTaskFailed event',
     );
     const shown = await cli('show', id);
     expect(shown.code).toBe(1);
-    expect(shown.stderr).toMatch(/^error: the run's workflow task keeps failing: .*boom \\x1b\[31mred\\x1b\[0m in workflow code \(hint: /);
+    expect(shown.stderr).toMatch(
+      /^error: the run's workflow task keeps failing: .*boom \\x1b\[31mred\\x1b\[0m in workflow code \(hint: /,
+    );
     expect(shown.stderr).not.toContain('no worker answered');
     expect(shown.stderr.trim().split('\n')).toHaveLength(1);
     expectNoRawControls(shown.stderr);
@@ -87,7 +103,13 @@ test('a terminated run without a worker: show and history give the reason, escap
   expect(view.code).toBe(0);
   expectNoRawControls(view.stdout);
   expect(JSON.parse(view.stdout)).toEqual(
-    expect.objectContaining({ workflowId: id, source: 'history', status: 'TERMINATED', goal: `Stop me ${ESC}[2J please`, termination: expect.objectContaining({ reason: `operator said stop ${ESC}]0;pwned\x07` }) }),
+    expect.objectContaining({
+      workflowId: id,
+      source: 'history',
+      status: 'TERMINATED',
+      goal: `Stop me ${ESC}[2J please`,
+      termination: expect.objectContaining({ reason: `operator said stop ${ESC}]0;pwned\x07` }),
+    }),
   );
 
   const history = await cli('history', id);
@@ -118,7 +140,12 @@ test('a failed run whose worker is gone: show falls back to the typed failure fr
   expect(shown.stdout).toMatch(/\nFailure: PLAN-006 /);
   expect(shown.stdout).toMatch(/\nHint: /);
   const view = await json('show', id);
-  expect(view).toEqual(expect.objectContaining({ status: 'FAILED', failure: expect.objectContaining({ type: 'InvalidInputError', code: 'PLAN-006' }) }));
+  expect(view).toEqual(
+    expect.objectContaining({
+      status: 'FAILED',
+      failure: expect.objectContaining({ type: 'InvalidInputError', code: 'PLAN-006' }),
+    }),
+  );
 });
 
 test('a run refused at input while its worker runs (no state query registered): show and history say what its history does', async () => {
@@ -136,14 +163,31 @@ test('a run refused at input while its worker runs (no state query registered): 
   expect(shown.stdout).toMatch(/^Run truth-refused-\S+ · FAILED/);
   expect(shown.stdout).toMatch(/\nFailure: PLAN-006 invalid planning options: max_replans/);
   const view = await json('show', id);
-  expect(view).toEqual(expect.objectContaining({ status: 'FAILED', stage: 'FAILED', failure: expect.objectContaining({ type: 'InvalidInputError', code: 'PLAN-006', message: expect.stringMatching(/max_replans/) }) }));
+  expect(view).toEqual(
+    expect.objectContaining({
+      status: 'FAILED',
+      stage: 'FAILED',
+      failure: expect.objectContaining({
+        type: 'InvalidInputError',
+        code: 'PLAN-006',
+        message: expect.stringMatching(/max_replans/),
+      }),
+    }),
+  );
 
   const history = await cli('history', id);
   expect(history.code).toBe(0);
   expect(history.stdout).not.toMatch(/no worker/);
-  expect(history.stdout).toMatch(/\(no decision audit, only Temporal events: the run kept no state: it failed: PLAN-006 invalid planning options: max_replans/);
+  expect(history.stdout).toMatch(
+    /\(no decision audit, only Temporal events: the run kept no state: it failed: PLAN-006 invalid planning options: max_replans/,
+  );
   const entries = await json('history', id);
-  expect(entries).toMatchObject({ auditAvailable: false, auditUnavailable: expect.stringMatching(/^the run kept no state: it failed: PLAN-006 invalid planning options: max_replans/) });
+  expect(entries).toMatchObject({
+    auditAvailable: false,
+    auditUnavailable: expect.stringMatching(
+      /^the run kept no state: it failed: PLAN-006 invalid planning options: max_replans/,
+    ),
+  });
 });
 
 test('start --id refuses an existing id, closed or running, unless --reuse-id (closed only)', async () => {
@@ -157,7 +201,9 @@ test('start --id refuses an existing id, closed or running, unless --reuse-id (c
 
   const again = await cli('start', 'second', '--id', id, '--task-queue', queue);
   expect(again.code).toBe(2);
-  expect(again.stderr).toMatch(/^error: a run with id "truth-reuse-\S+" already exists \(TERMINATED\) \(hint: .*--reuse-id/);
+  expect(again.stderr).toMatch(
+    /^error: a run with id "truth-reuse-\S+" already exists \(TERMINATED\) \(hint: .*--reuse-id/,
+  );
   expect(again.stderr.trim().split('\n')).toHaveLength(1);
 
   const reused = await json('start', 'second', '--id', id, '--task-queue', queue, '--reuse-id');
@@ -176,7 +222,10 @@ test('list --limit n gives the n newest runs by start time, whatever order visib
   await client.workflow.getHandle(ids[2]!).terminate('listed');
   await client.workflow.getHandle(ids[0]!).terminate('listed');
   await waitFor(
-    async () => (await json<any[]>('list', '--limit', '10000')).filter((r) => ids.includes(r.workflowId) && r.status === 'TERMINATED').length === 2,
+    async () =>
+      (await json<any[]>('list', '--limit', '10000')).filter(
+        (r) => ids.includes(r.workflowId) && r.status === 'TERMINATED',
+      ).length === 2,
     30_000,
     'the terminated runs in visibility',
   );

@@ -13,12 +13,19 @@ import { plannerCliJson, runPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, testAddress, waitFor } from '../support/temporal';
 
-
 let pack: WastePack;
 let planner: TestPlanner;
 
-const cli = (...args: string[]): Promise<CliRun> => runPlannerCli(args, { TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '', PLANNER_TASK_QUEUE: planner.taskQueue });
-const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args, { TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '', PLANNER_TASK_QUEUE: planner.taskQueue });
+const cli = (...args: string[]): Promise<CliRun> =>
+  runPlannerCli(args, {
+    TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '',
+    PLANNER_TASK_QUEUE: planner.taskQueue,
+  });
+const json = <T = any>(...args: string[]): Promise<T> =>
+  plannerCliJson<T>(args, {
+    TEMPORAL_UI_URL: process.env.TEMPORAL_TEST_UI_URL ?? '',
+    PLANNER_TASK_QUEUE: planner.taskQueue,
+  });
 
 beforeAll(async () => {
   pack = await createWastePack({ today: new Date() });
@@ -47,11 +54,18 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
     30_000,
     'the run in `planner list --stage AWAITING_CLARIFICATION`',
   );
-  expect(listed.find((r) => r.workflowId === id)).toEqual(expect.objectContaining({ stage: 'AWAITING_CLARIFICATION', goal: 'Check the reports' }));
+  expect(listed.find((r) => r.workflowId === id)).toEqual(
+    expect.objectContaining({ stage: 'AWAITING_CLARIFICATION', goal: 'Check the reports' }),
+  );
 
   const waiting = await json('show', id);
   expect(waiting.stage).toBe('AWAITING_CLARIFICATION');
-  expect(waiting.question).toEqual({ text: expect.any(String), options: expect.any(Array), default: expect.any(Number), askedAt: expect.any(String) });
+  expect(waiting.question).toEqual({
+    text: expect.any(String),
+    options: expect.any(Array),
+    default: expect.any(Number),
+    askedAt: expect.any(String),
+  });
   expect(waiting.question.options[0]).toBe('Shipments from last week');
   const waitingText = await cli('show', id);
   expect(waitingText.stdout).toContain('1. Shipments from last week');
@@ -61,7 +75,9 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   const invalid = await cli('answer', id, '9');
   expect(invalid.code).toBe(2);
   expect(invalid.stderr.trim().split('\n')).toHaveLength(1);
-  expect(invalid.stderr).toMatch(/^error: the run refused it: option 9 does not exist; choose 1–\d+: 1\. Shipments from last week/);
+  expect(invalid.stderr).toMatch(
+    /^error: the run refused it: option 9 does not exist; choose 1–\d+: 1\. Shipments from last week/,
+  );
   expect(invalid.stderr).toContain(`; see the run's stage and question with \`planner show ${id}\`)`);
   expect(invalid.stderr).not.toMatch(/\n\s+at /);
 
@@ -69,7 +85,11 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   expect(answered).toEqual(expect.objectContaining({ code: 0, stdout: `Answered ${id}: Shipments from last week\n` }));
 
   let state: any;
-  await waitFor(async () => ['COMPLETED', 'FAILED'].includes((state = await json('show', id)).stage), 60_000, 'the run to end');
+  await waitFor(
+    async () => ['COMPLETED', 'FAILED'].includes((state = await json('show', id)).stage),
+    60_000,
+    'the run to end',
+  );
   expect(state.stage).toBe('COMPLETED');
 
   // show --json: the documented camelCase contract.
@@ -78,7 +98,11 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
       workflowId: id,
       stage: 'COMPLETED',
       question: null,
-      budget: { policy: 'block', limit: expect.objectContaining({ calls: 100 }), spent: expect.objectContaining({ calls: expect.any(Number) }) },
+      budget: {
+        policy: 'block',
+        limit: expect.objectContaining({ calls: 100 }),
+        spent: expect.objectContaining({ calls: expect.any(Number) }),
+      },
       versions: [expect.objectContaining({ version: 1, reason: 'initial', explanation: expect.any(String) })],
     }),
   );
@@ -87,7 +111,15 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   const steps = state.plan.tasks.flatMap((t: any) => t.steps);
   expect(steps.length).toBeGreaterThan(0);
   for (const step of steps) {
-    expect(step).toEqual(expect.objectContaining({ id: expect.any(String), tool: expect.any(String), params: expect.any(Object), dependsOn: expect.any(Array), status: 'COMPLETED' }));
+    expect(step).toEqual(
+      expect.objectContaining({
+        id: expect.any(String),
+        tool: expect.any(String),
+        params: expect.any(Object),
+        dependsOn: expect.any(Array),
+        status: 'COMPLETED',
+      }),
+    );
   }
   expect(steps[0].tool).toBe('shipments');
 
@@ -95,7 +127,9 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   const shown = await cli('show', id);
   expect(shown.code).toBe(0);
   const text = shown.stdout;
-  expect(text).toMatch(/^Task Plan \(v1\) · FEASIBLE · stage COMPLETED\nGoal: Check the reports\. Shipments from last week\nBudget: \d+\/100 calls/);
+  expect(text).toMatch(
+    /^Task Plan \(v1\) · FEASIBLE · stage COMPLETED\nGoal: Check the reports\. Shipments from last week\nBudget: \d+\/100 calls/,
+  );
   expect(text).toContain('Tasks:\n1. [DONE] ');
   expect(text).toMatch(/\n {3}1\.1 \[COMPLETED\] .+ → shipments \{/);
   const onlyTask = await cli('show', id, '--task', '1');
@@ -106,7 +140,8 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   const history = await json('history', id);
   expect(history.auditAvailable).toBe(true);
   const kinds = new Set(history.entries.map((e: any) => e.kind));
-  for (const kind of ['clarification', 'analysis', 'plan', 'critique', 'gatekeeper', 'routing', 'step', 'activity']) expect(kinds).toContain(kind);
+  for (const kind of ['clarification', 'analysis', 'plan', 'critique', 'gatekeeper', 'routing', 'step', 'activity'])
+    expect(kinds).toContain(kind);
   expect(history.entries.every((e: any) => !Number.isNaN(Date.parse(e.at)))).toBe(true);
   const historyText = await cli('history', id);
   expect(historyText.stdout).toMatch(/^Decisions of /);
@@ -114,7 +149,12 @@ test('start a vague goal, find it waiting, answer it, show the plan tree and JSO
   expect(historyText.stdout).toMatch(/executeStep/);
 
   // The finished run is in the list too (other test files start runs on this server meanwhile: look past the 50 newest).
-  await waitFor(async () => (await json<any[]>('list', '--limit', '10000')).some((r) => r.workflowId === id && r.stage === 'COMPLETED'), 30_000, 'the completed run listed');
+  await waitFor(
+    async () =>
+      (await json<any[]>('list', '--limit', '10000')).some((r) => r.workflowId === id && r.stage === 'COMPLETED'),
+    30_000,
+    'the completed run listed',
+  );
   // --task-queue: only the runs of this worker's queue (this file's), none of another queue's.
   const onQueue = await json<any[]>('list', '--task-queue', planner.taskQueue, '--limit', '10000');
   expect(onQueue.map((r) => r.workflowId)).toContain(id);
@@ -128,7 +168,13 @@ test('start --wait follows a run to its end and --json prints the final state', 
   const run = await cli('start', goal, '--id', id, '--wait', '--json', '--budget-calls', '20', '--planner', 'ranking');
   expect(run.code).toBe(0);
   const final = JSON.parse(run.stdout);
-  expect(final).toEqual(expect.objectContaining({ workflowId: id, stage: 'COMPLETED', budget: expect.objectContaining({ limit: expect.objectContaining({ calls: 20 }) }) }));
+  expect(final).toEqual(
+    expect.objectContaining({
+      workflowId: id,
+      stage: 'COMPLETED',
+      budget: expect.objectContaining({ limit: expect.objectContaining({ calls: 20 }) }),
+    }),
+  );
   expect(run.stderr).toMatch(/step 1\.1 shipments \[COMPLETED\]/);
   expect(run.stderr).toMatch(/COMPLETED · plan v1 \(FEASIBLE\)/);
 
@@ -143,7 +189,9 @@ test('start --wait follows a run to its end and --json prints the final state', 
 test('errors: unknown id, bad arguments, unreachable server — one line, exit codes 3, 2, 1', async () => {
   const unknown = await cli('show', 'no-such-run');
   expect(unknown.code).toBe(3);
-  expect(unknown.stderr).toBe('error: no planning run with id "no-such-run" (hint: list the runs with `planner list`)\n');
+  expect(unknown.stderr).toBe(
+    'error: no planning run with id "no-such-run" (hint: list the runs with `planner list`)\n',
+  );
   expect((await cli('answer', 'no-such-run', '1')).code).toBe(3);
 
   const badStage = await cli('list', '--stage', 'SLEEPING');
@@ -155,15 +203,24 @@ test('errors: unknown id, bad arguments, unreachable server — one line, exit c
   expect(badBudget.stderr.split('\n')).toHaveLength(2);
 
   // A run no worker polls for: show says so at once instead of hanging on the query.
-  const orphan = await json<{ workflowId: string }>('start', 'Get me shipments from last week', '--task-queue', `${planner.taskQueue}-nobody`);
+  const orphan = await json<{ workflowId: string }>(
+    'start',
+    'Get me shipments from last week',
+    '--task-queue',
+    `${planner.taskQueue}-nobody`,
+  );
   const unanswered = await cli('show', orphan.workflowId);
   expect(unanswered.code).toBe(1);
-  expect(unanswered.stderr).toMatch(/^error: no worker answered for run .*\(hint: start one with `planner worker --task-queue .*-nobody`/);
+  expect(unanswered.stderr).toMatch(
+    /^error: no worker answered for run .*\(hint: start one with `planner worker --task-queue .*-nobody`/,
+  );
   await cli('cancel', orphan.workflowId);
 
   const down = await cli('show', 'x', '--address', '127.0.0.1:1');
   expect(down.code).toBe(1);
-  expect(down.stderr).toMatch(/^error: cannot reach Temporal at 127\.0\.0\.1:1 .*\(hint: start a local server with `planner dev`/);
+  expect(down.stderr).toMatch(
+    /^error: cannot reach Temporal at 127\.0\.0\.1:1 .*\(hint: start a local server with `planner dev`/,
+  );
   expect(down.stderr.trim().split('\n')).toHaveLength(1);
 });
 
@@ -176,17 +233,23 @@ test('approval: reject with a reason makes v2, `show --diff 1 2` says why, appro
   const noReason = await cli('reject', id, '--reason', ' ');
   expect(noReason.code).toBe(2);
   expect((await cli('reject', id, '--reason', 'only last week, please')).code).toBe(0);
-  await waitFor(async () => {
-    const s = await json('show', id);
-    return s.stage === 'AWAITING_APPROVAL' && s.plan?.version === 2;
-  }, 30_000, 'v2 awaiting approval');
+  await waitFor(
+    async () => {
+      const s = await json('show', id);
+      return s.stage === 'AWAITING_APPROVAL' && s.plan?.version === 2;
+    },
+    30_000,
+    'v2 awaiting approval',
+  );
 
   const diff = await cli('show', id, '--diff', '1', '2');
   expect(diff.code).toBe(0);
   expect(diff.stdout).toMatch(/^Plan v1 → v2: /);
   expect(diff.stdout).toMatch(/Why:\n {2}v2 \(human_rejection\): .*only last week, please/);
   const diffJson = await json('show', id, '--diff', '1', '2');
-  expect(diffJson).toEqual(expect.objectContaining({ from: 1, to: 2, diff: expect.objectContaining({ summary: expect.any(String) }) }));
+  expect(diffJson).toEqual(
+    expect.objectContaining({ from: 1, to: 2, diff: expect.objectContaining({ summary: expect.any(String) }) }),
+  );
 
   const raised = await json('raise-budget', id, '--calls', '5');
   expect(raised.budget.limit.calls).toBe(105);
@@ -224,8 +287,16 @@ test("a workflow id with `;` comes out shell-quoted in the commands `planner sho
   const pasted = /planner approve \S.*?(?= {2}\||$)/m.exec(shown)![0];
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'paste-'));
   const cliFunction = `planner() { "${process.execPath}" "${path.resolve('bin/planner.js')}" "$@"; }`;
-  const run = await promisify(execFile)('sh', ['-c', `${cliFunction}; ${pasted}`], { cwd, encoding: 'utf8', env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), PLANNER_TASK_QUEUE: planner.taskQueue } });
-  expect({ pasted, stdout: run.stdout, stderr: run.stderr }).toEqual({ pasted: `planner approve ${quoted}`, stdout: `${id}: plan v1 approved\n`, stderr: '' });
+  const run = await promisify(execFile)('sh', ['-c', `${cliFunction}; ${pasted}`], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, TEMPORAL_ADDRESS: testAddress(), PLANNER_TASK_QUEUE: planner.taskQueue },
+  });
+  expect({ pasted, stdout: run.stdout, stderr: run.stderr }).toEqual({
+    pasted: `planner approve ${quoted}`,
+    stdout: `${id}: plan v1 approved\n`,
+    stderr: '',
+  });
   expect(readdirSync(cwd)).toEqual([]);
   await waitFor(async () => (await json('show', id)).stage === 'COMPLETED', 30_000, 'COMPLETED');
 });

@@ -14,7 +14,10 @@ import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } fr
 import { withCrashDrill } from '../support/planner-process';
 import { connectClient, waitFor } from '../support/temporal';
 
-const llmReply = oneSlowStepReplies('record-note', 'Record the note', { text: 'crash-proof note', delay_after_ms: 4000 });
+const llmReply = oneSlowStepReplies('record-note', 'Record the note', {
+  text: 'crash-proof note',
+  delay_after_ms: 4000,
+});
 
 let llm: ScriptedLlmServer;
 let client: Client;
@@ -32,10 +35,19 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     const handle = await client.workflow.start(planningWorkflow, {
       taskQueue,
       workflowId: `crash-${taskQueue}`,
-      args: [{ request: { goal: 'Record a crash-proof note', tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 1_500 } }],
+      args: [
+        {
+          request: { goal: 'Record a crash-proof note', tool_catalog: 'demo', planner: 'llm' },
+          options: { step_heartbeat_ms: 1_500 },
+        },
+      ],
     });
     const notesFile = path.join(env.NOTES_DIR!, 'notes.jsonl');
-    await waitFor(() => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0, 60_000, 'the side effect');
+    await waitFor(
+      () => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0,
+      60_000,
+      'the side effect',
+    );
     const before = await handle.query(getStateQuery);
     expect(before.stage).toBe('EXECUTING');
     expect(before.steps[0]!.status).toBe('RUNNING');
@@ -52,7 +64,9 @@ test('SIGKILL after planning, mid-step: no repeated LLM call, effect once, budge
     expect(state.plan!.version).toBe(1);
     expect(state.versions).toHaveLength(1);
     // The LLM conversation that produced the plan is kept out of history, by reference, and can be read back.
-    const transcript = (await new LocalContentStore(env.PLANNER_STORE_DIR!).get(state.versions[0]!.transcript_ref!)) as { role: string }[];
+    const transcript = (await new LocalContentStore(env.PLANNER_STORE_DIR!).get(
+      state.versions[0]!.transcript_ref!,
+    )) as { role: string }[];
     expect(transcript.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
     // Every settled call charged exactly once: the three LLM calls the server saw and the one tool call.
     expect(state.audit.filter((a) => a.kind === 'budget')).toHaveLength(4);

@@ -38,7 +38,11 @@ async function runsWaitingIn(name: string, goal: string, count: number, stage: s
       }),
     ),
   );
-  await Promise.all(handles.map((h) => waitFor(async () => (await h.query(getStateQuery)).stage === stage, 30_000, `${h.workflowId} in ${stage}`)));
+  await Promise.all(
+    handles.map((h) =>
+      waitFor(async () => (await h.query(getStateQuery)).stage === stage, 30_000, `${h.workflowId} in ${stage}`),
+    ),
+  );
   return handles;
 }
 
@@ -76,7 +80,11 @@ test(`${ROUNDS} rounds of five approvals and five rejections of v1 at once: one 
         expect(outcome).toMatchObject({ stage: 'COMPLETED', plan_version: 1 });
         return;
       }
-      await waitFor(async () => (await handle.query(getStateQuery)).plan?.version === 2, 30_000, `${handle.workflowId}: plan v2`);
+      await waitFor(
+        async () => (await handle.query(getStateQuery)).plan?.version === 2,
+        30_000,
+        `${handle.workflowId}: plan v2`,
+      );
       const state = await handle.query(getStateQuery);
       expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'human_rejection']);
       expect(state.steps.every((s) => s.status !== 'COMPLETED')).toBe(true); // v1 never ran
@@ -89,15 +97,24 @@ test(`${ROUNDS} rounds of ten clarification answers at once: one wins, the other
   const handles = await runsWaitingIn('answer-race', 'Add validation', ROUNDS, 'AWAITING_CLARIFICATION');
   const winners: string[] = [];
   for (const handle of handles) {
-    const answers = Array.from({ length: 10 }, (_, i) => handle.executeUpdate(answerClarificationUpdate, { args: [{ text: `${BENCH_GOAL} (answer ${i})` }] }));
+    const answers = Array.from({ length: 10 }, (_, i) =>
+      handle.executeUpdate(answerClarificationUpdate, { args: [{ text: `${BENCH_GOAL} (answer ${i})` }] }),
+    );
     const { value, refusals } = oneWinner(await Promise.allSettled(answers));
     winners.push(value);
     for (const refusal of refusals) expect(refusal).toContain(`already answered by an earlier answer: ${value}`);
   }
   await Promise.all(
     handles.map(async (handle, round) => {
-      await waitFor(async () => (await handle.query(getStateQuery)).clarifications.length === 1, 30_000, `${handle.workflowId}: the answer taken`);
-      expect((await handle.query(getStateQuery)).clarifications[0]).toMatchObject({ answer: winners[round], by: 'user' });
+      await waitFor(
+        async () => (await handle.query(getStateQuery)).clarifications.length === 1,
+        30_000,
+        `${handle.workflowId}: the answer taken`,
+      );
+      expect((await handle.query(getStateQuery)).clarifications[0]).toMatchObject({
+        answer: winners[round],
+        by: 'user',
+      });
       await handle.cancel();
     }),
   );

@@ -23,7 +23,14 @@ import { planningWorkflow } from '../../src/workflows';
 import { usePostgres } from '../support/postgres';
 import { withExtraSteps } from '../support/step-kinds';
 import { SCENARIO, stubActivities } from '../support/stub-activities';
-import { connectClient, quietRuntime, testAddress, uniqueTaskQueue, waitFor, workflowBundle } from '../support/temporal';
+import {
+  connectClient,
+  quietRuntime,
+  testAddress,
+  uniqueTaskQueue,
+  waitFor,
+  workflowBundle,
+} from '../support/temporal';
 
 const OTHER_NAMESPACE = `effects-${process.pid}`;
 
@@ -35,9 +42,20 @@ beforeAll(async () => {
   quietRuntime();
   client = await connectClient();
   connection = await NativeConnection.connect({ address: testAddress() });
-  await client.workflowService.registerNamespace({ namespace: OTHER_NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') });
+  await client.workflowService.registerNamespace({
+    namespace: OTHER_NAMESPACE,
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
+  });
   // The frontend knows a new namespace once its namespace cache has refreshed.
-  await waitFor(() => client.workflowService.describeNamespace({ namespace: OTHER_NAMESPACE }).then(() => true, () => false), 60_000, `namespace ${OTHER_NAMESPACE}`);
+  await waitFor(
+    () =>
+      client.workflowService.describeNamespace({ namespace: OTHER_NAMESPACE }).then(
+        () => true,
+        () => false,
+      ),
+    60_000,
+    `namespace ${OTHER_NAMESPACE}`,
+  );
 }, 90_000);
 afterAll(async () => {
   await client?.connection.close();
@@ -58,15 +76,32 @@ async function reportWorker(namespace: string, ledger: IdempotencyLedger, effect
       return { sent: effects.length };
     },
   });
-  const stubs = stubActivities({ plan: (p) => withExtraSteps({ ...p, tasks: [] }, [{ action: 'tool_call', tool: 'send-report', params: { to: 'team' } }]) }, taskQueue);
+  const stubs = stubActivities(
+    {
+      plan: (p) =>
+        withExtraSteps({ ...p, tasks: [] }, [{ action: 'tool_call', tool: 'send-report', params: { to: 'team' } }]),
+    },
+    taskQueue,
+  );
   const store = new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-')));
   const tools = createToolActivities({ tools: [sendReport], store, ledger });
-  const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: workflowBundle(), activities: { ...stubs.activities, ...tools } });
+  const worker = await Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    activities: { ...stubs.activities, ...tools },
+  });
   return { worker, taskQueue };
 }
 
 /** Runs the report workflow `workflowId` to its end, a new run under the id when an earlier one closed (as --reuse-id does). */
-async function runReport(namespaceClient: Client, taskQueue: string, workflowId: string, options: Record<string, unknown> = {}) {
+async function runReport(
+  namespaceClient: Client,
+  taskQueue: string,
+  workflowId: string,
+  options: Record<string, unknown> = {},
+) {
   const handle = await namespaceClient.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId,
@@ -75,7 +110,11 @@ async function runReport(namespaceClient: Client, taskQueue: string, workflowId:
   });
   if (options.require_approval) {
     // A wait for approval makes the history long enough to continue as new before the step runs.
-    await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'the approval');
+    await waitFor(
+      async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+      30_000,
+      'the approval',
+    );
     await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
   }
   const outcome = await handle.result();
@@ -111,7 +150,10 @@ test('continue-as-new keeps the run chain: the step, run after it, is keyed by t
   const effects: string[] = [];
   const { worker, taskQueue } = await reportWorker('default', fileLedger(), effects);
   await worker.runUntil(async () => {
-    const { outcome, state, result, firstRunId } = await runReport(client, taskQueue, `continued-report-${taskQueue}`, { continue_as_new_after_events: 10, require_approval: true });
+    const { outcome, state, result, firstRunId } = await runReport(client, taskQueue, `continued-report-${taskQueue}`, {
+      continue_as_new_after_events: 10,
+      require_approval: true,
+    });
     expect(outcome.stage).toBe('COMPLETED');
     expect(state.continued_as_new).toBeGreaterThan(0);
     expect(state.effect_chain).toBe(`default/${firstRunId}`);
@@ -138,7 +180,13 @@ test('each run of a cron schedule sends its report: the runs share a first run i
 });
 
 describe.each([
-  ['the local file ledger', async (): Promise<{ ledger: IdempotencyLedger; close(): Promise<void> }> => ({ ledger: fileLedger(), close: async () => {} })],
+  [
+    'the local file ledger',
+    async (): Promise<{ ledger: IdempotencyLedger; close(): Promise<void> }> => ({
+      ledger: fileLedger(),
+      close: async () => {},
+    }),
+  ],
   [
     'the PostgreSQL ledger',
     async () => {

@@ -46,7 +46,23 @@ beforeAll(async () => {
         const query = queries[Math.min(planCalls++, queries.length - 1)]!;
         return JSON.stringify({
           status: 'FEASIBLE',
-          tasks: [{ id: '1', title: 'Find the books', steps: [{ id: '1.1', title: 'Search the catalogue', action: 'tool_call', tool: 'search_books', params: { query }, depends_on: [], parallel: true }] }],
+          tasks: [
+            {
+              id: '1',
+              title: 'Find the books',
+              steps: [
+                {
+                  id: '1.1',
+                  title: 'Search the catalogue',
+                  action: 'tool_call',
+                  tool: 'search_books',
+                  params: { query },
+                  depends_on: [],
+                  parallel: true,
+                },
+              ],
+            },
+          ],
           complexity: 1,
           estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1000 },
         });
@@ -82,7 +98,9 @@ test('an empty answer on a query the goal does not say re-plans once, naming it;
   const { outcome, state } = await run('replan', 'Find the books about the whale');
   expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
   expect(state.versions[0]!.unsaid).toEqual([{ step_id: '1.1', param: 'query', value: 'cetaceans' }]);
-  expect(state.versions[1]!.explanation).toMatch(/step 1\.1 \(search_books\) returned no rows with query="cetaceans", which the goal does not say/);
+  expect(state.versions[1]!.explanation).toMatch(
+    /step 1\.1 \(search_books\) returned no rows with query="cetaceans", which the goal does not say/,
+  );
   expect(state.versions[1]!.unsaid).toBeUndefined(); // "whale" is the user's word
   expect(outcome.stage).toBe('COMPLETED');
   expect(outcome.steps.at(-1)!.items).toBe(2);
@@ -95,11 +113,13 @@ test('an answer still empty after that one re-plan completes with a note of what
   const { outcome, state } = await run('still-empty', 'Find the books about the whale', { max_replans: 3 });
   expect(state.versions).toHaveLength(2); // once, not until re-plans run out
   expect(outcome.stage).toBe('COMPLETED');
-  expect(outcome.answer_note).toBe('Nothing matched: step 1.1 (search_books) with query="leviathans" returned no rows.');
+  expect(outcome.answer_note).toBe(
+    'Nothing matched: step 1.1 (search_books) with query="leviathans" returned no rows.',
+  );
   expect(planDetails(state)).toContain(`**Answer:** ${outcome.answer_note}`);
 });
 
-test('an empty answer on the goal\'s own words is the answer: no re-plan', async () => {
+test("an empty answer on the goal's own words is the answer: no re-plan", async () => {
   queries = ['submarine'];
   planCalls = 0;
   const { outcome, state } = await run('said', 'Find the books with submarine in the title');

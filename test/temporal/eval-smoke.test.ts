@@ -7,25 +7,53 @@
  */
 import path from 'node:path';
 import { executeGold } from '../../bench/eval-gold';
-import { EVAL_DAY, judge, loadGoldenSet, runGoal, summarize, type GoalResult, type GoldenGoal } from '../../bench/eval-harness';
+import {
+  EVAL_DAY,
+  judge,
+  loadGoldenSet,
+  runGoal,
+  summarize,
+  type GoalResult,
+  type GoldenGoal,
+} from '../../bench/eval-harness';
 import { rowsOf } from '../../bench/eval-scoring';
 import { projectRoot } from '../../src/project-root';
 import { LocalContentStore } from '../../src/store/content-store';
 import { startTestPlanner, useWastePackAndClient } from '../support/planner-workers';
-import { promptKind, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import {
+  promptKind,
+  startScriptedLlmServer,
+  type ChatRequestBody,
+  type ScriptedLlmServer,
+} from '../support/scripted-llm-server';
 
 const SMOKE = loadGoldenSet(path.join(projectRoot(), 'bench/eval-goals.json')).filter((g) => g.smoke);
 
-const step = (title: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) => ({ title, tool, params, depends_on });
+const step = (title: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) => ({
+  title,
+  tool,
+  params,
+  depends_on,
+});
 
 /** Last week as of the eval's pinned day (Wednesday 2026-06-10): Monday to Sunday. */
 const lastWeek = { date_from: '2026-06-01', date_to: '2026-06-07' };
 
 /** The plan draft a good model writes for each smoke goal, told by the goal's words. */
 function planFor(goal: string): Record<string, unknown> {
-  const plan = (status: string, steps: ReturnType<typeof step>[], missing: string[] = []) => ({ status, missing_capabilities: missing, steps });
-  if (goal.includes('Hannover')) return plan('FEASIBLE', [step('Hannover facilities', 'facilities', { location: 'Hannover' })]);
-  if (goal.includes('email')) return plan('PARTIAL', [step('Contaminated shipments', 'shipments', { ...lastWeek, has_contaminants: true })], ['sending email']);
+  const plan = (status: string, steps: ReturnType<typeof step>[], missing: string[] = []) => ({
+    status,
+    missing_capabilities: missing,
+    steps,
+  });
+  if (goal.includes('Hannover'))
+    return plan('FEASIBLE', [step('Hannover facilities', 'facilities', { location: 'Hannover' })]);
+  if (goal.includes('email'))
+    return plan(
+      'PARTIAL',
+      [step('Contaminated shipments', 'shipments', { ...lastWeek, has_contaminants: true })],
+      ['sending email'],
+    );
   if (goal.includes('bins')) return plan('IMPOSSIBLE', [], ['ordering from a supplier']);
   if (goal.includes('contaminant details')) {
     return plan('FEASIBLE', [
@@ -45,7 +73,9 @@ function reply(body: ChatRequestBody): string {
   const vague = goal === 'Check the reports' && !user.includes('Conversation so far');
   return JSON.stringify({
     is_clear: !vague,
-    clarification: vague ? { question: 'Which report?', options: ['Shipments from last week', 'Inspections'], default_option: 0 } : null,
+    clarification: vague
+      ? { question: 'Which report?', options: ['Shipments from last week', 'Inspections'], default_option: 0 }
+      : null,
     steps: ['Fetch the data'],
     required_capabilities: ['shipments'],
     intent: { type: 'query', confidence: 0.9 },
@@ -66,49 +96,100 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     expect(SMOKE.map((g) => g.kind).sort()).toEqual(['feasible', 'feasible', 'impossible', 'partial', 'vague']);
     expect(SMOKE.filter((g) => !g.gold)).toEqual([]);
     const goldData = await executeGold(SMOKE, [fixtures.pack()]);
-    const planner = await startTestPlanner(fixtures.pack(), { prefix: 'eval', env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' } });
+    const planner = await startTestPlanner(fixtures.pack(), {
+      prefix: 'eval',
+      env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' },
+    });
     const store = new LocalContentStore(planner.storeDir);
     const results: GoalResult[] = [];
     try {
       for (const goal of SMOKE) {
-        results.push(await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200, readStored: (ref) => store.get(ref), goldData }));
+        results.push(
+          await runGoal(goal, {
+            client: fixtures.client(),
+            taskQueue: planner.taskQueue,
+            timeoutMs: 60_000,
+            pollMs: 200,
+            readStored: (ref) => store.get(ref),
+            goldData,
+          }),
+        );
       }
     } finally {
       await planner.stop();
     }
-    expect(results.map((r) => [r.id, r.answer_right, r.expected, r.answer_outcome])).toEqual(SMOKE.map((g) => [g.id, true, true, expect.any(String)]));
-    expect(results.map((r) => [r.plan_nodes_f1, r.plan_edges_f1, r.constraint_coverage, r.valid, r.unverified_id_literal])).toEqual(
-      SMOKE.map((g) => [1, 1, g.constraints.length > 0 ? 1 : null, true, false]),
+    expect(results.map((r) => [r.id, r.answer_right, r.expected, r.answer_outcome])).toEqual(
+      SMOKE.map((g) => [g.id, true, true, expect.any(String)]),
     );
+    expect(
+      results.map((r) => [r.plan_nodes_f1, r.plan_edges_f1, r.constraint_coverage, r.valid, r.unverified_id_literal]),
+    ).toEqual(SMOKE.map((g) => [1, 1, g.constraints.length > 0 ? 1 : null, true, false]));
     // Every gold call returned rows: a right answer is rows the run returned too, not two empty sets.
-    expect(SMOKE.flatMap((g) => goldData.get(g.id)!.map((data) => rowsOf(data).length)).every((rows) => rows > 0)).toBe(true);
+    expect(SMOKE.flatMap((g) => goldData.get(g.id)!.map((data) => rowsOf(data).length)).every((rows) => rows > 0)).toBe(
+      true,
+    );
     expect(results.find((r) => r.kind === 'vague')!.asked_question).toBe(true);
-    expect(results.find((r) => r.kind === 'impossible')).toMatchObject({ stage: 'FAILED', plan_status: 'IMPOSSIBLE', steps: 0 });
-    expect(results.find((r) => r.kind === 'partial')).toMatchObject({ stage: 'COMPLETED', plan_status: 'PARTIAL', tools: ['shipments'] });
+    expect(results.find((r) => r.kind === 'impossible')).toMatchObject({
+      stage: 'FAILED',
+      plan_status: 'IMPOSSIBLE',
+      steps: 0,
+    });
+    expect(results.find((r) => r.kind === 'partial')).toMatchObject({
+      stage: 'COMPLETED',
+      plan_status: 'PARTIAL',
+      tools: ['shipments'],
+    });
     // Analysis (twice for the vague goal: before and after its answer), plan and pre-mortem are the LLM calls.
     for (const r of results) expect(r.activities.map((a) => a.activity)).toContain('generatePlan');
     const totals = summarize(results, 1);
-    expect(totals).toMatchObject({ goals: SMOKE.length, answer_graded: SMOKE.length, share_answer_right: 1, expected: SMOKE.length, share_expected: 1, clear_goals_asked: 0 });
+    expect(totals).toMatchObject({
+      goals: SMOKE.length,
+      answer_graded: SMOKE.length,
+      share_answer_right: 1,
+      expected: SMOKE.length,
+      share_expected: 1,
+      clear_goals_asked: 0,
+    });
     expect(totals).toMatchObject({ plan_generations: SMOKE.length, mean_llm_calls_per_plan_generation: 1 });
     expect(totals.mean_tokens_per_run).toBeGreaterThan(0);
     expect(totals.p50_planning_latency_s).not.toBeNull();
     expect(results.reduce((sum, r) => sum + r.llm_calls, 0)).toBe(llm.calls);
   });
 
-  it("records why plan replies were sent back: each refused reply and its errors, read from the stored conversation", async () => {
+  it('records why plan replies were sent back: each refused reply and its errors, read from the stored conversation', async () => {
     const goal = SMOKE.find((g) => g.id.startsWith('f01'))!;
     let planCalls = 0;
-    const invented = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [step('Facilities', 'facility-finder', { city: 'Hannover' })] });
-    const corrected = await startScriptedLlmServer({ reply: (body) => (promptKind(body) === 'plan' && planCalls++ === 0 ? invented : reply(body)) });
-    const planner = await startTestPlanner(fixtures.pack(), { prefix: 'eval-rej', env: { OPENAI_BASE_URL: corrected.baseURL, OPENAI_API_KEY: 'test-key' } });
+    const invented = JSON.stringify({
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [step('Facilities', 'facility-finder', { city: 'Hannover' })],
+    });
+    const corrected = await startScriptedLlmServer({
+      reply: (body) => (promptKind(body) === 'plan' && planCalls++ === 0 ? invented : reply(body)),
+    });
+    const planner = await startTestPlanner(fixtures.pack(), {
+      prefix: 'eval-rej',
+      env: { OPENAI_BASE_URL: corrected.baseURL, OPENAI_API_KEY: 'test-key' },
+    });
     const store = new LocalContentStore(planner.storeDir);
     try {
-      const result = await runGoal(goal, { client: fixtures.client(), taskQueue: planner.taskQueue, timeoutMs: 60_000, pollMs: 200, readStored: (ref) => store.get(ref) });
-      expect(result).toMatchObject({ expected: true, plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })] });
+      const result = await runGoal(goal, {
+        client: fixtures.client(),
+        taskQueue: planner.taskQueue,
+        timeoutMs: 60_000,
+        pollMs: 200,
+        readStored: (ref) => store.get(ref),
+      });
+      expect(result).toMatchObject({
+        expected: true,
+        plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })],
+      });
       expect(result.rejections).toEqual([
         `reply: ${invented}`,
         expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/),
-        expect.stringMatching(/^\[UNBOUND_CONSTRAINT\] the goal says "Hannover", but no step passes "Hannover" \(fix: .*facilities\.location/),
+        expect.stringMatching(
+          /^\[UNBOUND_CONSTRAINT\] the goal says "Hannover", but no step passes "Hannover" \(fix: .*facilities\.location/,
+        ),
       ]);
       expect(result.activities[0]).not.toHaveProperty('transcript_ref');
     } finally {
@@ -130,11 +211,23 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
       held_out: false,
       ...g,
     });
-    const plan = (status: 'FEASIBLE' | 'PARTIAL' | 'IMPOSSIBLE', missing: string[]) => ({ status, missing_capabilities: missing }) as never;
+    const plan = (status: 'FEASIBLE' | 'PARTIAL' | 'IMPOSSIBLE', missing: string[]) =>
+      ({ status, missing_capabilities: missing }) as never;
     expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('PARTIAL', ['Sending E-Mail']) }).expected).toBe(true);
-    expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('FEASIBLE', []) })).toEqual({ expected: false, outcome: 'plan FEASIBLE, expected PARTIAL (COMPLETED)' });
-    expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('PARTIAL', ['a printer']) })).toEqual({ expected: false, outcome: 'missing capabilities do not name email' });
-    expect(judge(goal({}), { stage: 'FAILED', plan: plan('PARTIAL', ['email']) })).toEqual({ expected: false, outcome: 'plan PARTIAL but run FAILED' });
-    expect(judge(goal({ kind: 'feasible', expected_missing: [] }), { stage: 'FAILED', plan: null }).expected).toBe(false);
+    expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('FEASIBLE', []) })).toEqual({
+      expected: false,
+      outcome: 'plan FEASIBLE, expected PARTIAL (COMPLETED)',
+    });
+    expect(judge(goal({}), { stage: 'COMPLETED', plan: plan('PARTIAL', ['a printer']) })).toEqual({
+      expected: false,
+      outcome: 'missing capabilities do not name email',
+    });
+    expect(judge(goal({}), { stage: 'FAILED', plan: plan('PARTIAL', ['email']) })).toEqual({
+      expected: false,
+      outcome: 'plan PARTIAL but run FAILED',
+    });
+    expect(judge(goal({ kind: 'feasible', expected_missing: [] }), { stage: 'FAILED', plan: null }).expected).toBe(
+      false,
+    );
   });
 });

@@ -12,7 +12,16 @@ import fc from 'fast-check';
 import { ApproveSchema, ClarificationAnswerSchema, MESSAGE_LIMITS, RejectSchema } from '../../src/api/messages';
 import { readFailure } from '../../src/api/failures';
 import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
-import { answerClarificationSignal, answerClarificationUpdate, approveUpdate, completeStepUpdate, getStateQuery, raiseBudgetUpdate, rejectUpdate, resolveStepUpdate } from '../../src/api';
+import {
+  answerClarificationSignal,
+  answerClarificationUpdate,
+  approveUpdate,
+  completeStepUpdate,
+  getStateQuery,
+  raiseBudgetUpdate,
+  rejectUpdate,
+  resolveStepUpdate,
+} from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, waitFor } from '../support/temporal';
@@ -51,7 +60,15 @@ const payload = fc.oneof(
 );
 
 type Kind = 'answer' | 'approve' | 'reject' | 'raiseBudget' | 'completeStep' | 'resolveStep' | 'answer-signal';
-const kind = fc.constantFrom<Kind>('answer', 'approve', 'reject', 'raiseBudget', 'completeStep', 'resolveStep', 'answer-signal');
+const kind = fc.constantFrom<Kind>(
+  'answer',
+  'approve',
+  'reject',
+  'raiseBudget',
+  'completeStep',
+  'resolveStep',
+  'answer-signal',
+);
 
 /** Would this message, with this payload, legitimately move the run out of `stage`? Those are not fuzz. */
 function movesTheRun(k: Kind, p: unknown, stage: string, options: number): boolean {
@@ -64,12 +81,23 @@ function movesTheRun(k: Kind, p: unknown, stage: string, options: number): boole
   return false;
 }
 
-async function send(handle: WorkflowHandle<typeof planningWorkflow>, k: Kind, p: unknown): Promise<'accepted' | 'refused' | 'signalled'> {
+async function send(
+  handle: WorkflowHandle<typeof planningWorkflow>,
+  k: Kind,
+  p: unknown,
+): Promise<'accepted' | 'refused' | 'signalled'> {
   if (k === 'answer-signal') {
     await handle.signal(answerClarificationSignal, p as never);
     return 'signalled';
   }
-  const update = { answer: answerClarificationUpdate, approve: approveUpdate, reject: rejectUpdate, raiseBudget: raiseBudgetUpdate, completeStep: completeStepUpdate, resolveStep: resolveStepUpdate }[k];
+  const update = {
+    answer: answerClarificationUpdate,
+    approve: approveUpdate,
+    reject: rejectUpdate,
+    raiseBudget: raiseBudgetUpdate,
+    completeStep: completeStepUpdate,
+    resolveStep: resolveStepUpdate,
+  }[k];
   try {
     await handle.executeUpdate(update as typeof raiseBudgetUpdate, { args: [p as never] });
     return 'accepted';
@@ -82,7 +110,10 @@ async function send(handle: WorkflowHandle<typeof planningWorkflow>, k: Kind, p:
   }
 }
 
-async function fuzzStage(handle: WorkflowHandle<typeof planningWorkflow>, stage: string): Promise<Record<string, number>> {
+async function fuzzStage(
+  handle: WorkflowHandle<typeof planningWorkflow>,
+  stage: string,
+): Promise<Record<string, number>> {
   const { question } = await handle.query(getStateQuery);
   const options = question?.options.length ?? 0;
   const tally: Record<string, number> = {};
@@ -105,9 +136,18 @@ test('random updates and signals are refused or ignored; the run stays put, then
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `fuzz-${planner.taskQueue}`,
-    args: [{ request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } }],
+    args: [
+      {
+        request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' },
+        options: { require_approval: true },
+      },
+    ],
   });
-  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+  await waitFor(
+    async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
+    30_000,
+    'the question',
+  );
   const beforeClarification = (await handle.fetchHistory()).events!.length;
   const clarifying = await fuzzStage(handle, 'AWAITING_CLARIFICATION');
   expect(Object.keys(clarifying).some((k) => k.endsWith(':refused'))).toBe(true);
@@ -135,18 +175,35 @@ test('an update payload over the byte cap, sent by a raw client, is refused by t
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `oversized-updates-${planner.taskQueue}`,
-    args: [{ request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } }],
+    args: [
+      {
+        request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' },
+        options: { require_approval: true },
+      },
+    ],
   });
-  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+  await waitFor(
+    async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
+    30_000,
+    'the question',
+  );
   const oversized = { text: 'x', padding: 'p'.repeat(MESSAGE_LIMITS.payload_bytes) };
   const cap = `over the limit of ${MESSAGE_LIMITS.payload_bytes} bytes`;
   for (const update of [answerClarificationUpdate, raiseBudgetUpdate]) {
-    const err = await handle.executeUpdate(update as typeof raiseBudgetUpdate, { args: [oversized as never] }).then(() => null, (e: unknown) => e);
+    const err = await handle.executeUpdate(update as typeof raiseBudgetUpdate, { args: [oversized as never] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(readFailure(err)).toMatchObject({ code: 'PLAN-006', message: expect.stringContaining(cap) });
   }
   await handle.signal(answerClarificationSignal, oversized as never);
-  await waitFor(async () => (await handle.query(getStateQuery)).audit.some((a) => a.message.startsWith('ignored answerClarification signal')), 30_000, 'the audit entry');
+  await waitFor(
+    async () =>
+      (await handle.query(getStateQuery)).audit.some((a) => a.message.startsWith('ignored answerClarification signal')),
+    30_000,
+    'the audit entry',
+  );
   const state = await handle.query(getStateQuery);
   expect(state.audit.find((a) => a.message.startsWith('ignored answerClarification signal'))!.message).toContain(cap);
   expect(state.stage).toBe('AWAITING_CLARIFICATION');

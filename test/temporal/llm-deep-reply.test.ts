@@ -17,19 +17,37 @@ const LEVELS = 40_000;
 const DEEP_PLAN = JSON.stringify({
   status: 'FEASIBLE',
   missing_capabilities: [],
-  steps: [{ title: 'Fetch contaminated shipments', tool: 'shipments', params: { has_contaminants: 'DEEP' }, depends_on: [] }],
+  steps: [
+    { title: 'Fetch contaminated shipments', tool: 'shipments', params: { has_contaminants: 'DEEP' }, depends_on: [] },
+  ],
 }).replace('"DEEP"', '['.repeat(LEVELS) + ']'.repeat(LEVELS));
 
 const fixtures = useWastePackAndClient();
 
 test('a reply nesting 40,000 levels is a typed parse error the model is asked to correct; the run fails PLAN-009 with every call charged', async () => {
   expect(DEEP_PLAN.length).toBeLessThan(PLAN_LIMITS.reply_chars);
-  const llm = await startScriptedLlmServer({ reply: plannerReplies({ steps: ['Fetch contaminated shipments'], capabilities: ['shipments'], plan: () => DEEP_PLAN }) });
+  const llm = await startScriptedLlmServer({
+    reply: plannerReplies({
+      steps: ['Fetch contaminated shipments'],
+      capabilities: ['shipments'],
+      plan: () => DEEP_PLAN,
+    }),
+  });
   // Without the ranking planner's draft to fall back on, the model's replies are all the plan there is.
-  const planner = await startTestPlanner(fixtures.pack(), { prefix: 'deep-reply', env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_LLM_DRAFT: 'none' } });
+  const planner = await startTestPlanner(fixtures.pack(), {
+    prefix: 'deep-reply',
+    env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_LLM_DRAFT: 'none' },
+  });
   try {
-    const handle = await fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `deep-reply-${planner.taskQueue}`, args: [{ request: { goal: GOAL, planner: 'llm' } }] });
-    const err = await handle.result().then(() => undefined, (e: unknown) => e);
+    const handle = await fixtures.client().workflow.start(planningWorkflow, {
+      taskQueue: planner.taskQueue,
+      workflowId: `deep-reply-${planner.taskQueue}`,
+      args: [{ request: { goal: GOAL, planner: 'llm' } }],
+    });
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const failure = readFailure(err);
     expect(failure.code).toBe('PLAN-009');

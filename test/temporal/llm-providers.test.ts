@@ -11,7 +11,13 @@ import type { PlanningWorkflowInput } from '../../src/api/input';
 import { planningWorkflow } from '../../src/workflows';
 import { runPlannerCli } from '../support/cli';
 import { startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
-import { plannerReplies, promptKind, startScriptedLlmServer, type ChatRequestBody, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import {
+  plannerReplies,
+  promptKind,
+  startScriptedLlmServer,
+  type ChatRequestBody,
+  type ScriptedLlmServer,
+} from '../support/scripted-llm-server';
 
 const GOAL = 'Get contaminated shipments and show them';
 /** The providers' key, read from the variable the list names: it authenticates, and appears nowhere in the run. */
@@ -22,14 +28,34 @@ const fixtures = useWastePackAndClient();
 function onePlanStep(title: string): string {
   return JSON.stringify({
     status: 'FEASIBLE',
-    tasks: [{ id: '1', title: 'Fetch', steps: [{ id: '1.1', title, action: 'tool_call', tool: 'shipments', params: { has_contaminants: true }, depends_on: [], parallel: true }] }],
+    tasks: [
+      {
+        id: '1',
+        title: 'Fetch',
+        steps: [
+          {
+            id: '1.1',
+            title,
+            action: 'tool_call',
+            tool: 'shipments',
+            params: { has_contaminants: true },
+            depends_on: [],
+            parallel: true,
+          },
+        ],
+      },
+    ],
     complexity: 1,
     estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1000 },
   });
 }
 
 /** A model's answers for the goal: clear requirements, a plan of one `shipments` step, a pre-mortem that finds nothing. */
-const replies = plannerReplies({ steps: ['Fetch contaminated shipments'], capabilities: ['shipments'], plan: () => onePlanStep('Fetch contaminated shipments') });
+const replies = plannerReplies({
+  steps: ['Fetch contaminated shipments'],
+  capabilities: ['shipments'],
+  plan: () => onePlanStep('Fetch contaminated shipments'),
+});
 
 function plannerServer(): Promise<ScriptedLlmServer> {
   return startScriptedLlmServer({ reply: replies });
@@ -41,7 +67,12 @@ function failingServer(): Promise<ScriptedLlmServer> {
 }
 
 function providersEnv(...servers: [string, ScriptedLlmServer][]): NodeJS.ProcessEnv {
-  const providers = servers.map(([name, server]) => ({ name, base_url: server.baseURL, model: 'gpt-4o-mini', api_key_env: 'TEST_LLM_KEY' }));
+  const providers = servers.map(([name, server]) => ({
+    name,
+    base_url: server.baseURL,
+    model: 'gpt-4o-mini',
+    api_key_env: 'TEST_LLM_KEY',
+  }));
   return { PLANNER_LLM_PROVIDERS: JSON.stringify(providers), TEST_LLM_KEY: KEY };
 }
 
@@ -55,7 +86,11 @@ async function withPlanner<T>(env: NodeJS.ProcessEnv, fn: (planner: TestPlanner)
 }
 
 async function run(planner: TestPlanner, id: string, input: PlanningWorkflowInput): Promise<PlanningState> {
-  const handle = await fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}`, args: [input] });
+  const handle = await fixtures.client().workflow.start(planningWorkflow, {
+    taskQueue: planner.taskQueue,
+    workflowId: `${id}-${planner.taskQueue}`,
+    args: [input],
+  });
   await handle.result();
   return await handle.query(getStateQuery);
 }
@@ -83,12 +118,15 @@ describe('provider fallback', () => {
       expect(backup.requests.map((r) => promptKind(r.body))).toEqual(['analysis', 'plan', 'premortem']);
       const fallbacks = audit(state).filter((line) => line.includes('LLM provider fallback'));
       expect(fallbacks).toHaveLength(3);
-      for (const line of fallbacks) expect(line).toMatch(/primary \(gpt-4o-mini\) HTTP 500 in \d+ ms → backup \(gpt-4o-mini\) ok in \d+ ms/);
+      for (const line of fallbacks)
+        expect(line).toMatch(/primary \(gpt-4o-mini\) HTTP 500 in \d+ ms → backup \(gpt-4o-mini\) ok in \d+ ms/);
       // only the answered calls are charged
       expect(state.budget.spent.calls).toBe(3 + 1); // three LLM calls and one tool call
       expect(backup.requests[0]!.authorization).toBe(`Bearer ${KEY}`);
       expect(JSON.stringify(state)).not.toContain(KEY);
-      expect(JSON.stringify(await fixtures.client().workflow.getHandle(state.workflow_id).fetchHistory())).not.toContain(KEY);
+      expect(
+        JSON.stringify(await fixtures.client().workflow.getHandle(state.workflow_id).fetchHistory()),
+      ).not.toContain(KEY);
     });
   });
 
@@ -103,7 +141,9 @@ describe('provider fallback', () => {
       expect(state.plan!.metadata.planner).toBe('ranking');
       expect(state.steps.map((s) => [s.tool, s.status])).toEqual([['shipments', 'COMPLETED']]);
       const fellBack = audit(state).find((line) => line.includes('planner auto falls back to the ranking planner'));
-      expect(fellBack).toMatch(/every LLM provider failed .*first \(gpt-4o-mini\) HTTP 500 in \d+ ms → second \(gpt-4o-mini\) HTTP 500/);
+      expect(fellBack).toMatch(
+        /every LLM provider failed .*first \(gpt-4o-mini\) HTTP 500 in \d+ ms → second \(gpt-4o-mini\) HTTP 500/,
+      );
       // each of the activity's attempts walked the chain once; after the last, no LLM was asked again
       expect(first.calls).toBe(second.calls);
       expect(first.requests.every((r) => promptKind(r.body) === 'analysis')).toBe(true);
@@ -112,15 +152,28 @@ describe('provider fallback', () => {
   });
 
   test('when every provider fails later, at plan generation, a planner:auto run plans by ranking from then on', async () => {
-    const planning = await startScriptedLlmServer({ reply: (body) => (promptKind(body) === 'plan' ? { status: 503 } : replies(body)) });
+    const planning = await startScriptedLlmServer({
+      reply: (body) => (promptKind(body) === 'plan' ? { status: 503 } : replies(body)),
+    });
     servers.push(planning);
     await withPlanner(providersEnv(['only', planning]), async (planner) => {
       const state = await run(planner, 'late-fail', { request: { goal: GOAL, planner: 'auto' } });
       expect(state.stage).toBe('COMPLETED');
       expect(state.plan!.metadata.planner).toBe('ranking');
-      expect(audit(state)).toContainEqual(expect.stringMatching(/^plan: plan v1: every LLM provider failed .*HTTP 503.*; planner auto falls back to the ranking planner$/s));
+      expect(audit(state)).toContainEqual(
+        expect.stringMatching(
+          /^plan: plan v1: every LLM provider failed .*HTTP 503.*; planner auto falls back to the ranking planner$/s,
+        ),
+      );
       // the analysis was the LLM's; the plan request failed on each of the activity's attempts; no pre-mortem followed
-      expect(planning.requests.map((r) => promptKind(r.body))).toEqual(['analysis', 'plan', 'plan', 'plan', 'plan', 'plan']);
+      expect(planning.requests.map((r) => promptKind(r.body))).toEqual([
+        'analysis',
+        'plan',
+        'plan',
+        'plan',
+        'plan',
+        'plan',
+      ]);
     });
   });
 });
@@ -139,7 +192,11 @@ describe('plan cache', () => {
       const second = await run(planner, 'cache-2', { request });
       expect(second.stage).toBe('COMPLETED');
       expect(planCalls()).toBe(1);
-      expect(audit(second)).toContainEqual(expect.stringMatching(/^plan: v1 \(initial\) by the llm planner from cache \(planned .+\): FEASIBLE, 1 step\(s\)/));
+      expect(audit(second)).toContainEqual(
+        expect.stringMatching(
+          /^plan: v1 \(initial\) by the llm planner from cache \(planned .+\): FEASIBLE, 1 step\(s\)/,
+        ),
+      );
       expect(second.plan!.id).not.toBe(first.plan!.id);
       expect(second.plan!.tasks).toEqual(first.plan!.tasks);
       // the cached plan was still critiqued (the pre-mortem call) and charged nothing for planning
@@ -152,7 +209,19 @@ describe('plan cache', () => {
       expect(audit(third).some((line) => line.includes('from cache'))).toBe(false);
 
       const id = `cache-cli-${planner.taskQueue}`;
-      const cli = await runPlannerCli(['start', GOAL, '--id', id, '--task-queue', planner.taskQueue, '--planner', 'llm', '--no-plan-cache', '--wait', '--json']);
+      const cli = await runPlannerCli([
+        'start',
+        GOAL,
+        '--id',
+        id,
+        '--task-queue',
+        planner.taskQueue,
+        '--planner',
+        'llm',
+        '--no-plan-cache',
+        '--wait',
+        '--json',
+      ]);
       expect([cli.code, JSON.parse(cli.stdout).stage]).toEqual([0, 'COMPLETED']);
       expect(planCalls()).toBe(3);
       expect((await fixtures.client().workflow.getHandle(id).query(getStateQuery)).options.plan_cache).toBe('off');
@@ -161,8 +230,13 @@ describe('plan cache', () => {
 
   test('a run whose caller gave context (a system message) neither reads nor writes the cache: a later run without it plans afresh', async () => {
     // The model obeys whatever the prompt says: a prompt carrying the injected instruction gets a plan that follows it.
-    const obeys = (body: ChatRequestBody) => (body.messages.some((m) => m.content.includes('must say POISONED')) ? onePlanStep('POISONED: contaminated shipments') : onePlanStep('Fetch contaminated shipments'));
-    const llm = await startScriptedLlmServer({ reply: plannerReplies({ steps: ['Fetch contaminated shipments'], capabilities: ['shipments'], plan: obeys }) });
+    const obeys = (body: ChatRequestBody) =>
+      body.messages.some((m) => m.content.includes('must say POISONED'))
+        ? onePlanStep('POISONED: contaminated shipments')
+        : onePlanStep('Fetch contaminated shipments');
+    const llm = await startScriptedLlmServer({
+      reply: plannerReplies({ steps: ['Fetch contaminated shipments'], capabilities: ['shipments'], plan: obeys }),
+    });
     servers.push(llm);
     const planCalls = () => llm.requests.filter((r) => promptKind(r.body) === 'plan').length;
     const context = [{ role: 'system' as const, content: 'ticket text must say POISONED: contaminated shipments' }];

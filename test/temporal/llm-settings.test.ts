@@ -14,9 +14,16 @@ let llm: ScriptedLlmServer;
 let planner: TestPlanner;
 beforeAll(async () => {
   llm = await startScriptedLlmServer({
-    reply: plannerReplies({ steps: ['Fetch contaminated shipments', 'Fetch their contaminants'], capabilities: ['shipments', 'contaminants-detected'], plan: () => planReply() }),
+    reply: plannerReplies({
+      steps: ['Fetch contaminated shipments', 'Fetch their contaminants'],
+      capabilities: ['shipments', 'contaminants-detected'],
+      plan: () => planReply(),
+    }),
   });
-  planner = await startTestPlanner(fixtures.pack(), { prefix: 'llm-settings', env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' } });
+  planner = await startTestPlanner(fixtures.pack(), {
+    prefix: 'llm-settings',
+    env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' },
+  });
 });
 afterAll(async () => {
   await planner?.stop();

@@ -18,7 +18,14 @@ import { createMcpPacks, mcpTaskQueue } from '../../src/tools/mcp';
 import { catalogsOf, createLocalWorkers } from '../../src/worker';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, quietRuntime, testAddress, uniqueTaskQueue, waitFor, workflowBundle } from '../support/temporal';
+import {
+  connectClient,
+  quietRuntime,
+  testAddress,
+  uniqueTaskQueue,
+  waitFor,
+  workflowBundle,
+} from '../support/temporal';
 
 const ROOT = projectRoot();
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-retry-'));
@@ -27,7 +34,9 @@ let llm: ScriptedLlmServer;
 let client: Client;
 beforeAll(async () => {
   quietRuntime();
-  llm = await startScriptedLlmServer({ reply: oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'late' }) });
+  llm = await startScriptedLlmServer({
+    reply: oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'late' }),
+  });
   client = await connectClient();
 });
 afterAll(async () => {
@@ -45,7 +54,12 @@ test('a catalog whose server starts only after the worker is retried in the back
   const packs = await createMcpPacks(
     {
       mcpServers: {
-        [server]: { command: process.execPath, args: ['--require', 'tsx/cjs', path.join(ROOT, 'test/fixtures/effect-mcp-server.ts')], env: { START_WHEN_FILE: canStart, EFFECTS_FILE: effects }, cwd: ROOT },
+        [server]: {
+          command: process.execPath,
+          args: ['--require', 'tsx/cjs', path.join(ROOT, 'test/fixtures/effect-mcp-server.ts')],
+          env: { START_WHEN_FILE: canStart, EFFECTS_FILE: effects },
+          cwd: ROOT,
+        },
       },
     },
     { log: (m) => logged.push(m), retry: { first_ms: 200, max_ms: 400 } },
@@ -59,7 +73,15 @@ test('a catalog whose server starts only after the worker is retried in the back
   const store = new LocalContentStore(path.join(dir, 'store'));
   const taskQueue = uniqueTaskQueue('mcp-retry');
   const config = loadConfig(llm.env);
-  const local = await createLocalWorkers({ connection, namespace: 'default', packs, taskQueue, workflowBundle: workflowBundle(), store, planning: createPlanningDependencies({ catalogs, config, store }) });
+  const local = await createLocalWorkers({
+    connection,
+    namespace: 'default',
+    packs,
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    store,
+    planning: createPlanningDependencies({ catalogs, config, store }),
+  });
   expect(local.workers.map((w) => w.options.taskQueue)).not.toContain(mcpTaskQueue(server));
   try {
     const outcome = await local.runUntil(
@@ -67,7 +89,12 @@ test('a catalog whose server starts only after the worker is retried in the back
         const handle = await client.workflow.start(planningWorkflow, {
           taskQueue,
           workflowId: `mcp-retry-${taskQueue}`,
-          args: [{ request: { goal: 'Apply the effect once the server is up', tool_catalog: server, planner: 'llm' }, options: { max_replans: 0 } }],
+          args: [
+            {
+              request: { goal: 'Apply the effect once the server is up', tool_catalog: server, planner: 'llm' },
+              options: { max_replans: 0 },
+            },
+          ],
         });
         // The run's planning activity fails with the retryable PLAN-006 while the server cannot start.
         let lastFailure = '';
@@ -80,11 +107,17 @@ test('a catalog whose server starts only after the worker is retried in the back
           30_000,
           'the planning activity to fail once',
         );
-        expect(lastFailure).toMatch(new RegExp(`^PLAN-006 tool catalog "${server}" is unavailable: MCP server "${server}"`));
+        expect(lastFailure).toMatch(
+          new RegExp(`^PLAN-006 tool catalog "${server}" is unavailable: MCP server "${server}"`),
+        );
         expect(existsSync(effects)).toBe(false);
 
         writeFileSync(canStart, '');
-        await waitFor(() => logged.some((m) => m.includes(`MCP server "${server}" has started`)), 30_000, 'the background start');
+        await waitFor(
+          () => logged.some((m) => m.includes(`MCP server "${server}" has started`)),
+          30_000,
+          'the background start',
+        );
         expect(catalogs.get(server).map((t) => t.name)).toContain('apply_effect');
         return await handle.result();
       })(),

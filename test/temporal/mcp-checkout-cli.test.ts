@@ -27,7 +27,10 @@ beforeAll(async () => {
   shared = path.join(folder, 'shared');
   mkdirSync(shared);
   writeFileSync(path.join(shared, 'notes.txt'), 'Buy milk.\n');
-  writeFileSync(path.join(folder, 'planner.config.json'), JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [SERVER_BIN, shared] } } }));
+  writeFileSync(
+    path.join(folder, 'planner.config.json'),
+    JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [SERVER_BIN, shared] } } }),
+  );
   client = await connectClient();
 });
 

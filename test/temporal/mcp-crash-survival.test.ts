@@ -41,21 +41,36 @@ function lines(file: string): string[] {
 async function drill(honourKeys: boolean) {
   const effects = path.join(mkdtempSync(path.join(os.tmpdir(), 'effects-')), 'effects.jsonl');
   const env = { MCP_EFFECTS_FILE: effects, MCP_HONOUR_KEYS: honourKeys ? '1' : '' };
-  return await withCrashDrill({ prefix: honourKeys ? 'mcp-crash-keyed' : 'mcp-crash', llm, env }, async ({ taskQueue, crash }) => {
-    const handle = await client.workflow.start(planningWorkflow, {
-      taskQueue,
-      workflowId: `mcp-crash-${taskQueue}`,
-      args: [{ request: { goal: 'Apply the effect exactly once', tool_catalog: 'effects', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, max_replans: 0, on_outcome_unknown: 'replan' } }],
-    });
-    await waitFor(() => lines(effects).length > 0, 60_000, 'the side effect');
-    expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');
-    await crash();
-    // The state as the run ends (queried while it is open); then its outcome or typed failure.
-    let state = await handle.query(getStateQuery);
-    await waitFor(async () => isTerminal((state = await handle.query(getStateQuery)).stage), 90_000, 'the run to end');
-    const failure = await handle.result().then(() => null, (err: unknown) => readFailure(err));
-    return { failure, state, effects: lines(effects) };
-  });
+  return await withCrashDrill(
+    { prefix: honourKeys ? 'mcp-crash-keyed' : 'mcp-crash', llm, env },
+    async ({ taskQueue, crash }) => {
+      const handle = await client.workflow.start(planningWorkflow, {
+        taskQueue,
+        workflowId: `mcp-crash-${taskQueue}`,
+        args: [
+          {
+            request: { goal: 'Apply the effect exactly once', tool_catalog: 'effects', planner: 'llm' },
+            options: { step_heartbeat_ms: 1_500, max_replans: 0, on_outcome_unknown: 'replan' },
+          },
+        ],
+      });
+      await waitFor(() => lines(effects).length > 0, 60_000, 'the side effect');
+      expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');
+      await crash();
+      // The state as the run ends (queried while it is open); then its outcome or typed failure.
+      let state = await handle.query(getStateQuery);
+      await waitFor(
+        async () => isTerminal((state = await handle.query(getStateQuery)).stage),
+        90_000,
+        'the run to end',
+      );
+      const failure = await handle.result().then(
+        () => null,
+        (err: unknown) => readFailure(err),
+      );
+      return { failure, state, effects: lines(effects) };
+    },
+  );
 }
 
 jest.setTimeout(240_000);

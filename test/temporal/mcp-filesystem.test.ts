@@ -15,7 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { StepFailedError } from '../../src/domain/errors';
-import { createMcpPack, McpServerUnavailableError, McpToolError, mcpTaskQueue, type McpPack } from '../../src/tools/mcp';
+import {
+  createMcpPack,
+  McpServerUnavailableError,
+  McpToolError,
+  mcpTaskQueue,
+  type McpPack,
+} from '../../src/tools/mcp';
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
@@ -90,7 +96,9 @@ function start(planner: TestPlanner, id: string) {
   return client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `${id}-${planner.taskQueue}`,
-    args: [{ request: { goal: 'list the files in the folder and read notes.txt', tool_catalog: 'files', planner: 'llm' } }],
+    args: [
+      { request: { goal: 'list the files in the folder and read notes.txt', tool_catalog: 'files', planner: 'llm' } },
+    ],
   });
 }
 
@@ -100,16 +108,21 @@ const GOOD_PLAN = () => [
   step('1.3', 'read_text_file', { path: '${step[1].data.content}' }, [1]),
 ];
 
-test('the pack lists the server\'s tools as catalog entries with JSON Schema params', () => {
+test("the pack lists the server's tools as catalog entries with JSON Schema params", () => {
   const byName = new Map(pack.tools.map((t) => [t.spec.name, t.spec]));
-  expect([...byName.keys()]).toEqual(expect.arrayContaining(['list_directory', 'read_text_file', 'search_files', 'write_file', 'edit_file']));
+  expect([...byName.keys()]).toEqual(
+    expect.arrayContaining(['list_directory', 'read_text_file', 'search_files', 'write_file', 'edit_file']),
+  );
   expect(byName.get('read_text_file')).toMatchObject({
     task_queue: mcpTaskQueue('files'),
     idempotent: true, // readOnlyHint
     tags: ['read', 'text', 'file'],
     required: ['path'],
   });
-  expect(byName.get('read_text_file')!.parameters.properties).toHaveProperty('path', expect.objectContaining({ type: 'string' }));
+  expect(byName.get('read_text_file')!.parameters.properties).toHaveProperty(
+    'path',
+    expect.objectContaining({ type: 'string' }),
+  );
   expect(byName.get('edit_file')!.idempotent).toBe(false);
   expect(pack.catalog).toBe('files');
 });
@@ -131,16 +144,25 @@ test('plans and executes "list the files in the folder and read notes.txt" throu
     expect(state.routing.map((r) => r.queue)).toEqual([planner.toolQueue, planner.toolQueue, planner.toolQueue]);
     expect(state.plan!.tasks[0]!.steps[2]!.params).toEqual({ path: '${step[1].data.content}' });
     expect(state.steps[0]!.result!.data).toEqual({ content: '[FILE] notes.txt' });
-    expect(state.steps[1]!.result!.data).toEqual({ content: path.join(folder, 'notes.txt'), paths: [path.join(folder, 'notes.txt')] });
+    expect(state.steps[1]!.result!.data).toEqual({
+      content: path.join(folder, 'notes.txt'),
+      paths: [path.join(folder, 'notes.txt')],
+    });
     expect(state.steps[2]!.result!.data).toEqual({ content: NOTES });
   });
 });
 
-test('a param that violates the tool\'s schema after template resolution fails the step typed; the workflow re-plans', async () => {
+test("a param that violates the tool's schema after template resolution fails the step typed; the workflow re-plans", async () => {
   // `${step[0].data}` resolves to the object { content: ... }, but read_text_file.path must be a string.
   plans = [
-    [step('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }), step('1.2', 'read_text_file', { path: '${step[0].data}' }, [0])],
-    [step('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }), step('1.2', 'read_text_file', { path: '${step[0].data.content}' }, [0])],
+    [
+      step('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }),
+      step('1.2', 'read_text_file', { path: '${step[0].data}' }, [0]),
+    ],
+    [
+      step('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }),
+      step('1.2', 'read_text_file', { path: '${step[0].data.content}' }, [0]),
+    ],
   ];
   planCalls = 0;
   await withPlanner(async (planner) => {
@@ -171,7 +193,9 @@ test('a server process that dies is restarted on the next call', async () => {
   expect(pid).toBeGreaterThan(0);
   process.kill(pid, 'SIGKILL');
   await new Promise((r) => setTimeout(r, 200));
-  expect(await own.connection.callTool('read_text_file', { path: path.join(folder, 'notes.txt') }, { idempotent: true })).toEqual({ content: NOTES });
+  expect(
+    await own.connection.callTool('read_text_file', { path: path.join(folder, 'notes.txt') }, { idempotent: true }),
+  ).toEqual({ content: NOTES });
   expect(own.connection.starts).toBe(2);
   expect(own.connection.pid).not.toBe(pid);
   await own.close();
@@ -179,11 +203,23 @@ test('a server process that dies is restarted on the next call', async () => {
 });
 
 test('an MCP server that is not there gives a clear typed error', async () => {
-  const missingCommand = await createMcpPack('ghost', { command: path.join(folder, 'no-such-server'), args: [], env: {} }).catch((e: unknown) => e);
+  const missingCommand = await createMcpPack('ghost', {
+    command: path.join(folder, 'no-such-server'),
+    args: [],
+    env: {},
+  }).catch((e: unknown) => e);
   expect(missingCommand).toBeInstanceOf(McpServerUnavailableError);
-  expect(missingCommand).toMatchObject({ code: 'PLAN-008', retryable: false, message: expect.stringMatching(/MCP server "ghost" is unavailable \(cannot start\).*ENOENT/s) });
+  expect(missingCommand).toMatchObject({
+    code: 'PLAN-008',
+    retryable: false,
+    message: expect.stringMatching(/MCP server "ghost" is unavailable \(cannot start\).*ENOENT/s),
+  });
 
-  const missingScript = await createMcpPack('ghost2', { command: process.execPath, args: [path.join(folder, 'no-such-server.js')], env: {} }).catch((e: unknown) => e);
+  const missingScript = await createMcpPack('ghost2', {
+    command: process.execPath,
+    args: [path.join(folder, 'no-such-server.js')],
+    env: {},
+  }).catch((e: unknown) => e);
   expect(missingScript).toBeInstanceOf(McpServerUnavailableError);
   expect((missingScript as Error).message).toMatch(/Cannot find module/);
   expect((missingScript as McpServerUnavailableError).details).toMatchObject({ command: process.execPath });

@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { createMcpPack, McpProtocolError, McpServerUnavailableError, McpToolError, type McpPack } from '../../src/tools/mcp';
+import {
+  createMcpPack,
+  McpProtocolError,
+  McpServerUnavailableError,
+  McpToolError,
+  type McpPack,
+} from '../../src/tools/mcp';
 
 let http: Server;
 let url: string;
@@ -19,10 +25,19 @@ function mcpServer(): McpServer {
   const server = new McpServer({ name: 'http-test', version: '1.0.0' });
   server.registerTool(
     'get_shipments',
-    { description: 'Shipments as JSON text', inputSchema: { limit: z.number().int() }, annotations: { readOnlyHint: true } },
-    async ({ limit }) => ({ content: [{ type: 'text', text: JSON.stringify(Array.from({ length: limit }, (_, i) => ({ id: `s${i}` }))) }] }),
+    {
+      description: 'Shipments as JSON text',
+      inputSchema: { limit: z.number().int() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ limit }) => ({
+      content: [{ type: 'text', text: JSON.stringify(Array.from({ length: limit }, (_, i) => ({ id: `s${i}` }))) }],
+    }),
   );
-  server.registerTool('fail', { description: 'Always fails', inputSchema: {} }, async () => ({ isError: true, content: [{ type: 'text', text: 'boom' }] }));
+  server.registerTool('fail', { description: 'Always fails', inputSchema: {} }, async () => ({
+    isError: true,
+    content: [{ type: 'text', text: 'boom' }],
+  }));
   return server;
 }
 

@@ -9,7 +9,14 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CatalogUnavailableError, StepOutcomeUnknownError } from '../../src/domain/errors';
-import { createMcpPack, createMcpPacks, McpResultTooLargeError, McpServerUnavailableError, type McpPack, type StdioServerConfig } from '../../src/tools/mcp';
+import {
+  createMcpPack,
+  createMcpPacks,
+  McpResultTooLargeError,
+  McpServerUnavailableError,
+  type McpPack,
+  type StdioServerConfig,
+} from '../../src/tools/mcp';
 import { catalogsOf } from '../../src/worker';
 import { projectRoot } from '../../src/project-root';
 import { processAlive } from '../support/temporal';
@@ -23,7 +30,6 @@ function effectServer(env: Record<string, string> = {}, extra: Partial<StdioServ
   return { command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], env, cwd: ROOT, ...extra };
 }
 
-
 afterAll(async () => {
   await Promise.allSettled(packs.map((p) => p.close()));
 });
@@ -31,7 +37,12 @@ afterAll(async () => {
 test('a server that cannot start marks its catalog unavailable (typed, retryable) while the others keep serving', async () => {
   const logged: string[] = [];
   const made = await createMcpPacks(
-    { mcpServers: { good: effectServer({ EFFECTS_FILE: path.join(dir, 'good.jsonl') }), bad: effectServer({ FAIL_START: '1' }) } },
+    {
+      mcpServers: {
+        good: effectServer({ EFFECTS_FILE: path.join(dir, 'good.jsonl') }),
+        bad: effectServer({ FAIL_START: '1' }),
+      },
+    },
     { log: (m) => logged.push(m) },
   );
   packs.push(...made);
@@ -52,7 +63,11 @@ test('a server that cannot start marks its catalog unavailable (typed, retryable
     }
   })();
   expect(err).toBeInstanceOf(CatalogUnavailableError);
-  expect(err).toMatchObject({ code: 'PLAN-006', retryable: true, message: expect.stringMatching(/tool catalog "bad" is unavailable: MCP server "bad"/) });
+  expect(err).toMatchObject({
+    code: 'PLAN-006',
+    retryable: true,
+    message: expect.stringMatching(/tool catalog "bad" is unavailable: MCP server "bad"/),
+  });
 });
 
 test('closing a hung server (ignores stdin and SIGTERM, has a child) leaves no process behind', async () => {
@@ -75,10 +90,14 @@ test('a result over max_result_bytes is a typed, non-retryable error, and the co
   packs.push(pack);
   const pid = pack.connection.pid;
   // 10 MB: over the SDK's own 10 MB read buffer too, which used to close the connection ("connection lost", retried).
-  const huge = await pack.connection.callTool('big', { bytes: 10_500_000 }, { idempotent: true }).catch((e: unknown) => e);
+  const huge = await pack.connection
+    .callTool('big', { bytes: 10_500_000 }, { idempotent: true })
+    .catch((e: unknown) => e);
   expect(huge).toBeInstanceOf(McpResultTooLargeError);
   expect(huge).toMatchObject({ code: 'PLAN-008', retryable: false, details: { max_bytes: 1_000_000 } });
-  const over = await pack.connection.callTool('big', { bytes: 1_100_000 }, { idempotent: true }).catch((e: unknown) => e);
+  const over = await pack.connection
+    .callTool('big', { bytes: 1_100_000 }, { idempotent: true })
+    .catch((e: unknown) => e);
   expect(over).toBeInstanceOf(McpResultTooLargeError);
   expect(await pack.connection.callTool('big', { bytes: 10 }, { idempotent: true })).toBe('xxxxxxxxxx');
   expect(pack.connection.starts).toBe(1);
@@ -90,7 +109,9 @@ test('a call that crashes the server fails every call in flight typed; the next 
   const pack = await createMcpPack('crashy', effectServer({ EFFECTS_FILE: effects }));
   packs.push(pack);
   const conn = pack.connection;
-  const sideEffect = conn.callTool('apply_effect', { text: 'in flight', delay_after_ms: 3_000 }, { idempotencyKey: 'k-1' }).catch((e: unknown) => e);
+  const sideEffect = conn
+    .callTool('apply_effect', { text: 'in flight', delay_after_ms: 3_000 }, { idempotencyKey: 'k-1' })
+    .catch((e: unknown) => e);
   const readOnly = conn.callTool('slow', { ms: 3_000 }, { idempotent: true }).catch((e: unknown) => e);
   await new Promise((r) => setTimeout(r, 300));
   const crash = await conn.callTool('crash', {}, { idempotent: false }).catch((e: unknown) => e);
@@ -117,7 +138,9 @@ test('the idempotency key travels in _meta; a keyed server dedupes and a lost ke
   expect((await tool.run({ text: 'once' }, ctx)).data).toEqual({ text: 'once', line: 1, key: 'wf:1.1:abc' });
   expect(readFileSync(effects, 'utf8').trim().split('\n')).toHaveLength(1);
 
-  const lost = tool.run({ text: 'lost', delay_after_ms: 3_000 }, { ...ctx, idempotencyKey: 'k-lost' }).catch((e: unknown) => e);
+  const lost = tool
+    .run({ text: 'lost', delay_after_ms: 3_000 }, { ...ctx, idempotencyKey: 'k-lost' })
+    .catch((e: unknown) => e);
   await new Promise((r) => setTimeout(r, 500));
   process.kill(pack.connection.pid!, 'SIGKILL');
   expect(await lost).toBeInstanceOf(McpServerUnavailableError);

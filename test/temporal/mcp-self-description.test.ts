@@ -29,7 +29,12 @@ const packs: McpPack[] = [];
 beforeAll(async () => {
   folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'mcp-about-')));
   writeFileSync(path.join(folder, 'notes.txt'), 'Buy milk.\n');
-  files = await createMcpPack('files', { command: process.execPath, args: [FILES_SERVER, folder], env: {}, roots: [folder] });
+  files = await createMcpPack('files', {
+    command: process.execPath,
+    args: [FILES_SERVER, folder],
+    env: {},
+    roots: [folder],
+  });
   packs.push(files);
   client = await connectClient();
 });
@@ -44,14 +49,17 @@ function specOf(pack: McpPack, name: string) {
   return pack.tools.find((t) => t.spec.name === name)!.spec;
 }
 
-test('server-filesystem\'s allowed directory is in its tools\' descriptions and is the example of every path param', () => {
+test("server-filesystem's allowed directory is in its tools' descriptions and is the example of every path param", () => {
   const note = `Allowed directories (give absolute paths inside one): ${folder}.`;
   const listing = specOf(files, 'list_directory').description;
   expect(listing.startsWith('Get a detailed listing')).toBe(true);
   expect(listing.endsWith(` ${note}`)).toBe(true);
   expect(specOf(files, 'list_directory').parameters.properties!.path).toEqual({ type: 'string', examples: [folder] });
   expect(specOf(files, 'read_text_file').parameters.properties!.path).toEqual({ type: 'string', examples: [folder] });
-  expect(specOf(files, 'read_multiple_files').parameters.properties!.paths).toMatchObject({ type: 'array', items: { type: 'string', examples: [folder] } });
+  expect(specOf(files, 'read_multiple_files').parameters.properties!.paths).toMatchObject({
+    type: 'array',
+    items: { type: 'string', examples: [folder] },
+  });
   // move_file's source and destination are not named like paths: no examples, but the note is there.
   expect(specOf(files, 'move_file').parameters.properties!.source).toEqual({ type: 'string' });
   expect(specOf(files, 'move_file').description).toContain(note);
@@ -69,14 +77,25 @@ test('the ranking planner lists the server\'s folder for "List the directory"', 
     const handle = await client.workflow.start(planningWorkflow, {
       taskQueue: planner.taskQueue,
       workflowId: `mcp-about-${planner.taskQueue}`,
-      args: [{ request: { goal: 'List the directory', tool_catalog: 'files', planner: 'ranking', constraints: { allowed_tools: ['list_directory'] } } }],
+      args: [
+        {
+          request: {
+            goal: 'List the directory',
+            tool_catalog: 'files',
+            planner: 'ranking',
+            constraints: { allowed_tools: ['list_directory'] },
+          },
+        },
+      ],
     });
     const outcome = await handle.result();
     expect(outcome.failure).toBeNull();
     expect(outcome.stage).toBe('COMPLETED');
     const state = await handle.query(getStateQuery);
     expect(state.plan!.tasks[0]!.steps.map((s) => [s.tool, s.params])).toEqual([['list_directory', { path: folder }]]);
-    expect(state.plan!.assumptions).toContain(`list_directory.path is ${JSON.stringify(folder)}, the first example its schema gives: the goal names no path`);
+    expect(state.plan!.assumptions).toContain(
+      `list_directory.path is ${JSON.stringify(folder)}, the first example its schema gives: the goal names no path`,
+    );
     expect(state.steps[0]!.result!.data).toEqual({ content: '[FILE] notes.txt' });
   } finally {
     await planner.stop();
@@ -84,7 +103,12 @@ test('the ranking planner lists the server\'s folder for "List the directory"', 
 });
 
 async function effectPack(name: string, env: Record<string, string>): Promise<McpPack> {
-  const pack = await createMcpPack(name, { command: process.execPath, args: ['--require', 'tsx/cjs', EFFECT_SERVER], env, cwd: projectRoot() });
+  const pack = await createMcpPack(name, {
+    command: process.execPath,
+    args: ['--require', 'tsx/cjs', EFFECT_SERVER],
+    env,
+    cwd: projectRoot(),
+  });
   packs.push(pack);
   return pack;
 }
@@ -100,7 +124,7 @@ test('a server with no directory-listing tool, instructions or resources keeps t
   expect(pack.connection.starts).toBe(1);
 });
 
-test('a server\'s instructions and resources are on every tool', async () => {
+test("a server's instructions and resources are on every tool", async () => {
   const pack = await effectPack('effects-about', { ABOUT: '1' });
   expect(specOf(pack, 'apply_effect').description).toBe(
     'Apply an effect: appends one line to the effects file Server instructions: Each effect is one line of the effects file. Call big only when asked. Server resources: effects-log, limits.',

@@ -30,7 +30,11 @@ afterAll(async () => {
 
 test('at a terminal, start --wait asks the clarification and the approval in place, re-asks a refused answer, and the run completes', async () => {
   const id = `operator-tty-${planner.taskQueue}`;
-  const cli = spawnPlannerCli(['start', 'Check the reports', '--id', id, '--wait', '--require-approval', '--planner', 'ranking'], env(), { terminal: true });
+  const cli = spawnPlannerCli(
+    ['start', 'Check the reports', '--id', id, '--wait', '--require-approval', '--planner', 'ranking'],
+    env(),
+    { terminal: true },
+  );
   try {
     await cli.waitFor(/question: .+\n[\s\S]*1\. Shipments from last week \(default\)[\s\S]*Answer: a number 1–\d+/);
     expect(cli.output()).not.toContain('answer with:');
@@ -64,12 +68,21 @@ test('at a terminal, start --wait asks the clarification and the approval in pla
 
 test('without a terminal, start --wait prints the commands that answer and keeps waiting until they are used', async () => {
   const id = `operator-pipe-${planner.taskQueue}`;
-  const cli = spawnPlannerCli(['start', 'Check the reports', '--id', id, '--wait', '--require-approval', '--planner', 'ranking'], env());
+  const cli = spawnPlannerCli(
+    ['start', 'Check the reports', '--id', id, '--wait', '--require-approval', '--planner', 'ranking'],
+    env(),
+  );
   try {
-    await cli.waitFor(new RegExp(`answer with: planner answer ${id} 1\\n.*answer with: planner answer ${id} "<your own answer>"`));
+    await cli.waitFor(
+      new RegExp(`answer with: planner answer ${id} 1\\n.*answer with: planner answer ${id} "<your own answer>"`),
+    );
     expect(cli.output()).toMatch(/question: .+\n\s+1\. Shipments from last week \(default\)/);
     expect(await runPlannerCli(['answer', id, '1'], env())).toEqual(expect.objectContaining({ code: 0 }));
-    await cli.waitFor(new RegExp(`answer with: planner approve ${id} --version 1\\n.*answer with: planner reject ${id} --version 1 --reason "<why>"`));
+    await cli.waitFor(
+      new RegExp(
+        `answer with: planner approve ${id} --version 1\\n.*answer with: planner reject ${id} --version 1 --reason "<why>"`,
+      ),
+    );
     expect(await runPlannerCli(['approve', id, '--version', '1'], env())).toEqual(expect.objectContaining({ code: 0 }));
     expect(await cli.exited).toBe(0);
   } finally {
@@ -82,9 +95,21 @@ test('planner watch shows every stage of a run, including those passed in under 
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `operator-watch-${planner.taskQueue}`,
-    args: [{ request: { goal: 'Get contaminated shipments from last week and show me the contaminant details', planner: 'ranking' }, options: { require_approval: true } }],
+    args: [
+      {
+        request: {
+          goal: 'Get contaminated shipments from last week and show me the contaminant details',
+          planner: 'ranking',
+        },
+        options: { require_approval: true },
+      },
+    ],
   });
-  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 60_000, 'the run to await approval');
+  await waitFor(
+    async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+    60_000,
+    'the run to await approval',
+  );
   const json = spawnPlannerCli(['watch', handle.workflowId, '--json'], env());
   const text = spawnPlannerCli(['watch', handle.workflowId, '--no-prompt'], env());
   try {
@@ -99,20 +124,43 @@ test('planner watch shows every stage of a run, including those passed in under 
     json.kill();
     text.kill();
   }
-  const events = json.output().trim().split('\n').map((l) => JSON.parse(l) as ProgressEvent);
+  const events = json
+    .output()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ProgressEvent);
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   const stages = events.flatMap((e) => (e.kind === 'stage' ? [{ stage: e.stage, at: Date.parse(e.at) }] : []));
-  expect(stages.map((s) => s.stage)).toEqual(['ANALYZING', 'PLANNING', 'CRITIQUING', 'AWAITING_APPROVAL', 'APPROVED', 'ROUTED', 'EXECUTING', 'COMPLETED']);
-  const lasted = (stage: string) => stages[stages.findIndex((s) => s.stage === stage) + 1]!.at - stages.find((s) => s.stage === stage)!.at;
+  expect(stages.map((s) => s.stage)).toEqual([
+    'ANALYZING',
+    'PLANNING',
+    'CRITIQUING',
+    'AWAITING_APPROVAL',
+    'APPROVED',
+    'ROUTED',
+    'EXECUTING',
+    'COMPLETED',
+  ]);
+  const lasted = (stage: string) =>
+    stages[stages.findIndex((s) => s.stage === stage) + 1]!.at - stages.find((s) => s.stage === stage)!.at;
   expect(lasted('ROUTED')).toBeLessThan(100);
   expect(lasted('APPROVED')).toBeLessThan(100);
   expect(events.filter((e) => e.kind === 'step' && e.status === 'COMPLETED')).toEqual(
-    expect.arrayContaining([expect.objectContaining({ step_id: '1.1', tool: 'shipments', items: expect.any(Number), preview: expect.any(String) })]),
+    expect.arrayContaining([
+      expect.objectContaining({
+        step_id: '1.1',
+        tool: 'shipments',
+        items: expect.any(Number),
+        preview: expect.any(String),
+      }),
+    ]),
   );
   expect(events.some((e) => e.kind === 'question' && e.pending.kind === 'approval')).toBe(true);
   // The text watcher printed the same stages, one line each.
   for (const s of stages) expect(text.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3}  ${s.stage}\\b`));
-  expect(text.output()).toMatch(/step 1\.1 shipments \[RUNNING\]\n.*step 1\.1 shipments \[COMPLETED\] · \d+ item\(s\) · /);
+  expect(text.output()).toMatch(
+    /step 1\.1 shipments \[RUNNING\]\n.*step 1\.1 shipments \[COMPLETED\] · \d+ item\(s\) · /,
+  );
 });
 
 test('the event sequence goes on across continue-as-new: a watcher sees every event once, numbered without a gap', async () => {
@@ -121,10 +169,22 @@ test('the event sequence goes on across continue-as-new: a watcher sees every ev
     taskQueue: planner.taskQueue,
     workflowId,
     // So few events per run that the run continues as new before every stage.
-    args: [{ request: { goal: 'Get contaminated shipments from last week and show me the contaminant details', planner: 'ranking' }, options: { require_approval: true, continue_as_new_after_events: 12 } }],
+    args: [
+      {
+        request: {
+          goal: 'Get contaminated shipments from last week and show me the contaminant details',
+          planner: 'ranking',
+        },
+        options: { require_approval: true, continue_as_new_after_events: 12 },
+      },
+    ],
   });
   const handle = client.workflow.getHandle(workflowId); // the latest run, whichever it is
-  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 60_000, 'the run to await approval');
+  await waitFor(
+    async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+    60_000,
+    'the run to await approval',
+  );
   const watch = spawnPlannerCli(['watch', workflowId, '--json'], env());
   let before: number;
   try {
@@ -138,8 +198,17 @@ test('the event sequence goes on across continue-as-new: a watcher sees every ev
   const state = await handle.query(getStateQuery);
   expect(state.continued_as_new).toBeGreaterThan(before);
   // The watcher came after earlier continue-as-news, so it starts where this run's buffer starts (told on stderr).
-  const events = watch.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as ProgressEvent);
+  const events = watch
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as ProgressEvent);
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => events[0]!.seq + i));
-  expect(events.flatMap((e) => (e.kind === 'stage' ? [e.stage] : [])).slice(-4)).toEqual(['APPROVED', 'ROUTED', 'EXECUTING', 'COMPLETED']);
+  expect(events.flatMap((e) => (e.kind === 'stage' ? [e.stage] : [])).slice(-4)).toEqual([
+    'APPROVED',
+    'ROUTED',
+    'EXECUTING',
+    'COMPLETED',
+  ]);
   expect(state.progress_seq).toBe(events[events.length - 1]!.seq);
 });

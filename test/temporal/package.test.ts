@@ -10,7 +10,16 @@
  * Then the installed `planner worker` serves an MCP server that planner.config.json names.
  */
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -36,17 +45,27 @@ function floorOf(range: string): string {
 }
 
 /** Every installed copy of each package under `nodeModules` (nested node_modules included): name → versions by folder. */
-function installedCopies(nodeModules: string, names: (name: string) => boolean, found = new Map<string, string[]>()): Map<string, string[]> {
+function installedCopies(
+  nodeModules: string,
+  names: (name: string) => boolean,
+  found = new Map<string, string[]>(),
+): Map<string, string[]> {
   for (const entry of readdirSync(nodeModules, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const folders = entry.name.startsWith('@')
-      ? readdirSync(path.join(nodeModules, entry.name)).map((n) => [`${entry.name}/${n}`, path.join(nodeModules, entry.name, n)] as const)
+      ? readdirSync(path.join(nodeModules, entry.name)).map(
+          (n) => [`${entry.name}/${n}`, path.join(nodeModules, entry.name, n)] as const,
+        )
       : [[entry.name, path.join(nodeModules, entry.name)] as const];
     for (const [name, folder] of folders) {
       if (names(name) && existsSync(path.join(folder, 'package.json'))) {
-        found.set(name, [...(found.get(name) ?? []), `${JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')).version} at ${folder}`]);
+        found.set(name, [
+          ...(found.get(name) ?? []),
+          `${JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')).version} at ${folder}`,
+        ]);
       }
-      if (existsSync(path.join(folder, 'node_modules'))) installedCopies(path.join(folder, 'node_modules'), names, found);
+      if (existsSync(path.join(folder, 'node_modules')))
+        installedCopies(path.join(folder, 'node_modules'), names, found);
     }
   }
   return found;
@@ -70,39 +89,61 @@ test('the packed package installs beside the floor of its peer ranges with one c
   };
   // @temporalio/* and zod are peers, never dependencies of ours: the application's copies are the only ones.
   expect(Object.keys(manifest.dependencies).filter((d) => d.startsWith('@temporalio/') || d === 'zod')).toEqual([]);
-  expect(Object.keys(manifest.peerDependencies)).toEqual(expect.arrayContaining(['@temporalio/worker', '@temporalio/client', '@temporalio/workflow', 'zod']));
+  expect(Object.keys(manifest.peerDependencies)).toEqual(
+    expect.arrayContaining(['@temporalio/worker', '@temporalio/client', '@temporalio/workflow', 'zod']),
+  );
   expect(manifest.bin['durable-planner']).toBe('bin/planner.js');
   // The application's own versions: the floor of our ranges (npm installs the peers it does not name itself).
-  const own = ['@temporalio/worker', '@temporalio/client', 'zod'].map((name) => `${name}@${floorOf(manifest.peerDependencies[name]!)}`);
-  await run('npm', ['install', tarball, ...own, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: user, env: userEnv(), maxBuffer: 64 << 20 });
+  const own = ['@temporalio/worker', '@temporalio/client', 'zod'].map(
+    (name) => `${name}@${floorOf(manifest.peerDependencies[name]!)}`,
+  );
+  await run('npm', ['install', tarball, ...own, '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: user,
+    env: userEnv(),
+    maxBuffer: 64 << 20,
+  });
 
   // One copy of each framework package in the whole tree: one workflow runtime, one zod.
-  const copies = installedCopies(path.join(user, 'node_modules'), (name) => name.startsWith('@temporalio/') || name === 'zod');
+  const copies = installedCopies(
+    path.join(user, 'node_modules'),
+    (name) => name.startsWith('@temporalio/') || name === 'zod',
+  );
   expect(copies.get('@temporalio/worker')).toHaveLength(1);
   for (const [name, where] of copies) expect({ name, where }).toEqual({ name, where: [expect.any(String)] });
-  expect(copies.get('zod')).toEqual([expect.stringMatching(new RegExp(`^${floorOf(manifest.peerDependencies.zod!).replace(/\./g, '\\.')} at `))]);
+  expect(copies.get('zod')).toEqual([
+    expect.stringMatching(new RegExp(`^${floorOf(manifest.peerDependencies.zod!).replace(/\./g, '\\.')} at `)),
+  ]);
   // npm's own view agrees: no invalid or missing peer, and every @temporalio/* entry one version.
   const ls = await run('npm', ['ls', '--all', '--json'], { cwd: user, env: userEnv(), maxBuffer: 64 << 20 });
   const versions = new Map<string, Set<string>>();
   const walk = (deps: Record<string, { version?: string; dependencies?: Record<string, unknown> }> | undefined) => {
     for (const [name, dep] of Object.entries(deps ?? {})) {
-      if (name.startsWith('@temporalio/') && dep.version) versions.set(name, new Set([...(versions.get(name) ?? []), dep.version]));
+      if (name.startsWith('@temporalio/') && dep.version)
+        versions.set(name, new Set([...(versions.get(name) ?? []), dep.version]));
       walk(dep.dependencies as never);
     }
   };
   walk((JSON.parse(ls.stdout) as { dependencies?: never }).dependencies);
   expect(versions.size).toBeGreaterThan(5);
-  for (const [name, set] of versions) expect({ name, versions: [...set] }).toEqual({ name, versions: [expect.any(String)] });
+  for (const [name, set] of versions)
+    expect({ name, versions: [...set] }).toEqual({ name, versions: [expect.any(String)] });
 
   const help = await run('npx', ['--no', '--', 'durable-planner', '--help'], { cwd: user, env: userEnv() });
-  for (const command of ['demo', 'dev', 'worker', 'temporal', 'start', 'show']) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+  for (const command of ['demo', 'dev', 'worker', 'temporal', 'start', 'show'])
+    expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   const version = await run('npx', ['--no', '--', 'durable-planner', '--version'], { cwd: user, env: userEnv() });
-  expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  expect(version.stdout.trim()).toBe(
+    (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+  );
   // A store inside node_modules is refused before anything runs.
-  const refused = await run(process.execPath, [path.join(user, 'node_modules/durable-planner/bin/planner.js'), 'worker'], {
-    cwd: user,
-    env: { ...userEnv(), PLANNER_STORE_DIR: path.join(user, 'node_modules', 'store') },
-  }).then(
+  const refused = await run(
+    process.execPath,
+    [path.join(user, 'node_modules/durable-planner/bin/planner.js'), 'worker'],
+    {
+      cwd: user,
+      env: { ...userEnv(), PLANNER_STORE_DIR: path.join(user, 'node_modules', 'store') },
+    },
+  ).then(
     () => null,
     (err: { code: number; stderr: string }) => err,
   );
@@ -129,10 +170,14 @@ test('the packed package installs beside the floor of its peer ranges with one c
   // The installed CLI, from another folder of the application, reads the step's full data back from there (no worker
   // is left to replay the closed run: its result in history names the ref).
   mkdirSync(path.join(user, 'scripts'));
-  const result = await run(process.execPath, [path.join(user, 'node_modules/durable-planner/bin/planner.js'), 'result', outcome.workflowId, '--json'], {
-    cwd: path.join(user, 'scripts'),
-    env: { ...userEnv(), PLANNER_QUERY_TIMEOUT_MS: '1000' },
-  });
+  const result = await run(
+    process.execPath,
+    [path.join(user, 'node_modules/durable-planner/bin/planner.js'), 'result', outcome.workflowId, '--json'],
+    {
+      cwd: path.join(user, 'scripts'),
+      env: { ...userEnv(), PLANNER_QUERY_TIMEOUT_MS: '1000' },
+    },
+  );
   expect(JSON.stringify(JSON.parse(result.stdout))).toContain('Bonjour !');
 
   // The MCP route of docs/tools-and-mcp.md as published: the installed `planner worker`, in a folder whose planner.config.json names
@@ -140,25 +185,45 @@ test('the packed package installs beside the floor of its peer ranges with one c
   const shared = path.join(user, 'shared');
   mkdirSync(shared);
   writeFileSync(path.join(shared, 'notes.txt'), 'Buy milk.\n');
-  writeFileSync(path.join(user, 'planner.config.json'), JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [FILES_SERVER, shared] } } }));
+  writeFileSync(
+    path.join(user, 'planner.config.json'),
+    JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [FILES_SERVER, shared] } } }),
+  );
   const taskQueue = uniqueTaskQueue('package-mcp');
-  const plannerWorker = spawn(process.execPath, [path.join(user, 'node_modules/durable-planner/bin/planner.js'), 'worker', '--task-queue', taskQueue], {
-    cwd: user,
-    env: userEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const plannerWorker = spawn(
+    process.execPath,
+    [path.join(user, 'node_modules/durable-planner/bin/planner.js'), 'worker', '--task-queue', taskQueue],
+    {
+      cwd: user,
+      env: userEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   plannerWorker.stdout.on('data', (c: Buffer) => (output += c));
   plannerWorker.stderr.on('data', (c: Buffer) => (output += c));
   const exited = new Promise<number | null>((resolve) => plannerWorker.once('close', resolve));
   const client = await connectClient();
   try {
-    await waitFor(() => output.includes('Workers polling') || plannerWorker.exitCode !== null, 120_000, 'the installed planner worker');
+    await waitFor(
+      () => output.includes('Workers polling') || plannerWorker.exitCode !== null,
+      120_000,
+      'the installed planner worker',
+    );
     expect(output).toContain(mcpTaskQueue('files'));
     const listing = await client.workflow.execute(planningWorkflow, {
       taskQueue,
       workflowId: `package-mcp-${taskQueue}`,
-      args: [{ request: { goal: 'List the directory', tool_catalog: 'files', planner: 'ranking', constraints: { allowed_tools: ['list_directory'] } } }],
+      args: [
+        {
+          request: {
+            goal: 'List the directory',
+            tool_catalog: 'files',
+            planner: 'ranking',
+            constraints: { allowed_tools: ['list_directory'] },
+          },
+        },
+      ],
     });
     expect(listing.stage).toBe('COMPLETED');
     expect(listing.steps).toEqual([expect.objectContaining({ tool: 'list_directory', status: 'COMPLETED' })]);

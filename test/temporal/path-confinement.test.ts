@@ -9,7 +9,17 @@
  *      checked: a string that names an existing entry is followed to its real path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { promises as fs, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  promises as fs,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -75,7 +85,11 @@ afterAll(async () => {
   await fs.rm(top, { recursive: true, force: true });
 });
 
-async function withPlanner<T>(pack: ToolPack, env: NodeJS.ProcessEnv, fn: (planner: TestPlanner) => Promise<T>): Promise<T> {
+async function withPlanner<T>(
+  pack: ToolPack,
+  env: NodeJS.ProcessEnv,
+  fn: (planner: TestPlanner) => Promise<T>,
+): Promise<T> {
   const planner = await startTestPlanner(pack, { prefix: 'confine', env: { ...llm.env, ...env } });
   try {
     return await fn(planner);
@@ -84,7 +98,13 @@ async function withPlanner<T>(pack: ToolPack, env: NodeJS.ProcessEnv, fn: (plann
   }
 }
 
-function start(planner: TestPlanner, id: string, catalog: string, constraints: Record<string, unknown>, goal = 'gather the files about passwords') {
+function start(
+  planner: TestPlanner,
+  id: string,
+  catalog: string,
+  constraints: Record<string, unknown>,
+  goal = 'gather the files about passwords',
+) {
   return client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `${id}-${planner.taskQueue}`,
@@ -119,31 +139,43 @@ function startSwapping(files: string[]): ChildProcess {
         fs.renameSync(staged, file);
       });
     }`;
-  return spawn(process.execPath, ['-e', script, stage, path.join(outside, 'secret.txt'), `Passwords file: ${INSIDE}\n`, ...files], { stdio: 'ignore' });
+  return spawn(
+    process.execPath,
+    ['-e', script, stage, path.join(outside, 'secret.txt'), `Passwords file: ${INSIDE}\n`, ...files],
+    { stdio: 'ignore' },
+  );
 }
 
 describe('item 5: a file swapped for a symlink after the walk is never read through', () => {
   test('over several runs, neither the planning prompt nor the workspace-context step ever carries the outside file', async () => {
-    const files = Array.from({ length: SWAPPED_FILES }, (_, i) => path.join(ws, `passwords-${String(i).padStart(2, '0')}.md`));
+    const files = Array.from({ length: SWAPPED_FILES }, (_, i) =>
+      path.join(ws, `passwords-${String(i).padStart(2, '0')}.md`),
+    );
     for (const file of files) writeFileSync(file, `Passwords file: ${INSIDE}\n`);
     const swapper = startSwapping(files);
     const seen = llm.requests.length;
     try {
-      await withPlanner(createWorkspacePack(ws, { allowedRoots: [ws] }), { PLANNER_WORKSPACE_ROOTS: ws }, async (planner) => {
-        for (let trial = 0; trial < 5; trial++) {
-          plans = [[step('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords', max_context_tokens: 8000 })]];
-          planCalls = 0;
-          const outcome = await (await start(planner, `race-${trial}`, 'workspace', { workspace_root: ws, max_context_tokens: 8000 })).result();
-          expect(outcome.failure).toBeNull();
-          expect(outcome.steps.map((s) => [s.tool, s.status])).toEqual([[WORKSPACE_CONTEXT_TOOL, 'COMPLETED']]);
-        }
-        const stored = storeTexts(planner.storeDir);
-        // the detectors work: what was inside reached both the prompt and the step's stored result
-        expect(sentSince(seen).some((text) => text.includes(INSIDE))).toBe(true);
-        expect(stored.some((text) => text.includes(INSIDE))).toBe(true);
-        expect(sentSince(seen).filter((text) => text.includes(SECRET)).length).toBe(0);
-        expect(stored.filter((text) => text.includes(SECRET)).length).toBe(0);
-      });
+      await withPlanner(
+        createWorkspacePack(ws, { allowedRoots: [ws] }),
+        { PLANNER_WORKSPACE_ROOTS: ws },
+        async (planner) => {
+          for (let trial = 0; trial < 5; trial++) {
+            plans = [[step('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords', max_context_tokens: 8000 })]];
+            planCalls = 0;
+            const outcome = await (
+              await start(planner, `race-${trial}`, 'workspace', { workspace_root: ws, max_context_tokens: 8000 })
+            ).result();
+            expect(outcome.failure).toBeNull();
+            expect(outcome.steps.map((s) => [s.tool, s.status])).toEqual([[WORKSPACE_CONTEXT_TOOL, 'COMPLETED']]);
+          }
+          const stored = storeTexts(planner.storeDir);
+          // the detectors work: what was inside reached both the prompt and the step's stored result
+          expect(sentSince(seen).some((text) => text.includes(INSIDE))).toBe(true);
+          expect(stored.some((text) => text.includes(INSIDE))).toBe(true);
+          expect(sentSince(seen).filter((text) => text.includes(SECRET)).length).toBe(0);
+          expect(stored.filter((text) => text.includes(SECRET)).length).toBe(0);
+        },
+      );
     } finally {
       swapper.kill('SIGKILL');
       await Promise.all(files.map((file) => fs.rm(file, { force: true })));
@@ -157,8 +189,16 @@ describe('item 6: a run without workspace_root is confined to the allowed roots'
 
   test('an MCP filesystem server that may read the whole folder is refused a file outside its configured roots', async () => {
     // The operator lets the server read `top`, but declares only the workspace as the folder its tools may name.
-    pack = await createMcpPack('files', { command: process.execPath, args: [FILES_SERVER, top], env: {}, roots: [ws] } satisfies McpServerConfig);
-    plans = [[step('1.1', 'read_text_file', { path: path.join(outside, 'secret.txt') })], [step('1.1', 'read_text_file', { path: path.join(ws, 'notes.md') })]];
+    pack = await createMcpPack('files', {
+      command: process.execPath,
+      args: [FILES_SERVER, top],
+      env: {},
+      roots: [ws],
+    } satisfies McpServerConfig);
+    plans = [
+      [step('1.1', 'read_text_file', { path: path.join(outside, 'secret.txt') })],
+      [step('1.1', 'read_text_file', { path: path.join(ws, 'notes.md') })],
+    ];
     planCalls = 0;
     const seen = llm.requests.length;
     // PLANNER_WORKSPACE_ROOTS left unset: the worker's default root (its folder) plus the server's roots.
@@ -167,7 +207,9 @@ describe('item 6: a run without workspace_root is confined to the allowed roots'
       const outcome = await handle.result();
       const state = await handle.query(getStateQuery);
       expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
-      expect(state.versions[1]!.explanation).toContain(`param "path" of tool "read_text_file" is outside the workspace`);
+      expect(state.versions[1]!.explanation).toContain(
+        `param "path" of tool "read_text_file" is outside the workspace`,
+      );
       expect(state.versions[1]!.explanation).toContain(path.join(outside, 'secret.txt'));
       expect(outcome.stage).toBe('COMPLETED');
       expect(state.steps.at(-1)!.result!.data).toEqual({ content: `Notes about passwords: ${INSIDE}\n` });
@@ -182,9 +224,17 @@ describe('item 7: a path param under a name no heuristic knows', () => {
   afterAll(async () => pack?.close());
 
   test('read_doc {"location": "outlink/secret.txt"} is followed through the symlink and refused before the server reads it', async () => {
-    const server = { command: process.execPath, args: ['--require', require.resolve('tsx/cjs'), EFFECT_SERVER], env: {}, cwd: ws } satisfies McpServerConfig;
+    const server = {
+      command: process.execPath,
+      args: ['--require', require.resolve('tsx/cjs'), EFFECT_SERVER],
+      env: {},
+      cwd: ws,
+    } satisfies McpServerConfig;
     pack = await createMcpPack('docs', server);
-    plans = [[step('1.1', 'read_doc', { location: 'outlink/secret.txt' })], [step('1.1', 'read_doc', { location: 'notes.md' })]];
+    plans = [
+      [step('1.1', 'read_doc', { location: 'outlink/secret.txt' })],
+      [step('1.1', 'read_doc', { location: 'notes.md' })],
+    ];
     planCalls = 0;
     const seen = llm.requests.length;
     await withPlanner(pack, { PLANNER_WORKSPACE_ROOTS: ws }, async (planner) => {
@@ -192,7 +242,9 @@ describe('item 7: a path param under a name no heuristic knows', () => {
       const outcome = await handle.result();
       const state = await handle.query(getStateQuery);
       expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
-      expect(state.versions[1]!.explanation).toContain(`param "location" of tool "read_doc" is outside the workspace ${ws}: outlink/secret.txt (resolves to ${outside}/secret.txt)`);
+      expect(state.versions[1]!.explanation).toContain(
+        `param "location" of tool "read_doc" is outside the workspace ${ws}: outlink/secret.txt (resolves to ${outside}/secret.txt)`,
+      );
       expect(outcome.stage).toBe('COMPLETED');
       expect(JSON.stringify(state.steps.at(-1)!.result!.data)).toContain(INSIDE);
       expect(sentSince(seen).filter((text) => text.includes(SECRET)).length).toBe(0);

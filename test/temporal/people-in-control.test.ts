@@ -45,8 +45,24 @@ const invoicing = defineToolPack('invoicing', [
   }),
 ]);
 
-const LIST = { id: '1.1', title: 'List overdue invoices', action: 'tool_call', tool: 'list_overdue_invoices', params: {}, depends_on: [], parallel: true };
-const SEND = { id: '1.2', title: 'Send payment reminders', action: 'tool_call', tool: 'send_payment_reminders', params: { customers: ['Acme'] }, depends_on: [0], parallel: false };
+const LIST = {
+  id: '1.1',
+  title: 'List overdue invoices',
+  action: 'tool_call',
+  tool: 'list_overdue_invoices',
+  params: {},
+  depends_on: [],
+  parallel: true,
+};
+const SEND = {
+  id: '1.2',
+  title: 'Send payment reminders',
+  action: 'tool_call',
+  tool: 'send_payment_reminders',
+  params: { customers: ['Acme'] },
+  depends_on: [0],
+  parallel: false,
+};
 /** The steps the scripted planner's next plans have. */
 let steps: object[] = [LIST];
 
@@ -61,7 +77,13 @@ beforeAll(async () => {
     reply: plannerReplies({
       steps: ['List overdue invoices', 'Send payment reminders'],
       capabilities: ['list_overdue_invoices', 'send_payment_reminders'],
-      plan: () => JSON.stringify({ status: 'FEASIBLE', tasks: [{ id: '1', title: 'Overdue invoices', steps }], complexity: 1, estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 } }),
+      plan: () =>
+        JSON.stringify({
+          status: 'FEASIBLE',
+          tasks: [{ id: '1', title: 'Overdue invoices', steps }],
+          complexity: 1,
+          estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
+        }),
     }),
   });
   planner = await startTestPlanner(invoicing, { prefix: 'control', env: llm.env });
@@ -81,7 +103,10 @@ afterAll(async () => {
 
 async function start(id: string, options: Record<string, unknown>) {
   const handle = await alice.start(
-    { request: { goal: 'Remind the customers with overdue invoices', tool_catalog: 'invoicing', planner: 'llm' }, options: { search_attributes: false, plan_cache: 'off', ...options } },
+    {
+      request: { goal: 'Remind the customers with overdue invoices', tool_catalog: 'invoicing', planner: 'llm' },
+      options: { search_attributes: false, plan_cache: 'off', ...options },
+    },
     { workflowId: `${id}-${planner.taskQueue}`, taskQueue: planner.taskQueue },
   );
   return handle;
@@ -91,11 +116,20 @@ const stagesOf = (state: PlanningState) => state.audit.filter((a) => a.kind === 
 
 async function awaitingApproval(workflowId: string, version = 1): Promise<PlanningState> {
   let state: PlanningState | undefined;
-  await waitFor(async () => {
-    state = await alice.state(workflowId);
-    return state.stage === 'AWAITING_APPROVAL' && state.plan?.version === version;
-  }, 30_000, `${workflowId} awaiting approval of v${version}`).catch((err: Error) => {
-    throw new Error(`${err.message}; it is in ${state?.stage}: ${state?.audit.slice(-4).map((a) => a.message).join(' | ')}`);
+  await waitFor(
+    async () => {
+      state = await alice.state(workflowId);
+      return state.stage === 'AWAITING_APPROVAL' && state.plan?.version === version;
+    },
+    30_000,
+    `${workflowId} awaiting approval of v${version}`,
+  ).catch((err: Error) => {
+    throw new Error(
+      `${err.message}; it is in ${state?.stage}: ${state?.audit
+        .slice(-4)
+        .map((a) => a.message)
+        .join(' | ')}`,
+    );
   });
   return state!;
 }
@@ -109,7 +143,9 @@ describe('approval: side-effects', () => {
     expect(outcome.stage).toBe('COMPLETED');
     expect(state.options.approval).toBe('side-effects');
     expect(stagesOf(state).filter((m) => m.includes('AWAITING_APPROVAL'))).toEqual([]);
-    expect(stagesOf(state)).toContain('CRITIQUING → APPROVED: approved by the gatekeeper: every step is read-only (approval: side-effects)');
+    expect(stagesOf(state)).toContain(
+      'CRITIQUING → APPROVED: approved by the gatekeeper: every step is read-only (approval: side-effects)',
+    );
   });
 
   test('a plan with a side-effecting step waits for a person, naming the step; nothing is sent until it is approved, and the audit names who approved', async () => {
@@ -117,7 +153,9 @@ describe('approval: side-effects', () => {
     sent.clear();
     const handle = await start('side-effect', { approval: 'side-effects' });
     const waiting = await awaitingApproval(handle.workflowId);
-    expect(stagesOf(waiting).at(-1)).toBe('CRITIQUING → AWAITING_APPROVAL: a person must approve the plan: step 1.2 (send_payment_reminders) has side effects (approval: side-effects)');
+    expect(stagesOf(waiting).at(-1)).toBe(
+      'CRITIQUING → AWAITING_APPROVAL: a person must approve the plan: step 1.2 (send_payment_reminders) has side effects (approval: side-effects)',
+    );
     expect(waiting.steps).toEqual([]); // not routed, let alone run
     expect(sent.size).toBe(0);
     await bob.approve(handle.workflowId, 'reminders are fine', 1);
@@ -138,18 +176,33 @@ describe('approval: side-effects', () => {
 });
 
 describe('who decided, and four eyes', () => {
-  test('four_eyes refuses the starter\'s approval (PLAN-006 naming the rule), takes the starter\'s rejection and another person\'s approval, and the audit and history name each', async () => {
+  test("four_eyes refuses the starter's approval (PLAN-006 naming the rule), takes the starter's rejection and another person's approval, and the audit and history name each", async () => {
     steps = [LIST, SEND];
     const handle = await start('four-eyes', { approval: 'always', four_eyes: true });
     const { workflowId } = handle;
     expect((await awaitingApproval(workflowId)).started_by).toBe('alice@finance');
 
-    const refused = await alice.approve(workflowId, 'my own plan', 1).then(() => null, (e: unknown) => e);
+    const refused = await alice.approve(workflowId, 'my own plan', 1).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect(readFailure(refused)).toMatchObject({ code: 'PLAN-006', message: 'approve refused by four_eyes: alice@finance started this run, so another person must approve plan v1' });
+    expect(readFailure(refused)).toMatchObject({
+      code: 'PLAN-006',
+      message: 'approve refused by four_eyes: alice@finance started this run, so another person must approve plan v1',
+    });
     // A raw client that names no one cannot pass the rule either.
-    const anonymous = await client.workflow.getHandle(workflowId).executeUpdate('approve', { args: [{ plan_version: 1 }] }).then(() => null, (e: unknown) => e);
-    expect(readFailure(anonymous)).toMatchObject({ code: 'PLAN-006', message: expect.stringMatching(/^approve refused by four_eyes: the approval of plan v1 names no identity/) });
+    const anonymous = await client.workflow
+      .getHandle(workflowId)
+      .executeUpdate('approve', { args: [{ plan_version: 1 }] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(readFailure(anonymous)).toMatchObject({
+      code: 'PLAN-006',
+      message: expect.stringMatching(/^approve refused by four_eyes: the approval of plan v1 names no identity/),
+    });
 
     await alice.reject(workflowId, 'remind Acme only once a week', 1);
     await awaitingApproval(workflowId, 2);
@@ -180,17 +233,38 @@ describe('who decided, and four eyes', () => {
     await bob.approve(handle.workflowId, undefined, 1);
     expect((await handle.result()).stage).toBe('COMPLETED');
     const audit = (await handle.query(getStateQuery)).audit;
-    expect(audit.find((a) => a.kind === 'budget' && a.message.startsWith('limits raised'))).toMatchObject({ message: 'limits raised by 5 call(s), 0 tokens, $0 (by bob@finance)', by: 'bob@finance' });
-    expect(audit.find((a) => a.kind === 'approval')).toMatchObject({ message: 'approved by bob@finance', by: 'bob@finance' });
+    expect(audit.find((a) => a.kind === 'budget' && a.message.startsWith('limits raised'))).toMatchObject({
+      message: 'limits raised by 5 call(s), 0 tokens, $0 (by bob@finance)',
+      by: 'bob@finance',
+    });
+    expect(audit.find((a) => a.kind === 'approval')).toMatchObject({
+      message: 'approved by bob@finance',
+      by: 'bob@finance',
+    });
   });
 });
 
 describe('the CLI', () => {
-  test('`planner start --approval side-effects --four-eyes` waits on a side-effecting plan; the same person\'s `planner approve` is refused (exit 2), another\'s approves, and `planner history` names them', async () => {
+  test("`planner start --approval side-effects --four-eyes` waits on a side-effecting plan; the same person's `planner approve` is refused (exit 2), another's approves, and `planner history` names them", async () => {
     steps = [LIST, SEND];
     const workflowId = `cli-${planner.taskQueue}`;
     const goal = 'Remind the customers with overdue invoices';
-    const started = await runPlannerCli(['start', goal, '--id', workflowId, '--task-queue', planner.taskQueue, '--catalog', 'invoicing', '--planner', 'llm', '--no-plan-cache', '--approval', 'side-effects', '--four-eyes']);
+    const started = await runPlannerCli([
+      'start',
+      goal,
+      '--id',
+      workflowId,
+      '--task-queue',
+      planner.taskQueue,
+      '--catalog',
+      'invoicing',
+      '--planner',
+      'llm',
+      '--no-plan-cache',
+      '--approval',
+      'side-effects',
+      '--four-eyes',
+    ]);
     expect(started.code).toBe(0);
     const waiting = await awaitingApproval(workflowId);
     expect(waiting.options).toMatchObject({ approval: 'side-effects', four_eyes: true });
@@ -210,7 +284,15 @@ describe('the CLI', () => {
   });
 
   test('`planner start --approval side-effects --require-approval` contradicts itself: exit 2 before connecting', async () => {
-    const run = await runPlannerCli(['start', 'Remind the customers', '--approval', 'side-effects', '--require-approval', '--address', '127.0.0.1:1']);
+    const run = await runPlannerCli([
+      'start',
+      'Remind the customers',
+      '--approval',
+      'side-effects',
+      '--require-approval',
+      '--address',
+      '127.0.0.1:1',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('require_approval: true contradicts approval: side-effects');
   });

@@ -6,7 +6,15 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { StepFailedError } from '../../src/domain/errors';
 import type { ToolImplementation } from '../../src/tools/tool';
-import { answerClarificationUpdate, approveUpdate, emptyAnswerNote, getStateQuery, raiseBudgetUpdate, rejectUpdate, type PlanningWorkflowInput } from '../../src/api';
+import {
+  answerClarificationUpdate,
+  approveUpdate,
+  emptyAnswerNote,
+  getStateQuery,
+  raiseBudgetUpdate,
+  rejectUpdate,
+  type PlanningWorkflowInput,
+} from '../../src/api';
 import { planningStartOptions } from '../../src/client';
 import { planningWorkflow } from '../../src/workflows';
 import { recordHistory, startTestPlanner, useWastePackAndClient, type TestPlanner } from '../support/planner-workers';
@@ -16,7 +24,10 @@ import { packageVersion } from '../../src/versioning';
 const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
 const fixtures = useWastePackAndClient();
 
-async function withPlanner<T>(fn: (planner: TestPlanner) => Promise<T>, wrap?: (tool: ToolImplementation) => ToolImplementation): Promise<T> {
+async function withPlanner<T>(
+  fn: (planner: TestPlanner) => Promise<T>,
+  wrap?: (tool: ToolImplementation) => ToolImplementation,
+): Promise<T> {
   const planner = await startTestPlanner(fixtures.pack(), { wrap });
   try {
     return await fn(planner);
@@ -26,16 +37,25 @@ async function withPlanner<T>(fn: (planner: TestPlanner) => Promise<T>, wrap?: (
 }
 
 function start(planner: TestPlanner, id: string, input: PlanningWorkflowInput) {
-  return fixtures.client().workflow.start(planningWorkflow, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}`, args: [input] });
+  return fixtures.client().workflow.start(planningWorkflow, {
+    taskQueue: planner.taskQueue,
+    workflowId: `${id}-${planner.taskQueue}`,
+    args: [input],
+  });
 }
 
 /** As PlannerClient.start (and `planner start`) start a run: the goal already in the memo. */
 function startAsPlannerClient(planner: TestPlanner, id: string, input: PlanningWorkflowInput) {
-  return fixtures.client().workflow.start(planningWorkflow, planningStartOptions(input, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}` }));
+  return fixtures
+    .client()
+    .workflow.start(
+      planningWorkflow,
+      planningStartOptions(input, { taskQueue: planner.taskQueue, workflowId: `${id}-${planner.taskQueue}` }),
+    );
 }
 
-const memoUpdates = (history: temporal.api.history.v1.IHistory) => history.events!.filter((e) => e.workflowPropertiesModifiedEventAttributes);
-
+const memoUpdates = (history: temporal.api.history.v1.IHistory) =>
+  history.events!.filter((e) => e.workflowPropertiesModifiedEventAttributes);
 
 describe('planningWorkflow', () => {
   test('plans and executes the seed scenario: two steps over real data, budget charged per call', async () => {
@@ -52,7 +72,9 @@ describe('planningWorkflow', () => {
 
       const state = await handle.query(getStateQuery);
       expect(state.routing.map((r) => r.queue)).toEqual([planner.toolQueue, planner.toolQueue]);
-      expect(state.audit.map((a) => a.kind)).toEqual(expect.arrayContaining(['analysis', 'plan', 'critique', 'gatekeeper', 'routing', 'step']));
+      expect(state.audit.map((a) => a.kind)).toEqual(
+        expect.arrayContaining(['analysis', 'plan', 'critique', 'gatekeeper', 'routing', 'step']),
+      );
       const { searchAttributes, memo } = await handle.describe();
       expect(searchAttributes.PlanStage).toEqual(['COMPLETED']);
       expect(searchAttributes.PlanVersion).toEqual([1]);
@@ -64,16 +86,22 @@ describe('planningWorkflow', () => {
       // No patch marker (release 0.2.0 retired them all), and the stage published only where the run waited (the
       // analysis, an activity under planner auto; its steps) and at the end, not for the stages it passed through
       // inside a workflow task.
-      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(0);
+      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(
+        0,
+      );
       // Pinned to the worker version that started it (src/versioning.ts): every workflow task ran on that version.
       expect(new Set(buildIdsOf(history))).toEqual(new Set([planner.version!.buildId]));
-      expect(planner.version!.buildId).toMatch(new RegExp(`^${packageVersion().replace(/\./g, '\\.')}\\+[0-9a-f]{12}$`));
+      expect(planner.version!.buildId).toMatch(
+        new RegExp(`^${packageVersion().replace(/\./g, '\\.')}\\+[0-9a-f]{12}$`),
+      );
       const { versioningInfo } = (await handle.describe()).raw.workflowExecutionInfo!;
       expect(versioningInfo?.behavior).toBe(temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
       expect(versioningInfo?.deploymentVersion).toMatchObject(planner.version!);
       expect(memoUpdates(history)).toHaveLength(0); // the start set the memo: the run adds no visibility write for it
       // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
-      expect(history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
+      expect(
+        history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+      ).toHaveLength(2);
       const stages = history.events!.flatMap((e) => {
         const stage = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.PlanStage?.data;
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
@@ -86,7 +114,10 @@ describe('planningWorkflow', () => {
   test.each([
     ['Get me shipments from last week', ['shipments']],
     ['Contaminants detected in Hannover today', ['facilities', 'contaminants-detected']],
-    ['From the inspections accepted this week, did we detect any high-risk contaminants?', ['inspections', 'contaminants-detected']],
+    [
+      'From the inspections accepted this week, did we detect any high-risk contaminants?',
+      ['inspections', 'contaminants-detected'],
+    ],
   ])('seed scenario "%s" plans %j and executes to non-empty results', async (goal, tools) => {
     await withPlanner(async (planner) => {
       const outcome = await (await start(planner, 'seed', { request: { goal } })).result();
@@ -97,12 +128,19 @@ describe('planningWorkflow', () => {
 
   test('a lookup that finds nothing (no facility in Bielefeld): the step fed by it makes no call and returns no rows', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'nothing-found', { request: { goal: 'Contaminants detected in Bielefeld today' } });
+      const handle = await start(planner, 'nothing-found', {
+        request: { goal: 'Contaminants detected in Bielefeld today' },
+      });
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
-      expect(outcome.steps.map((s) => [s.tool, s.status, s.items])).toEqual([['facilities', 'COMPLETED', 0], ['contaminants-detected', 'COMPLETED', 0]]);
+      expect(outcome.steps.map((s) => [s.tool, s.status, s.items])).toEqual([
+        ['facilities', 'COMPLETED', 0],
+        ['contaminants-detected', 'COMPLETED', 0],
+      ]);
       // Not a silent COMPLETED: what `planner show` and `planner result` print beside it.
-      expect(emptyAnswerNote(await handle.query(getStateQuery))).toMatch(/^Nothing matched: step 1\.2 \(contaminants-detected\) with .*facility_id from step 1\.1 \(0 rows\)/);
+      expect(emptyAnswerNote(await handle.query(getStateQuery))).toMatch(
+        /^Nothing matched: step 1\.2 \(contaminants-detected\) with .*facility_id from step 1\.1 \(0 rows\)/,
+      );
     });
   });
 
@@ -112,12 +150,16 @@ describe('planningWorkflow', () => {
       ...tool,
       async run(params, ctx) {
         executed.push(tool.spec.name);
-        if (tool.spec.name === 'contaminants-detected') throw new StepFailedError('lab database offline', { retryable: false });
+        if (tool.spec.name === 'contaminants-detected')
+          throw new StepFailedError('lab database offline', { retryable: false });
         return await tool.run(params, ctx);
       },
     });
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'failing', { request: { goal: 'Contaminants detected in Hannover today' }, options: { max_replans: 1 } });
+      const handle = await start(planner, 'failing', {
+        request: { goal: 'Contaminants detected in Hannover today' },
+        options: { max_replans: 1 },
+      });
       const failure = await handle.result().catch((e: Error) => e);
       expect(failure).toBeInstanceOf(Error);
       const state = await handle.query(getStateQuery);
@@ -135,27 +177,45 @@ describe('planningWorkflow', () => {
   test('an unclear goal waits in AWAITING_CLARIFICATION; a wrong option is refused; the answer completes the plan', async () => {
     await withPlanner(async (planner) => {
       const handle = await start(planner, 'clarify', { request: { goal: 'Check the reports' } });
-      await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+      await waitFor(
+        async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
+        30_000,
+        'the question',
+      );
       const { question } = await handle.query(getStateQuery);
       expect(question).toMatchObject({ text: 'Which report do you need?', default_option: 1 });
       expect(question!.options[0]).toBe('Shipments from last week');
 
-      await waitFor(async () => {
-        const runs = fixtures.client().workflow.list({ query: `PlanStage = "AWAITING_CLARIFICATION" AND WorkflowId = "${handle.workflowId}"` });
-        for await (const _ of runs) return true;
-        return false;
-      }, 30_000, 'the PlanStage search attribute');
+      await waitFor(
+        async () => {
+          const runs = fixtures
+            .client()
+            .workflow.list({ query: `PlanStage = "AWAITING_CLARIFICATION" AND WorkflowId = "${handle.workflowId}"` });
+          for await (const _ of runs) return true;
+          return false;
+        },
+        30_000,
+        'the PlanStage search attribute',
+      );
 
-      const refused = await handle.executeUpdate(answerClarificationUpdate, { args: [{ option: 9 }] }).catch((e: unknown) => e);
+      const refused = await handle
+        .executeUpdate(answerClarificationUpdate, { args: [{ option: 9 }] })
+        .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(/option 9 does not exist; choose 1–4/);
+      expect(((refused as WorkflowUpdateFailedError).cause as Error).message).toMatch(
+        /option 9 does not exist; choose 1–4/,
+      );
 
-      expect(await handle.executeUpdate(answerClarificationUpdate, { args: [{ option: 1 }] })).toBe('Shipments from last week');
+      expect(await handle.executeUpdate(answerClarificationUpdate, { args: [{ option: 1 }] })).toBe(
+        'Shipments from last week',
+      );
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       expect(outcome.steps.map((s) => s.tool)).toEqual(['shipments']);
       const state = await handle.query(getStateQuery);
-      expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' }]);
+      expect(state.clarifications).toEqual([
+        { question: 'Which report do you need?', answer: 'Shipments from last week', by: 'user' },
+      ]);
       // Started without a memo (as by the stock `temporal` CLI): the run sets it, once.
       expect((await handle.describe()).memo).toEqual({ goal: 'Check the reports' });
       expect(memoUpdates(await handle.fetchHistory())).toHaveLength(1);
@@ -165,7 +225,10 @@ describe('planningWorkflow', () => {
 
   test('without an answer the default option is taken after the timeout', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'default', { request: { goal: 'Check the reports' }, options: { clarification_timeout_ms: 1_000 } });
+      const handle = await start(planner, 'default', {
+        request: { goal: 'Check the reports' },
+        options: { clarification_timeout_ms: 1_000 },
+      });
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       expect((await handle.query(getStateQuery)).clarifications).toEqual([
@@ -188,7 +251,11 @@ describe('planningWorkflow', () => {
     await withPlanner(async (planner) => {
       const budget = { cost_usd: 1, tokens: 10_200, calls: 10, policy: 'block' as const };
       const handle = await start(planner, 'budget', { request: { goal: SCENARIO, budget } });
-      await waitFor(async () => (await handle.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED', 30_000, 'BUDGET_EXHAUSTED');
+      await waitFor(
+        async () => (await handle.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED',
+        30_000,
+        'BUDGET_EXHAUSTED',
+      );
       const paused = await handle.query(getStateQuery);
       expect(paused.stage_before_budget).toBe('EXECUTING');
       expect(paused.budget.spent).toMatchObject({ calls: 1, tokens: 10_000 });
@@ -228,8 +295,13 @@ describe('planningWorkflow', () => {
       expect(outcome.plan_version).toBe(2);
       expect(executed).toEqual(['shipments', 'contaminants-detected', 'contaminants-detected']);
       const state = await handle.query(getStateQuery);
-      expect(state.versions.map((v) => [v.version, v.reason])).toEqual([[1, 'initial'], [2, 'replan_after_failure']]);
-      expect(state.versions[1]!.explanation).toMatch(/step 1.2 \(contaminants-detected\) failed: .*lab database offline/);
+      expect(state.versions.map((v) => [v.version, v.reason])).toEqual([
+        [1, 'initial'],
+        [2, 'replan_after_failure'],
+      ]);
+      expect(state.versions[1]!.explanation).toMatch(
+        /step 1.2 \(contaminants-detected\) failed: .*lab database offline/,
+      );
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
       await recordHistory(handle, 'replan-after-failure');
@@ -238,22 +310,37 @@ describe('planningWorkflow', () => {
 
   test('human approval: a rejection refines the plan with the reason, an approval runs it', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'approval', { request: { goal: SCENARIO }, options: { require_approval: true } });
+      const handle = await start(planner, 'approval', {
+        request: { goal: SCENARIO },
+        options: { require_approval: true },
+      });
       await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
       await handle.executeUpdate(rejectUpdate, { args: [{ reason: 'only last week please' }] });
-      await waitFor(async () => (await handle.query(getStateQuery)).versions.length === 2 && (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'v2');
+      await waitFor(
+        async () =>
+          (await handle.query(getStateQuery)).versions.length === 2 &&
+          (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+        30_000,
+        'v2',
+      );
       await handle.executeUpdate(approveUpdate, { args: [{}] });
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       const state = await handle.query(getStateQuery);
-      expect(state.versions[1]).toMatchObject({ reason: 'human_rejection', explanation: 'rejected by a person: only last week please' });
+      expect(state.versions[1]).toMatchObject({
+        reason: 'human_rejection',
+        explanation: 'rejected by a person: only last week please',
+      });
       await recordHistory(handle, 'rejected-then-approved');
     });
   });
 
   test('continue-as-new past the history threshold carries the whole state into the next run', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'can', { request: { goal: SCENARIO }, options: { continue_as_new_after_events: 10 } });
+      const handle = await start(planner, 'can', {
+        request: { goal: SCENARIO },
+        options: { continue_as_new_after_events: 10 },
+      });
       const outcome = await handle.result();
       expect(outcome.stage).toBe('COMPLETED');
       const state = await handle.query(getStateQuery);
@@ -267,17 +354,30 @@ describe('planningWorkflow', () => {
 
   test('bad input fails the run at once with a typed, non-retryable error naming the problem', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'bad-options', { request: { goal: SCENARIO }, options: { max_replans: -1 } as never });
-      const failure = await handle.result().catch((e: Error & { cause?: Error & { type?: string; nonRetryable?: boolean } }) => e);
+      const handle = await start(planner, 'bad-options', {
+        request: { goal: SCENARIO },
+        options: { max_replans: -1 } as never,
+      });
+      const failure = await handle
+        .result()
+        .catch((e: Error & { cause?: Error & { type?: string; nonRetryable?: boolean } }) => e);
       expect(failure).toBeInstanceOf(Error);
-      expect((failure as { cause?: { type?: string } }).cause).toMatchObject({ type: 'InvalidInputError', nonRetryable: true });
-      expect(((failure as { cause?: Error }).cause as Error).message).toMatch(/PLAN-006 invalid planning options: max_replans/);
+      expect((failure as { cause?: { type?: string } }).cause).toMatchObject({
+        type: 'InvalidInputError',
+        nonRetryable: true,
+      });
+      expect(((failure as { cause?: Error }).cause as Error).message).toMatch(
+        /PLAN-006 invalid planning options: max_replans/,
+      );
     });
   });
 
   test('Temporal cancel ends the run in CANCELLED', async () => {
     await withPlanner(async (planner) => {
-      const handle = await start(planner, 'cancel', { request: { goal: SCENARIO }, options: { require_approval: true } });
+      const handle = await start(planner, 'cancel', {
+        request: { goal: SCENARIO },
+        options: { require_approval: true },
+      });
       await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
       await handle.cancel();
       await expect(handle.result()).rejects.toThrow();

@@ -14,17 +14,27 @@ import { buildIdsOf, workflowBundle } from '../support/temporal';
 
 const { History } = temporal.api.history.v1;
 const dir = path.resolve(__dirname, '..', 'histories');
-const files = readdirSync(dir).filter((f) => f.endsWith('.binpb')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.binpb'))
+  .sort();
 const load = (file: string) => History.decode(readFileSync(path.join(dir, file)));
 
 async function replay(history: temporal.api.history.v1.IHistory, workflowId: string) {
   const results = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: workflowBundle() }, [{ workflowId, history }])) results.push(result);
+  for await (const result of Worker.runReplayHistories({ workflowBundle: workflowBundle() }, [{ workflowId, history }]))
+    results.push(result);
   return results;
 }
 
 /** test/temporal/planning-workflow.test.ts: the seed scenario, a clarification, a budget pause, a re-plan, approval, continue-as-new. */
-const PLANNING = ['scenario-completed', 'clarification-answered', 'budget-raised', 'replan-after-failure', 'rejected-then-approved', 'continued-as-new'];
+const PLANNING = [
+  'scenario-completed',
+  'clarification-answered',
+  'budget-raised',
+  'replan-after-failure',
+  'rejected-then-approved',
+  'continued-as-new',
+];
 /** test/temporal/run-bounds.test.ts: archive activities and the rejection cap. */
 const BOUNDED = ['rejections-capped'];
 /** test/temporal/step-kinds-live.test.ts: an llm step, a human step, an unknown outcome retried by a person. */
@@ -37,7 +47,8 @@ test('the committed histories are those the workflow tests record, and no others
   expect(files).toEqual(RECORDED.map((n) => `${n}.binpb`).sort());
 });
 
-const json = (payload: temporal.api.common.v1.IPayload | undefined) => JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown>;
+const json = (payload: temporal.api.common.v1.IPayload | undefined) =>
+  JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as Record<string, unknown>;
 
 test.each(files)('%s was recorded on this release, without patch markers', (file) => {
   const events = load(file).events!;
@@ -45,14 +56,21 @@ test.each(files)('%s was recorded on this release, without patch markers', (file
   const buildIds = new Set(buildIdsOf({ events }));
   expect([...buildIds].filter((id) => id !== '' && !id.startsWith(`${packageVersion()}+`))).toEqual([]);
   expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
-  const inputs = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep' ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])] : []));
+  const inputs = events.flatMap((e) =>
+    e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeStep'
+      ? [json(e.activityTaskScheduledEventAttributes.input!.payloads![0])]
+      : [],
+  );
   // A step's input carries only what the tool worker cannot know itself.
-  for (const input of inputs) expect(Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog'].includes(k))).toEqual([]);
+  for (const input of inputs)
+    expect(Object.keys(input).filter((k) => ['workflow_id', 'plan_id', 'tool_catalog'].includes(k))).toEqual([]);
 });
 
 /** The run's workflow id: a continued run checks that the state it carries is its own (src/workflows/resume.ts). */
 function workflowIdOf(history: temporal.api.history.v1.IHistory, file: string): string {
-  const input = json(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]) as { resume?: { workflow_id: string } };
+  const input = json(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]) as {
+    resume?: { workflow_id: string };
+  };
   return input.resume?.workflow_id ?? file;
 }
 

@@ -23,7 +23,15 @@ import { LlmHarness } from '../support/llm';
 import { recordHistory } from '../support/planner-workers';
 import { withExtraSteps } from '../support/step-kinds';
 import { activityFailure, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import { connectClient, failureOfRun, quietRuntime, testAddress, uniqueTaskQueue, waitFor, workflowBundle } from '../support/temporal';
+import {
+  connectClient,
+  failureOfRun,
+  quietRuntime,
+  testAddress,
+  uniqueTaskQueue,
+  waitFor,
+  workflowBundle,
+} from '../support/temporal';
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
 
@@ -43,10 +51,21 @@ afterAll(async () => {
 afterEach(() => llm.close());
 
 /** Runs one workflow against stubs (plus `extra` real activities) and drives it while the worker runs. */
-async function runWith<T>(script: StubScript, options: PlanningWorkflowInput['options'], extra: object, drive: (handle: Handle) => Promise<T>): Promise<T> {
+async function runWith<T>(
+  script: StubScript,
+  options: PlanningWorkflowInput['options'],
+  extra: object,
+  drive: (handle: Handle) => Promise<T>,
+): Promise<T> {
   const taskQueue = uniqueTaskQueue('kinds-live');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities: { ...stubs.activities, ...extra } });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    activities: { ...stubs.activities, ...extra },
+  });
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `kinds-live-${taskQueue}`,
@@ -69,18 +88,40 @@ const SHIPMENTS = [
 /** Step 0 (shipments) returns `rows`; one llm step summarizes them. */
 function summaryScript(rows: unknown[]): StubScript {
   return {
-    plan: (p) => withExtraSteps(p, [{ action: 'llm', title: 'Summarize the shipments', description: 'Summarize the contaminated shipments by contaminant', depends_on: [0] }]),
-    step: (input) => (input.step_id === '1.1' ? { data: rows, items: rows.length, preview: JSON.stringify(rows).slice(0, 300) } : undefined),
+    plan: (p) =>
+      withExtraSteps(p, [
+        {
+          action: 'llm',
+          title: 'Summarize the shipments',
+          description: 'Summarize the contaminated shipments by contaminant',
+          depends_on: [0],
+        },
+      ]),
+    step: (input) =>
+      input.step_id === '1.1'
+        ? { data: rows, items: rows.length, preview: JSON.stringify(rows).slice(0, 300) }
+        : undefined,
   };
 }
 
 function llmStepActivities() {
-  return createLlmStepActivities({ client: llm.client, store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))), ledger: new MemoryIdempotencyLedger() });
+  return createLlmStepActivities({
+    client: llm.client,
+    store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
+    ledger: new MemoryIdempotencyLedger(),
+  });
 }
 
 describe('an llm step', () => {
   test("summarizes the previous step's rows through the real activity; the answer is its stored result and its call is charged", async () => {
-    await llm.start({ script: [{ content: 'Two shipments (15 kg) carried lead, one (1 kg) mercury.', usage: { prompt_tokens: 300, completion_tokens: 20 } }] });
+    await llm.start({
+      script: [
+        {
+          content: 'Two shipments (15 kg) carried lead, one (1 kg) mercury.',
+          usage: { prompt_tokens: 300, completion_tokens: 20 },
+        },
+      ],
+    });
     const { state, failure } = await runWith(summaryScript(SHIPMENTS), {}, llmStepActivities(), async (handle) => {
       const settled = await settle(handle);
       await recordHistory(handle, 'step-kinds-llm');
@@ -95,11 +136,17 @@ describe('an llm step', () => {
     const summary = state.steps.find((s) => s.id === 'k.1')!;
     expect(summary).toMatchObject({
       status: 'COMPLETED',
-      result: { data: 'Two shipments (15 kg) carried lead, one (1 kg) mercury.', ref: expect.stringMatching(/^sha256:/), usage: { calls: 1, tokens: 320 } },
+      result: {
+        data: 'Two shipments (15 kg) carried lead, one (1 kg) mercury.',
+        ref: expect.stringMatching(/^sha256:/),
+        usage: { calls: 1, tokens: 320 },
+      },
     });
     // Two stub tool calls (1 call each, no tokens) and the LLM call.
     expect(state.budget.spent).toMatchObject({ calls: 3, tokens: 320 });
-    expect(state.audit.map((a) => a.message)).toContain(`step k.1 (llm) completed: 1 LLM call(s), ${summary.result!.bytes} bytes`);
+    expect(state.audit.map((a) => a.message)).toContain(
+      `step k.1 (llm) completed: 1 LLM call(s), ${summary.result!.bytes} bytes`,
+    );
     expect(summary.result!.bytes).toBe(JSON.stringify(summary.result!.data).length);
   });
 
@@ -108,7 +155,9 @@ describe('an llm step', () => {
     await llm.start({ script: ['Lead in every shipment shown.'] });
     const { failure } = await runWith(summaryScript(rows), { llm_step_input_tokens: 200 }, llmStepActivities(), settle);
     expect(failure).toBeNull();
-    expect(llm.messages(0)[1]!.content).toMatch(/\[truncated: 200 of \d+ tokens shown; the full data is sha256:0{64}\]/);
+    expect(llm.messages(0)[1]!.content).toMatch(
+      /\[truncated: 200 of \d+ tokens shown; the full data is sha256:0{64}\]/,
+    );
   });
 });
 
@@ -117,12 +166,21 @@ describe('the CLI', () => {
 
   async function waitingState(handle: Handle, id: string): Promise<PlanningState> {
     let state!: PlanningState;
-    await waitFor(async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'), 30_000, `step ${id} WAITING`);
+    await waitFor(
+      async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'),
+      30_000,
+      `step ${id} WAITING`,
+    );
     return state;
   }
 
   test('`planner show` prints the waiting human step and `planner complete` answers it; a wrong step is refused (exit 2)', async () => {
-    const script: StubScript = { plan: (p) => withExtraSteps(p, [{ action: 'human', title: 'Confirm', params: { question: 'Ship the report?' }, depends_on: [1] }]) };
+    const script: StubScript = {
+      plan: (p) =>
+        withExtraSteps(p, [
+          { action: 'human', title: 'Confirm', params: { question: 'Ship the report?' }, depends_on: [1] },
+        ]),
+    };
     const result = await runWith(script, {}, {}, async (handle) => {
       await waitingState(handle, 'k.1');
       const shown = await cli('show', handle.workflowId);
@@ -133,7 +191,9 @@ describe('the CLI', () => {
       return { shown, wrong, done, ...settled };
     });
     expect(result.shown.stdout).toContain(`Waits for a person until `);
-    expect(result.shown.stdout).toContain(`Ship the report? (planner complete ${result.state.workflow_id} k.1 <answer>)`);
+    expect(result.shown.stdout).toContain(
+      `Ship the report? (planner complete ${result.state.workflow_id} k.1 <answer>)`,
+    );
     expect(result.wrong.code).toBe(2);
     expect(result.wrong.stderr).toMatch(/step 1\.1 is COMPLETED, so it cannot take completeStep/);
     expect(result.done.code).toBe(0);
@@ -162,8 +222,16 @@ describe('the CLI', () => {
     expect(result.bad.code).toBe(2);
     expect(result.bad.stderr).toMatch(/invalid decision/);
     expect(result.retried.code).toBe(0);
-    expect(JSON.parse(result.retried.stdout)).toEqual({ workflowId: result.state.workflow_id, step: '1.1', decision: 'retry', result: 'step 1.1 resolved: retry' });
+    expect(JSON.parse(result.retried.stdout)).toEqual({
+      workflowId: result.state.workflow_id,
+      step: '1.1',
+      decision: 'retry',
+      result: 'step 1.1 resolved: retry',
+    });
     expect(result.failure).toBeNull();
-    expect(scopes).toEqual([`${result.state.effect_chain}/${result.state.workflow_id}:1.1`, expect.stringMatching(/:1\.1:retry-/)]);
+    expect(scopes).toEqual([
+      `${result.state.effect_chain}/${result.state.workflow_id}:1.1`,
+      expect.stringMatching(/:1\.1:retry-/),
+    ]);
   });
 });

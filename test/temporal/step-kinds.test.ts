@@ -30,10 +30,20 @@ const env = useTimeSkippingServer();
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
 
-async function runWith<T>(script: StubScript, options: PlanningWorkflowInput['options'], drive: (handle: Handle) => Promise<T>) {
+async function runWith<T>(
+  script: StubScript,
+  options: PlanningWorkflowInput['options'],
+  drive: (handle: Handle) => Promise<T>,
+) {
   const taskQueue = uniqueTaskQueue('kinds');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({ connection: env().nativeConnection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities: stubs.activities });
+  const worker = await Worker.create({
+    connection: env().nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    activities: stubs.activities,
+  });
   const handle = await env().client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `kinds-${taskQueue}`,
@@ -50,28 +60,48 @@ async function settle(handle: Handle) {
 /** The state once step `id` waits for a person. */
 async function waitingOn(handle: Handle, id: string): Promise<{ state: PlanningState; step: StepRecord }> {
   let state!: PlanningState;
-  await waitFor(async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'), 30_000, `step ${id} WAITING`);
+  await waitFor(
+    async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'),
+    30_000,
+    `step ${id} WAITING`,
+  );
   return { state, step: state.steps.find((s) => s.id === id)! };
 }
 
 /** The refusal of an update, as its typed failure. */
 async function refusal(sent: Promise<unknown>) {
-  return readFailure(await sent.then(() => new Error('the update was accepted'), (err: unknown) => err));
+  return readFailure(
+    await sent.then(
+      () => new Error('the update was accepted'),
+      (err: unknown) => err,
+    ),
+  );
 }
 
 const AUDIT = (state: PlanningState) => state.audit.map((a) => a.message);
 
 test('a noop step completes at once, without an activity, and the run completes', async () => {
-  const { result, calls } = await runWith({ plan: (p) => withExtraSteps(p, [{ action: 'noop', depends_on: [0] }]) }, {}, settle);
+  const { result, calls } = await runWith(
+    { plan: (p) => withExtraSteps(p, [{ action: 'noop', depends_on: [0] }]) },
+    {},
+    settle,
+  );
   expect(result.failure).toBeNull();
   expect(result.state.stage).toBe('COMPLETED');
-  expect(result.state.steps.map((s) => [s.id, s.status])).toEqual([['1.1', 'COMPLETED'], ['1.2', 'COMPLETED'], ['k.1', 'COMPLETED']]);
+  expect(result.state.steps.map((s) => [s.id, s.status])).toEqual([
+    ['1.1', 'COMPLETED'],
+    ['1.2', 'COMPLETED'],
+    ['k.1', 'COMPLETED'],
+  ]);
   expect(result.state.steps[2]!.result).toMatchObject({ data: null, preview: 'null', items: null });
   expect(calls.step).toBe(2); // the two tool steps only
 });
 
 describe('a human step', () => {
-  const humanPlan: StubScript['plan'] = (p) => withExtraSteps(p, [{ action: 'human', title: 'Confirm', params: { question: 'Ship the report to the regulator?' }, depends_on: [1] }]);
+  const humanPlan: StubScript['plan'] = (p) =>
+    withExtraSteps(p, [
+      { action: 'human', title: 'Confirm', params: { question: 'Ship the report to the regulator?' }, depends_on: [1] },
+    ]);
 
   test('waits with its question visible, refuses a wrong step or a wrong kind of reply, and takes the answer as its result', async () => {
     const { result, calls } = await runWith({ plan: humanPlan }, {}, async (handle) => {
@@ -82,11 +112,18 @@ describe('a human step', () => {
         refusal(handle.executeUpdate(resolveStepUpdate, { args: [{ step: 'k.1', decision: 'done' }] })),
         refusal(handle.executeUpdate(completeStepUpdate, { args: [{ step: 'k.1', answer: 'x'.repeat(10_001) }] })),
       ]);
-      const accepted = await handle.executeUpdate(completeStepUpdate, { args: [{ step: 'k.1', answer: 'Yes, ship it' }] });
+      const accepted = await handle.executeUpdate(completeStepUpdate, {
+        args: [{ step: 'k.1', answer: 'Yes, ship it' }],
+      });
       return { waiting, step, refusals, accepted, ...(await settle(handle)) };
     });
     expect(result.waiting.stage).toBe('EXECUTING');
-    expect(result.step.waiting).toEqual({ for: 'answer', question: 'Ship the report to the regulator?', since: expect.any(String), until: expect.any(String) });
+    expect(result.step.waiting).toEqual({
+      for: 'answer',
+      question: 'Ship the report to the regulator?',
+      since: expect.any(String),
+      until: expect.any(String),
+    });
     expect(Date.parse(result.step.waiting!.until) - Date.parse(result.step.waiting!.since)).toBe(24 * 60 * 60_000);
     expect(result.refusals.map((f) => f.code)).toEqual(['PLAN-006', 'PLAN-006', 'PLAN-006', 'PLAN-006']);
     expect(result.refusals[0]!.message).toMatch(/step 1\.1 is COMPLETED, so it cannot take completeStep/);
@@ -97,7 +134,11 @@ describe('a human step', () => {
     expect(result.accepted).toBe('step k.1 answered: Yes, ship it');
     expect(result.failure).toBeNull();
     const human = result.state.steps.find((s) => s.id === 'k.1')!;
-    expect(human).toMatchObject({ status: 'COMPLETED', waiting: null, result: { data: 'Yes, ship it', preview: '"Yes, ship it"', ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) } });
+    expect(human).toMatchObject({
+      status: 'COMPLETED',
+      waiting: null,
+      result: { data: 'Yes, ship it', preview: '"Yes, ship it"', ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+    });
     expect(calls.step).toBe(2);
   });
 
@@ -107,7 +148,9 @@ describe('a human step', () => {
     expect(result.failure).toBeNull();
     expect(result.state.stage).toBe('COMPLETED');
     expect(result.state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
-    expect(result.state.versions[1]!.explanation).toBe('step k.1 (human) failed: no answer for step k.1 within 60000 ms');
+    expect(result.state.versions[1]!.explanation).toBe(
+      'step k.1 (human) failed: no answer for step k.1 within 60000 ms',
+    );
     expect(AUDIT(result.state)).toContain('step k.1 (human) failed: PLAN-007 no answer for step k.1 within 60000 ms');
   });
 });
@@ -120,7 +163,10 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
       step: (input) => {
         if (input.step_id !== '1.1') return;
         scopes.push(input.idempotency_scope);
-        if (scopes.length === 1) throw activityFailure(new StepOutcomeUnknownError('an earlier attempt never reported an outcome', { idempotency_key: 'k' }));
+        if (scopes.length === 1)
+          throw activityFailure(
+            new StepOutcomeUnknownError('an earlier attempt never reported an outcome', { idempotency_key: 'k' }),
+          );
         return { data: [{ id: 'S1' }], items: 1 };
       },
     };
@@ -136,7 +182,12 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
   test('asks a person by default; retry runs the tool again under a fresh idempotency scope', async () => {
     const { scopes, script } = unknownOnce();
     const { result } = await runWith(script, {}, (h) => decide(h, { step: '1.1', decision: 'retry' }));
-    expect(result.step.waiting).toMatchObject({ for: 'decision', question: expect.stringMatching(/^Step 1\.1 \(shipments\) may or may not have acted: an earlier attempt never reported/) });
+    expect(result.step.waiting).toMatchObject({
+      for: 'decision',
+      question: expect.stringMatching(
+        /^Step 1\.1 \(shipments\) may or may not have acted: an earlier attempt never reported/,
+      ),
+    });
     expect(result.reply).toBe('step 1.1 resolved: retry');
     expect(result.failure).toBeNull();
     expect(scopes).toHaveLength(2);
@@ -148,21 +199,30 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
     expect(result.state.versions).toHaveLength(1);
   });
 
-  test('done marks the step completed with the person\'s text as its result, without running the tool again', async () => {
+  test("done marks the step completed with the person's text as its result, without running the tool again", async () => {
     const { scopes, script } = unknownOnce();
-    const { result } = await runWith(script, {}, (h) => decide(h, { step: '1.1', decision: 'done', text: '3 shipments were already exported' }));
+    const { result } = await runWith(script, {}, (h) =>
+      decide(h, { step: '1.1', decision: 'done', text: '3 shipments were already exported' }),
+    );
     expect(result.failure).toBeNull();
     expect(scopes).toHaveLength(1);
-    expect(result.state.steps[0]).toMatchObject({ status: 'COMPLETED', result: { data: '3 shipments were already exported' } });
+    expect(result.state.steps[0]).toMatchObject({
+      status: 'COMPLETED',
+      result: { data: '3 shipments were already exported' },
+    });
     expect(AUDIT(result.state)).toContain('step 1.1 (shipments) completed: marked done by a person');
   });
 
   test('fail takes the normal path: the step fails with PLAN-014 and the run re-plans', async () => {
     const { scopes, script } = unknownOnce();
-    const { result } = await runWith(script, {}, (h) => decide(h, { step: '1.1', decision: 'fail', text: 'cannot tell' }));
+    const { result } = await runWith(script, {}, (h) =>
+      decide(h, { step: '1.1', decision: 'fail', text: 'cannot tell' }),
+    );
     expect(result.failure).toBeNull();
     expect(result.state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
-    expect(result.state.versions[1]!.explanation).toMatch(/^step 1\.1 \(shipments\) failed: an earlier attempt never reported an outcome — failed by a person: cannot tell$/);
+    expect(result.state.versions[1]!.explanation).toMatch(
+      /^step 1\.1 \(shipments\) failed: an earlier attempt never reported an outcome — failed by a person: cannot tell$/,
+    );
     expect(scopes).toHaveLength(2); // v2's step ran again (the stub's second call succeeds)
   });
 
@@ -184,20 +244,45 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
 
 test('a plan with a kind the run cannot execute (an llm step in a run without an LLM) is refused at validation, before any step runs', async () => {
   const taskQueue = uniqueTaskQueue('kinds-refused');
-  const deps = createPlanningDependencies({ config: loadConfig({}), store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))) });
+  const deps = createPlanningDependencies({
+    config: loadConfig({}),
+    store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
+  });
   const ranking = new RankingPlanner();
   // A planner that writes an llm step; this worker has no LLM, so the run plans with the ranking planner.
-  const planner = { kind: 'ranking' as const, generate: async (input: Parameters<RankingPlanner['generate']>[0]) => {
-    const generated = await ranking.generate(input);
-    return { ...generated, plan: withExtraSteps(generated.plan, [{ action: 'llm', title: 'Summarize', depends_on: [0] }]) };
-  } };
+  const planner = {
+    kind: 'ranking' as const,
+    generate: async (input: Parameters<RankingPlanner['generate']>[0]) => {
+      const generated = await ranking.generate(input);
+      return {
+        ...generated,
+        plan: withExtraSteps(generated.plan, [{ action: 'llm', title: 'Summarize', depends_on: [0] }]),
+      };
+    },
+  };
   let executed = 0;
-  const activities = { ...createPlanningActivities({ ...deps, rules: { ...deps.rules, planner } }), executeStep: async () => void executed++, runLlmStep: async () => void executed++ };
-  const worker = await Worker.create({ connection: env().nativeConnection, namespace: 'default', taskQueue, workflowBundle: workflowBundle(), activities });
-  const handle = await env().client.workflow.start(planningWorkflow, { taskQueue, workflowId: `kinds-${taskQueue}`, args: [{ request: { goal: SCENARIO }, options: { search_attributes: false } }] });
+  const activities = {
+    ...createPlanningActivities({ ...deps, rules: { ...deps.rules, planner } }),
+    executeStep: async () => void executed++,
+    runLlmStep: async () => void executed++,
+  };
+  const worker = await Worker.create({
+    connection: env().nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: workflowBundle(),
+    activities,
+  });
+  const handle = await env().client.workflow.start(planningWorkflow, {
+    taskQueue,
+    workflowId: `kinds-${taskQueue}`,
+    args: [{ request: { goal: SCENARIO }, options: { search_attributes: false } }],
+  });
   const { state, failure } = await worker.runUntil(settle(handle));
   expect(failure).toMatchObject({ type: 'PlanValidationError', code: 'PLAN-003' });
-  expect(failure!.message).toMatch(/^planning failed: plan failed validation with 1 issue\(s\):\n\[STEP_KIND_NOT_RUNNABLE\] step 2 \("k\.1"\): this run cannot execute llm steps$/);
+  expect(failure!.message).toMatch(
+    /^planning failed: plan failed validation with 1 issue\(s\):\n\[STEP_KIND_NOT_RUNNABLE\] step 2 \("k\.1"\): this run cannot execute llm steps$/,
+  );
   expect(state.stage).toBe('FAILED');
   expect(state.versions).toHaveLength(0);
   expect(state.steps).toHaveLength(0);

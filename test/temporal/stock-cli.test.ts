@@ -11,7 +11,13 @@ import { testAddress, waitFor } from '../support/temporal';
 
 /** Asynchronous on purpose: the worker answering the query runs in this process and must keep running. */
 async function temporal(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.env.TEMPORAL_CLI_PATH!, [...args, '--address', testAddress(), '--namespace', 'default']);
+  const { stdout } = await promisify(execFile)(process.env.TEMPORAL_CLI_PATH!, [
+    ...args,
+    '--address',
+    testAddress(),
+    '--namespace',
+    'default',
+  ]);
   return stdout;
 }
 
@@ -25,15 +31,29 @@ test('the stock temporal CLI answers a clarification and queries getState', asyn
       workflowId: `stock-cli-${planner.taskQueue}`,
       args: [{ request: { goal: 'Check the reports' } }],
     });
-    await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 30_000, 'the question');
+    await waitFor(
+      async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
+      30_000,
+      'the question',
+    );
 
-    const queried = JSON.parse(await temporal('workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'getState', '--output', 'json'));
+    const queried = JSON.parse(
+      await temporal('workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'getState', '--output', 'json'),
+    );
     const state = queried.queryResult?.[0] ?? queried.result?.[0] ?? queried;
     expect(state.stage).toBe('AWAITING_CLARIFICATION');
     expect(state.question.options[0]).toBe('Shipments from last week');
 
     const updated = await temporal(
-      'workflow', 'update', 'execute', '--workflow-id', handle.workflowId, '--name', 'answerClarification', '--input', '{"option":1}',
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      handle.workflowId,
+      '--name',
+      'answerClarification',
+      '--input',
+      '{"option":1}',
     );
     expect(updated).toContain('Shipments from last week');
 

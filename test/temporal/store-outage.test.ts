@@ -58,10 +58,19 @@ test('PostgreSQL down for 15 s as a step stores its result: the run completes on
 
 test('a worker whose DATABASE_URL cannot be reached says so at start and exits non-zero', async () => {
   const nobody = await freePort();
-  const worker = spawnPlannerCli(['worker', '--task-queue', `no-database-${nobody}`], { DATABASE_URL: `postgres://planner:secret@127.0.0.1:${nobody}/planner` });
-  const code = await Promise.race([worker.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 30_000))]);
+  const worker = spawnPlannerCli(['worker', '--task-queue', `no-database-${nobody}`], {
+    DATABASE_URL: `postgres://planner:secret@127.0.0.1:${nobody}/planner`,
+  });
+  const code = await Promise.race([
+    worker.exited,
+    new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 30_000)),
+  ]);
   if (code === 'running') worker.kill();
   expect(code).toBe(1);
-  expect(worker.output()).toMatch(new RegExp(`cannot reach the planner's database at DATABASE_URL \\(127\\.0\\.0\\.1:${nobody}/planner\\): .*ECONNREFUSED`));
+  expect(worker.output()).toMatch(
+    new RegExp(
+      `cannot reach the planner's database at DATABASE_URL \\(127\\.0\\.0\\.1:${nobody}/planner\\): .*ECONNREFUSED`,
+    ),
+  );
   expect(worker.output()).not.toContain('secret');
 });

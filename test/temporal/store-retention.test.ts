@@ -51,9 +51,19 @@ test('`planner gc --older-than 1m` while a re-planned run has waited 10 minutes 
       workflowId: `gc-open-${planner.taskQueue}`,
       args: [{ request: { goal: SCENARIO }, options: { require_approval: true } }],
     });
-    await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval of v1');
+    await waitFor(
+      async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+      30_000,
+      'approval of v1',
+    );
     await handle.executeUpdate(approveUpdate, { args: [{}] });
-    await waitFor(async () => (await handle.query(getStateQuery)).plan?.version === 2 && (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval of v2');
+    await waitFor(
+      async () =>
+        (await handle.query(getStateQuery)).plan?.version === 2 &&
+        (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+      30_000,
+      'approval of v2',
+    );
     const shipments = (await handle.query(getStateQuery)).steps[0]!;
     expect(shipments).toMatchObject({ status: 'COMPLETED', result: { ref: expect.stringMatching(/^sha256:/) } });
     const orphan = await new LocalContentStore(planner.storeDir).put({ left: 'by a run long closed' });
@@ -65,9 +75,16 @@ test('`planner gc --older-than 1m` while a re-planned run has waited 10 minutes 
     await expect(new LocalContentStore(planner.storeDir).get(orphan.ref)).rejects.toThrow(/no value stored/);
 
     await handle.executeUpdate(approveUpdate, { args: [{}] });
-    await waitFor(async () => ['COMPLETED', 'FAILED'].includes((await handle.query(getStateQuery)).stage), 30_000, 'the run to end').catch(() => undefined);
+    await waitFor(
+      async () => ['COMPLETED', 'FAILED'].includes((await handle.query(getStateQuery)).stage),
+      30_000,
+      'the run to end',
+    ).catch(() => undefined);
     const state = await handle.query(getStateQuery);
-    expect(state.steps.map((s) => [s.id, s.status, s.error?.message ?? null])).toEqual([['1.1', 'COMPLETED', null], ['1.2', 'COMPLETED', null]]);
+    expect(state.steps.map((s) => [s.id, s.status, s.error?.message ?? null])).toEqual([
+      ['1.1', 'COMPLETED', null],
+      ['1.2', 'COMPLETED', null],
+    ]);
     expect(state.stage).toBe('COMPLETED');
   } finally {
     await planner.stop();

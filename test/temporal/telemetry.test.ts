@@ -30,7 +30,12 @@ const bielefeldPlan = JSON.stringify({
   missing_capabilities: [],
   steps: [
     { title: 'Facilities in Bielefeld', tool: 'facilities', params: { location: 'Bielefeld' }, depends_on: [] },
-    { title: 'Their contaminants', tool: 'contaminants-detected', params: { facility_id: '${step[0].data[0].id}' }, depends_on: [0] },
+    {
+      title: 'Their contaminants',
+      tool: 'contaminants-detected',
+      params: { facility_id: '${step[0].data[0].id}' },
+      depends_on: [0],
+    },
   ],
 });
 const llmReply = plannerReplies({
@@ -94,11 +99,27 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
     const paused = await client.workflow.start(planningWorkflow, {
       taskQueue,
       workflowId: `metrics-paused-${taskQueue}`,
-      args: [{ request: { goal: 'Check the reports', planner: 'ranking', budget: { cost_usd: 1, tokens: 100, calls: 10, policy: 'block' } } }],
+      args: [
+        {
+          request: {
+            goal: 'Check the reports',
+            planner: 'ranking',
+            budget: { cost_usd: 1, tokens: 100, calls: 10, policy: 'block' },
+          },
+        },
+      ],
     });
-    await waitFor(async () => (await paused.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION', 60_000, 'the question');
+    await waitFor(
+      async () => (await paused.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
+      60_000,
+      'the question',
+    );
     await paused.executeUpdate(answerClarificationUpdate, { args: [{ option: 1 }] });
-    await waitFor(async () => (await paused.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED', 60_000, 'the budget pause');
+    await waitFor(
+      async () => (await paused.query(getStateQuery)).stage === 'BUDGET_EXHAUSTED',
+      60_000,
+      'the budget pause',
+    );
     await paused.executeUpdate(raiseBudgetUpdate, { args: [{ tokens: 10_000 }] });
     expect((await paused.result()).stage).toBe('COMPLETED');
 
@@ -109,10 +130,19 @@ test('planner worker --metrics-port serves the runtime metrics and the planner c
       workflowId: `metrics-failing-${taskQueue}`,
       args: [{ request: { goal: BIELEFELD_GOAL, planner: 'llm' }, options: { max_replans: 0 } }],
     });
-    expect(await failing.result().then(() => 'completed', () => 'failed')).toBe('failed');
+    expect(
+      await failing.result().then(
+        () => 'completed',
+        () => 'failed',
+      ),
+    ).toBe('failed');
 
     // Workflow metrics leave through a sink after the workflow task: give the last one a moment.
-    await waitFor(async () => sampleSum(await scrape(), 'planner_plans_total', { taskQueue }) === 3, 15_000, 'the three plans counted');
+    await waitFor(
+      async () => sampleSum(await scrape(), 'planner_plans_total', { taskQueue }) === 3,
+      15_000,
+      'the three plans counted',
+    );
     const text = await scrape();
     mkdirSync(path.join(projectRoot(), 'test-output'), { recursive: true });
     writeFileSync(path.join(projectRoot(), 'test-output', 'metrics.prom'), text); // a real scrape, for reading
@@ -151,7 +181,11 @@ describe('traces', () => {
   test('one run is one trace: spans for each stage it passed, each LLM call (model, tokens, cost) and each tool call', async () => {
     pack = await createWastePack({ today: new Date() });
     const planner = await startTestPlanner(pack, { prefix: 'traces', env: llmEnv(), plugins: tracingPlugins(tracing) });
-    const client = new Client({ connection: await Connection.connect({ address: testAddress() }), namespace: 'default', plugins: tracingPlugins(tracing) });
+    const client = new Client({
+      connection: await Connection.connect({ address: testAddress() }),
+      namespace: 'default',
+      plugins: tracingPlugins(tracing),
+    });
     const callsBefore = llm.calls;
     try {
       const handle = await client.workflow.start(planningWorkflow, {
@@ -164,7 +198,11 @@ describe('traces', () => {
       const llmCalls = llm.calls - callsBefore;
       expect(llmCalls).toBe(3);
 
-      await waitFor(() => exporter.getFinishedSpans().some((s) => s.name === 'RunWorkflow:planningWorkflow'), 15_000, 'the workflow span');
+      await waitFor(
+        () => exporter.getFinishedSpans().some((s) => s.name === 'RunWorkflow:planningWorkflow'),
+        15_000,
+        'the workflow span',
+      );
       // A query is an operation of its own (a trace of its own); everything else belongs to the run.
       const spans = exporter.getFinishedSpans().filter((s) => !/Query/.test(s.name));
       const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
@@ -175,7 +213,10 @@ describe('traces', () => {
       expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual(['StartWorkflow:planningWorkflow']);
 
       // A span per stage the run passed (from its audit), each under the workflow's span.
-      const passed = state.audit.filter((a) => a.kind === 'stage').map((a) => /^(\w+) →/.exec(a.message)![1]!).filter((s) => s !== 'CREATED');
+      const passed = state.audit
+        .filter((a) => a.kind === 'stage')
+        .map((a) => /^(\w+) →/.exec(a.message)![1]!)
+        .filter((s) => s !== 'CREATED');
       const stageSpans = spans.filter((s) => s.name.startsWith('stage '));
       expect(stageSpans.map((s) => s.name).sort()).toEqual(passed.map((s) => `stage ${s}`).sort());
       for (const s of stageSpans) expect(parentOf(s)?.name).toBe('RunWorkflow:planningWorkflow');

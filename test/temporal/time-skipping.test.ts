@@ -44,12 +44,16 @@ test('an unanswered question takes its default after the one-hour timeout, skipp
   const { outcome, state } = await workers.runUntil(
     (async () => {
       let timer: NodeJS.Timeout | undefined;
-      const tooLong = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no result in 60 s')), 60_000)));
+      const tooLong = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error('no result in 60 s')), 60_000)),
+      );
       const done = await Promise.race([handle.result(), tooLong])
         .catch(async (err: Error) => {
           // Say where the run stood, rather than only that it took too long.
           const events = (await handle.fetchHistory()).events ?? [];
-          throw new Error(`${err.message}: ${events.map((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? e.eventType).join(', ')}`);
+          throw new Error(
+            `${err.message}: ${events.map((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? e.eventType).join(', ')}`,
+          );
         })
         .finally(() => clearTimeout(timer));
       return { outcome: done, state: await handle.query(getStateQuery) };
@@ -57,5 +61,7 @@ test('an unanswered question takes its default after the one-hour timeout, skipp
   );
   expect(outcome.stage).toBe('COMPLETED');
   expect(Date.now() - started).toBeLessThan(60_000);
-  expect(state.clarifications).toEqual([{ question: 'Which report do you need?', answer: 'Shipments from last week', by: 'timeout' }]);
+  expect(state.clarifications).toEqual([
+    { question: 'Which report do you need?', answer: 'Shipments from last week', by: 'timeout' },
+  ]);
 });

@@ -18,7 +18,14 @@ import { planningWorkflow } from '../../src/workflows';
 import { runPlannerCli } from '../support/cli';
 import { usePostgres } from '../support/postgres';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { connectClient, killProcess, spawnFixtureWorker, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import {
+  connectClient,
+  killProcess,
+  spawnFixtureWorker,
+  testAddress,
+  uniqueTaskQueue,
+  waitFor,
+} from '../support/temporal';
 
 const postgres = usePostgres();
 const PLANS = 50;
@@ -65,7 +72,9 @@ async function startMachine(name: 'a' | 'b'): Promise<Machine> {
 }
 
 beforeAll(async () => {
-  llm = await startScriptedLlmServer({ reply: oneSlowStepReplies('record-note', 'Record the note', { text: 'two-machine note', delay_after_ms: 4000 }) });
+  llm = await startScriptedLlmServer({
+    reply: oneSlowStepReplies('record-note', 'Record the note', { text: 'two-machine note', delay_after_ms: 4000 }),
+  });
   client = await connectClient();
   databaseUrl = await postgres().freshDatabase();
   taskQueue = uniqueTaskQueue('machines');
@@ -83,7 +92,11 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   const started = Date.now();
   const handles = await Promise.all(
     Array.from({ length: PLANS }, (_, i) =>
-      client.workflow.start(planningWorkflow, { taskQueue, workflowId: `machines-${taskQueue}-${i}`, args: [{ request: { goal: GOAL, planner: 'ranking' } }] }),
+      client.workflow.start(planningWorkflow, {
+        taskQueue,
+        workflowId: `machines-${taskQueue}-${i}`,
+        args: [{ request: { goal: GOAL, planner: 'ranking' } }],
+      }),
     ),
   );
   const outcomes = await Promise.all(handles.map((h) => h.result()));
@@ -112,7 +125,9 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   let detections: { id: string; shipment_id: string }[];
   try {
     const refs = states.flatMap((s) => s.steps.map((step) => step.result!.ref));
-    const missing = (await Promise.allSettled(refs.map((ref) => reader.store.get(ref)))).filter((r) => r.status === 'rejected');
+    const missing = (await Promise.allSettled(refs.map((ref) => reader.store.get(ref)))).filter(
+      (r) => r.status === 'rejected',
+    );
     expect(refs).toHaveLength(2 * PLANS);
     expect(missing).toHaveLength(0);
     detections = (await reader.store.get(states[0]!.steps[1]!.result!.ref)) as typeof detections;
@@ -134,11 +149,14 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   expect(table.code).toBe(0);
   const lines = table.stdout.trim().split('\n');
   expect(lines[0]).toBe(`Results of ${id} · plan v1 · stage COMPLETED`);
-  expect(lines[2]).toMatch(/^Step 2 \(1\.2\) contaminants-detected \[COMPLETED\] · \d+ item\(s\) · sha256:[0-9a-f]{64}$/);
+  expect(lines[2]).toMatch(
+    /^Step 2 \(1\.2\) contaminants-detected \[COMPLETED\] · \d+ item\(s\) · sha256:[0-9a-f]{64}$/,
+  );
   // A column per key, in the stored (canonical, sorted) key order; a line per row, every row.
   expect(lines[3]).toMatch(/^CONCENTRATION_PPM +CONTAMINANT +DETECTED_ON +FACILITY_ID +ID +RISK_LEVEL +SHIPMENT_ID$/);
   expect(lines.slice(4)).toHaveLength(detections.length);
-  for (const [i, row] of detections.entries()) expect(lines[4 + i]).toMatch(new RegExp(` ${row.id} +\\S+ +${row.shipment_id}$`));
+  for (const [i, row] of detections.entries())
+    expect(lines[4 + i]).toMatch(new RegExp(` ${row.id} +\\S+ +${row.shipment_id}$`));
 
   expect(json.code).toBe(0);
   const view = JSON.parse(json.stdout) as { steps: { number: number; tool: string; items: number; data: unknown[] }[] };
@@ -148,7 +166,9 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   expect(view.steps[0]!.data.length).toBeGreaterThan(0);
 
   expect(local.code).toBe(3);
-  expect(local.stderr).toMatch(/^error: step 1 \(1\.1\) stored its result under sha256:[0-9a-f]{64}, which is not in .*store \(hint: .*DATABASE_URL/);
+  expect(local.stderr).toMatch(
+    /^error: step 1 \(1\.1\) stored its result under sha256:[0-9a-f]{64}, which is not in .*store \(hint: .*DATABASE_URL/,
+  );
 
   expect(show.stdout).toContain(`Full results: planner result ${id}`);
 }, 240_000); // about 50 s on an idle 2-core machine; a loaded one takes twice that
@@ -161,7 +181,11 @@ test('`planner gc --older-than 30d` from a third folder removes what only old ru
     const { ref } = await old.store.put({ left: 'by a run 60 days ago' }, { workflowId: 'run-60-days-ago' });
     await old.ledger.record('run-60-days-ago:1.1:x', { done: true }, { workflowId: 'run-60-days-ago' });
     const third = mkdtempSync(path.join(os.tmpdir(), 'machine-c-'));
-    const run = await runPlannerCli(['gc', '--older-than', '30d', '--json'], { DATABASE_URL: databaseUrl }, { cwd: third });
+    const run = await runPlannerCli(
+      ['gc', '--older-than', '30d', '--json'],
+      { DATABASE_URL: databaseUrl },
+      { cwd: third },
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ storage: 'postgres', values: 1, ledgerEntries: 1 });
     await expect(recent.store.get(ref)).rejects.toThrow(/no value stored/);
@@ -177,10 +201,19 @@ test('SIGKILL the worker holding a side-effecting step after its effect: the ret
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `machines-crash-${taskQueue}`,
-    args: [{ request: { goal: 'Record a note on one of two machines', tool_catalog: 'demo', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, on_outcome_unknown: 'fail' } }],
+    args: [
+      {
+        request: { goal: 'Record a note on one of two machines', tool_catalog: 'demo', planner: 'llm' },
+        options: { step_heartbeat_ms: 1_500, on_outcome_unknown: 'fail' },
+      },
+    ],
   });
   const notesFile = path.join(notesDir, 'notes.jsonl');
-  await waitFor(() => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0, 60_000, 'the side effect');
+  await waitFor(
+    () => existsSync(notesFile) && readFileSync(notesFile, 'utf8').trim().length > 0,
+    60_000,
+    'the side effect',
+  );
   const holder = machines.find((m) => m.toolsRun.includes('record-note'))!;
   const other = machines.find((m) => m !== holder)!;
   expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');

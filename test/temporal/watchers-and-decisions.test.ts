@@ -30,16 +30,29 @@ const quiet: Output = { json: false, line: () => undefined, data: () => undefine
 
 async function runAwaitingApproval(name: string): Promise<string> {
   const workflowId = `${name}-${planner.taskQueue}`;
-  await client.start({ request: { goal: BENCH_GOAL, tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } }, { workflowId, taskQueue: planner.taskQueue });
-  await waitFor(async () => (await client.state(workflowId)).stage === 'AWAITING_APPROVAL', 30_000, `${workflowId} awaiting approval`);
+  await client.start(
+    { request: { goal: BENCH_GOAL, tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } },
+    { workflowId, taskQueue: planner.taskQueue },
+  );
+  await waitFor(
+    async () => (await client.state(workflowId)).stage === 'AWAITING_APPROVAL',
+    30_000,
+    `${workflowId} awaiting approval`,
+  );
   return workflowId;
 }
 
 test('with ten `planner watch` followers holding their polls, an approval is taken at once and every follower sees the run complete', async () => {
   const workflowId = await runAwaitingApproval('watched-approval');
   const printed = Array.from({ length: 10 }, () => [] as string[]);
-  const watchers = printed.map((lines) => watchRun(client, workflowId, quiet, { interactive: false, print: (line) => lines.push(line) }));
-  await waitFor(() => printed.every((lines) => lines.some((l) => l.includes('answer with: planner approve'))), 30_000, 'every watcher to show the approval');
+  const watchers = printed.map((lines) =>
+    watchRun(client, workflowId, quiet, { interactive: false, print: (line) => lines.push(line) }),
+  );
+  await waitFor(
+    () => printed.every((lines) => lines.some((l) => l.includes('answer with: planner approve'))),
+    30_000,
+    'every watcher to show the approval',
+  );
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // each watcher asks for its next events and holds that poll
 
   const started = Date.now();
@@ -55,11 +68,19 @@ test(`a long-poll beyond the ${PROGRESS_WAITERS_MAX} a run holds is refused at o
   const { seq } = await client.progress(workflowId, 0);
   const holding = Array.from({ length: PROGRESS_WAITERS_MAX }, () => client.waitForProgress(workflowId, seq, 60_000));
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const refused = await client.waitForProgress(workflowId, seq, 60_000).then(() => null, (err: unknown) => err);
+  const refused = await client.waitForProgress(workflowId, seq, 60_000).then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
-  expect(readFailure(refused)).toMatchObject({ code: 'PLAN-006', details: { watchers_max: PROGRESS_WAITERS_MAX }, hint: expect.stringContaining('getProgress') });
+  expect(readFailure(refused)).toMatchObject({
+    code: 'PLAN-006',
+    details: { watchers_max: PROGRESS_WAITERS_MAX },
+    hint: expect.stringContaining('getProgress'),
+  });
   expect((await client.waitForProgress(workflowId, seq, 0)).seq).toBe(seq); // an answer at once holds nothing: always taken
   expect(await client.approve(workflowId, undefined, 1)).toBe('plan v1 approved');
-  for (const batch of await Promise.all(holding)) expect(batch.events.some((e) => e.kind === 'stage' && e.stage === 'APPROVED')).toBe(true);
+  for (const batch of await Promise.all(holding))
+    expect(batch.events.some((e) => e.kind === 'stage' && e.stage === 'APPROVED')).toBe(true);
   await client.handle(workflowId).result();
 }, 90_000);

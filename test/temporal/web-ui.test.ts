@@ -68,7 +68,14 @@ async function textOf(page: Page): Promise<string> {
 
 /** The page's text and that of its frames (the Web UI renders markdown metadata inside iframes). */
 async function allText(page: Page): Promise<string> {
-  const texts = await Promise.all(page.frames().map((f) => f.locator('body').innerText().catch(() => '')));
+  const texts = await Promise.all(
+    page.frames().map((f) =>
+      f
+        .locator('body')
+        .innerText()
+        .catch(() => ''),
+    ),
+  );
   return texts.join('\n');
 }
 
@@ -90,10 +97,14 @@ test('the Web UI lists a finished run by PlanStage and shows the planning activi
   }
   // Visibility is eventually consistent: wait until the server's own list query finds the run by PlanStage.
   const query = `PlanStage="COMPLETED" AND WorkflowId="${workflowId}"`;
-  await waitFor(async () => {
-    for await (const _ of client.workflow.list({ query })) return true;
-    return false;
-  }, 30_000, 'the run in visibility');
+  await waitFor(
+    async () => {
+      for await (const _ of client.workflow.list({ query })) return true;
+      return false;
+    },
+    30_000,
+    'the run in visibility',
+  );
 
   const page = await browser.newPage();
   try {
@@ -109,7 +120,8 @@ test('the Web UI lists a finished run by PlanStage and shows the planning activi
     await page.getByText(workflowId).first().waitFor({ timeout: 30_000 });
     await page.getByText('analyzeRequirements').first().waitFor({ timeout: 30_000 });
     const history = await textOf(page);
-    for (const activity of ['analyzeRequirements', 'generatePlan', 'critiquePlan', 'executeStep']) expect(history).toContain(activity);
+    for (const activity of ['analyzeRequirements', 'generatePlan', 'critiquePlan', 'executeStep'])
+      expect(history).toContain(activity);
     await page.getByText('analyzeRequirements').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(OUT, 'web-ui-history.png') });
 
@@ -127,31 +139,60 @@ test('the Web UI lists a finished run by PlanStage and shows the planning activi
 test('the Web UI shows the markdown plan view (current details) and the start details, for a finished run and for one awaiting approval', async () => {
   // The current details come from the run's worker (the metadata query), so it keeps running while the pages load.
   const planner = await startTestPlanner(pack, { prefix: 'web-ui-details' });
-  const plannerClient = await PlannerClient.connect({ address: testAddress(), namespace: 'default', connectionOptions: { address: testAddress() } });
+  const plannerClient = await PlannerClient.connect({
+    address: testAddress(),
+    namespace: 'default',
+    connectionOptions: { address: testAddress() },
+  });
   const page = await browser.newPage();
   try {
     // Started as the CLI starts runs: the goal and options in the start's static details.
     const start = (suffix: string, options: object) =>
       plannerClient.start(
-        { request: { goal: 'Get contaminated shipments from last week and show me the contaminant details', planner: 'ranking' }, options },
+        {
+          request: {
+            goal: 'Get contaminated shipments from last week and show me the contaminant details',
+            planner: 'ranking',
+          },
+          options,
+        },
         { taskQueue: planner.taskQueue, workflowId: `web-ui-${suffix}-${planner.taskQueue}` },
       );
     const finished = await start('finished', {});
     expect((await finished.result()).stage).toBe('COMPLETED');
     const waiting = await start('waiting', { require_approval: true });
-    await waitFor(async () => (await waiting.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 60_000, 'the run to await approval');
+    await waitFor(
+      async () => (await waiting.query(getStateQuery)).stage === 'AWAITING_APPROVAL',
+      60_000,
+      'the run to await approval',
+    );
 
     for (const [handle, name, expected] of [
       [finished, 'finished', ['Stage: COMPLETED', 'Plan: v1 (FEASIBLE)', 'contaminants-detected', 'COMPLETED']],
-      [waiting, 'awaiting-approval', ['Stage: AWAITING_APPROVAL', 'Waiting for approval', `planner approve ${waiting.workflowId} --version 1`, 'PLANNED']],
+      [
+        waiting,
+        'awaiting-approval',
+        [
+          'Stage: AWAITING_APPROVAL',
+          'Waiting for approval',
+          `planner approve ${waiting.workflowId} --version 1`,
+          'PLANNED',
+        ],
+      ],
     ] as const) {
-      await page.goto(`${uiUrl()}/namespaces/default/workflows/${encodeURIComponent(handle.workflowId)}/${handle.firstExecutionRunId}/history`);
+      await page.goto(
+        `${uiUrl()}/namespaces/default/workflows/${encodeURIComponent(handle.workflowId)}/${handle.firstExecutionRunId}/history`,
+      );
       await page.getByText(handle.workflowId).first().waitFor({ timeout: 30_000 });
       // The User Metadata tab: Summary and Details from the start, Current Details from the run's worker.
       await page.getByText('User Metadata', { exact: true }).first().click();
       await page.getByText('Current Details').first().waitFor({ timeout: 30_000 });
       let text = '';
-      await waitFor(async () => (text = await allText(page)).includes('Stage:'), 30_000, 'the current details rendered');
+      await waitFor(
+        async () => (text = await allText(page)).includes('Stage:'),
+        30_000,
+        'the current details rendered',
+      );
       for (const t of expected) expect(text).toContain(t);
       expect(text).toMatch(/step\s+tool\s+status\s+result/);
       expect(text).toContain('Goal: Get contaminated shipments from last week');

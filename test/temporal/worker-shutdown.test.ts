@@ -14,7 +14,14 @@ import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { oneSlowStepReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { plannerProcessEnv } from '../support/planner-process';
-import { connectClient, killProcess, livingInGroup, spawnFixtureWorker, uniqueTaskQueue, waitFor } from '../support/temporal';
+import {
+  connectClient,
+  killProcess,
+  livingInGroup,
+  spawnFixtureWorker,
+  uniqueTaskQueue,
+  waitFor,
+} from '../support/temporal';
 
 /** How long a worker may take from SIGTERM to exit: the MCP server's close grace (2 s) twice, plus the worker's own. */
 const SHUTDOWN_LIMIT_MS = 15_000;
@@ -22,7 +29,9 @@ const SHUTDOWN_LIMIT_MS = 15_000;
 let llm: ScriptedLlmServer;
 let client: Client;
 beforeAll(async () => {
-  llm = await startScriptedLlmServer({ reply: oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'once', delay_after_ms: 4000 }) });
+  llm = await startScriptedLlmServer({
+    reply: oneSlowStepReplies('apply_effect', 'Apply the effect', { text: 'once', delay_after_ms: 4000 }),
+  });
   client = await connectClient();
 });
 afterAll(async () => {
@@ -45,7 +54,10 @@ function lines(file: string): string[] {
 
 async function startWorker(taskQueue: string, effects: string) {
   const pidFile = path.join(tmp('mcp-pid-'), 'server.pid');
-  const worker = await spawnFixtureWorker('planner-worker-process.ts', plannerProcessEnv(taskQueue, llm, { MCP_EFFECTS_FILE: effects, MCP_HONOUR_KEYS: '1', MCP_PID_FILE: pidFile }));
+  const worker = await spawnFixtureWorker(
+    'planner-worker-process.ts',
+    plannerProcessEnv(taskQueue, llm, { MCP_EFFECTS_FILE: effects, MCP_HONOUR_KEYS: '1', MCP_PID_FILE: pidFile }),
+  );
   children.push(worker);
   const server = Number(readFileSync(pidFile, 'utf8').trim().split(' ')[0]);
   expect(livingInGroup(server)).toContain(server);
@@ -62,7 +74,10 @@ async function terminate(worker: ChildProcess): Promise<{ code: number | null; m
 }
 
 test('an idle worker serving a stdio MCP pack exits 0 on SIGTERM and leaves no MCP process behind', async () => {
-  const { worker, server } = await startWorker(uniqueTaskQueue('sigterm-idle'), path.join(tmp('effects-'), 'effects.jsonl'));
+  const { worker, server } = await startWorker(
+    uniqueTaskQueue('sigterm-idle'),
+    path.join(tmp('effects-'), 'effects.jsonl'),
+  );
   const { code } = await terminate(worker);
   expect(code).toBe(0);
   expect(livingInGroup(server)).toEqual([]);
@@ -77,7 +92,12 @@ test('SIGTERM during an MCP call: the worker exits 0, its MCP server is reaped, 
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `sigterm-${taskQueue}`,
-    args: [{ request: { goal: 'Apply the effect exactly once', tool_catalog: 'effects', planner: 'llm' }, options: { step_heartbeat_ms: 1_500, max_replans: 0 } }],
+    args: [
+      {
+        request: { goal: 'Apply the effect exactly once', tool_catalog: 'effects', planner: 'llm' },
+        options: { step_heartbeat_ms: 1_500, max_replans: 0 },
+      },
+    ],
   });
   await waitFor(() => lines(effects).length > 0, 60_000, 'the side effect');
   expect((await handle.query(getStateQuery)).steps[0]!.status).toBe('RUNNING');

@@ -25,7 +25,12 @@ test('the bundle holds one byte per character: wide characters are written as es
 
 test("the bundle's source map keeps every file's positions and leaves the sources out", () => {
   const map = inlineSourceMap(bundle());
-  expect(map.sources).toEqual(expect.arrayContaining([expect.stringMatching(/src\/workflows\/run\.ts$/), expect.stringMatching(/test\/fixtures\/probe-workflows\.ts$/)]));
+  expect(map.sources).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/src\/workflows\/run\.ts$/),
+      expect.stringMatching(/test\/fixtures\/probe-workflows\.ts$/),
+    ]),
+  );
   expect(map.mappings.length).toBeGreaterThan(100_000);
   expect(map.sourcesContent).toBeUndefined();
 });
@@ -40,9 +45,17 @@ test('a bundled workflow reads its wide characters as written, and its stack tra
     const { thrownAt, ...text } = result;
     const { thrownAt: _plainThrownAt, ...plainText } = plain;
     expect(text).toEqual(plainText);
-    expect(text).toMatchObject({ literal: 'shipments → contaminants … done — ok', regex: 'b', characterClass: ['a', 'b', 'c'], beyondBmp: [2, true, 0x1f4e6] });
+    expect(text).toMatchObject({
+      literal: 'shipments → contaminants … done — ok',
+      regex: 'b',
+      characterClass: ['a', 'b', 'c'],
+      beyondBmp: [2, true, 0x1f4e6],
+    });
     const source = path.join(__dirname, '..', 'fixtures', 'probe-workflows.ts');
-    const line = readFileSync(source, 'utf8').split('\n').findIndex((l) => l.includes('// wide-characters-stack-line')) + 1;
+    const line =
+      readFileSync(source, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('// wide-characters-stack-line')) + 1;
     expect(thrownAt).toMatch(new RegExp(`test/fixtures/probe-workflows\\.ts:${line}:\\d+\\)?$`));
   } finally {
     await worker.stop();

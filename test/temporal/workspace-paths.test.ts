@@ -7,7 +7,17 @@
  *      value is refused by plan validation, a symlink inside the workspace that leads to /etc by executeStep, both
  *      before the tool runs.
  */
-import { promises as fs, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  promises as fs,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -19,7 +29,12 @@ import type { ToolPack } from '../../src/tools/tool';
 import { createWorkspacePack, WORKSPACE_CONTEXT_TOOL } from '../../src/tools/workspace';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { plannerReplies, promptKind, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import {
+  plannerReplies,
+  promptKind,
+  startScriptedLlmServer,
+  type ScriptedLlmServer,
+} from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
 
 const MARKER = 'workspace-marker-5c1e9d';
@@ -88,7 +103,16 @@ function start(planner: TestPlanner, id: string, catalog: string, workspace_root
   return client.workflow.start(planningWorkflow, {
     taskQueue: planner.taskQueue,
     workflowId: `${id}-${planner.taskQueue}`,
-    args: [{ request: { goal: 'gather the files about passwords', tool_catalog: catalog, planner: 'llm', constraints: { workspace_root, max_context_tokens: 4000 } } }],
+    args: [
+      {
+        request: {
+          goal: 'gather the files about passwords',
+          tool_catalog: catalog,
+          planner: 'llm',
+          constraints: { workspace_root, max_context_tokens: 4000 },
+        },
+      },
+    ],
   });
 }
 
@@ -106,7 +130,9 @@ function requestTexts(): string[] {
 
 describe('finding 1: workspace roots are limited to PLANNER_WORKSPACE_ROOTS', () => {
   const pack = () => createWorkspacePack(ws, { allowedRoots: [ws] });
-  const contextStep = () => [step('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords shadow', max_context_tokens: 4000 })];
+  const contextStep = () => [
+    step('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords shadow', max_context_tokens: 4000 }),
+  ];
 
   test('inside an allowed root the planner and the tool see the workspace (the leak detector works)', async () => {
     plans = [contextStep()];
@@ -116,7 +142,9 @@ describe('finding 1: workspace roots are limited to PLANNER_WORKSPACE_ROOTS', ()
       const outcome = await (await start(planner, 'ws-allowed', 'workspace', ws)).result();
       expect(outcome.failure).toBeNull();
       expect(outcome.steps.map((s) => [s.tool, s.status])).toEqual([[WORKSPACE_CONTEXT_TOOL, 'COMPLETED']]);
-      expect(llm.requests.slice(seen).some((r) => promptKind(r.body) === 'plan' && JSON.stringify(r.body).includes(MARKER))).toBe(true);
+      expect(
+        llm.requests.slice(seen).some((r) => promptKind(r.body) === 'plan' && JSON.stringify(r.body).includes(MARKER)),
+      ).toBe(true);
       expect(storeTexts(planner.storeDir).some((text) => text.includes(MARKER))).toBe(true);
     });
   });
@@ -177,14 +205,22 @@ describe('finding 7: path params by schema, checked by real path before the tool
       const state = await handle.query(getStateQuery);
       expect(outcome.stage).toBe('COMPLETED');
       // plan 1 never left generatePlan: the re-prompt carried the lexical issue
-      const planRequests = llm.requests.slice(seen).filter((r) => promptKind(r.body) === 'plan').map((r) => JSON.stringify(r.body));
-      expect(planRequests.some((text) => text.includes('PATH_OUTSIDE_WORKSPACE') || text.includes('points outside the workspace'))).toBe(true);
+      const planRequests = llm.requests
+        .slice(seen)
+        .filter((r) => promptKind(r.body) === 'plan')
+        .map((r) => JSON.stringify(r.body));
+      expect(
+        planRequests.some(
+          (text) => text.includes('PATH_OUTSIDE_WORKSPACE') || text.includes('points outside the workspace'),
+        ),
+      ).toBe(true);
       // plan 2 ran: executeStep refused the symlink with a typed error before the tool ran, and the run re-planned
       expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
       expect(state.versions[1]!.explanation).toMatch(/PathOutsideWorkspaceError|outside the workspace/);
       expect(reads).toEqual(['sub/../notes.md']);
       expect(state.steps.at(-1)!.result!.data).toEqual({ content: `Notes for the passwords goal: ${MARKER}\n` });
-      for (const secret of ETC_SECRETS) expect(storeTexts(planner.storeDir).filter((text) => text.includes(secret))).toEqual([]);
+      for (const secret of ETC_SECRETS)
+        expect(storeTexts(planner.storeDir).filter((text) => text.includes(secret))).toEqual([]);
     });
   });
 });

@@ -33,7 +33,10 @@ function documentedConfigurationVariables(): Set<string> {
   const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
   const section = doc.split(/^## /m).find((s) => s.startsWith('Environment variables\n'));
   if (!section) throw new Error('docs/configuration.md has no "## Environment variables" section');
-  const firstCells = section.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|')[1]!);
+  const firstCells = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|')[1]!);
   return new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 }
 
@@ -131,7 +134,9 @@ describe('loadConfig', () => {
 
   test('the allowed workspace roots default to PLANNER_WORKSPACE_ROOT alone', () => {
     expect(loadConfig({ PLANNER_WORKSPACE_ROOT: '/w' }).workspaceRoots).toEqual([path.resolve('/w')]);
-    expect(loadConfig({ PLANNER_WORKSPACE_ROOT: '/w', PLANNER_WORKSPACE_ROOTS: '/a' }).workspaceRoots).toEqual([path.resolve('/a')]);
+    expect(loadConfig({ PLANNER_WORKSPACE_ROOT: '/w', PLANNER_WORKSPACE_ROOTS: '/a' }).workspaceRoots).toEqual([
+      path.resolve('/a'),
+    ]);
   });
 
   test.each([
@@ -188,7 +193,9 @@ describe('where local state lives (never inside node_modules)', () => {
     const err = loadError({ PLANNER_STORE_DIR: '/srv/app/node_modules/durable-planner/.planner/store' });
     expect(err.message).toContain('inside node_modules');
     expect(err.hint).toContain('PLANNER_STORE_DIR');
-    expect(() => loadConfig({ PLANNER_STORE_DIR: '/srv/app/node_modules/x', DATABASE_URL: 'postgres://u@h/db' })).not.toThrow();
+    expect(() =>
+      loadConfig({ PLANNER_STORE_DIR: '/srv/app/node_modules/x', DATABASE_URL: 'postgres://u@h/db' }),
+    ).not.toThrow();
     expect(loadConfig({ PLANNER_STORE_DIR: 'relative/store' }).storeDir).toBe(path.resolve('relative/store'));
   });
 });
@@ -196,7 +203,10 @@ describe('where local state lives (never inside node_modules)', () => {
 describe('llm', () => {
   test('is undefined without a key and a base URL (the deterministic planner is used), whatever the other LLM settings', () => {
     expect(loadConfig({}).llm).toBeUndefined();
-    expect(loadConfig({ OPENAI_API_KEY: '  ', OPENAI_BASE_URL: '', PLANNER_MODEL: 'gpt-4o', PLANNER_LLM_TIMEOUT_MS: 'x' }).llm).toBeUndefined();
+    expect(
+      loadConfig({ OPENAI_API_KEY: '  ', OPENAI_BASE_URL: '', PLANNER_MODEL: 'gpt-4o', PLANNER_LLM_TIMEOUT_MS: 'x' })
+        .llm,
+    ).toBeUndefined();
   });
 
   test('defaults the base URL, model and timeout when only a key is set', () => {
@@ -251,24 +261,61 @@ describe('llm', () => {
 
 describe('llm providers (PLANNER_LLM_PROVIDERS)', () => {
   const local = { name: 'local', base_url: 'http://localhost:8080/v1/', model: 'qwen2.5-coder' };
-  const hosted = { name: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', api_key_env: 'HOSTED_KEY', timeout_ms: 20_000 };
+  const hosted = {
+    name: 'openai',
+    base_url: 'https://api.openai.com/v1',
+    model: 'gpt-4o-mini',
+    api_key_env: 'HOSTED_KEY',
+    timeout_ms: 20_000,
+  };
   /** What every provider gets from the PLANNER_LLM_* defaults. */
   const callSettings = { responseFormat: 'json_schema', defaults: { attempts: 3 } };
 
   test('the single-provider settings are a one-provider list named "default", its key read from OPENAI_API_KEY', () => {
     expect(loadConfig({ OPENAI_API_KEY: 'sk-test' }).llmProviders).toEqual([
-      { name: 'default', baseURL: DEFAULT_BASE_URL, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY', model: DEFAULT_MODEL, timeoutMs: DEFAULT_TIMEOUT_MS, ...callSettings },
+      {
+        name: 'default',
+        baseURL: DEFAULT_BASE_URL,
+        apiKey: 'sk-test',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        model: DEFAULT_MODEL,
+        timeoutMs: DEFAULT_TIMEOUT_MS,
+        ...callSettings,
+      },
     ]);
     expect(loadConfig({}).llmProviders).toEqual([]);
   });
 
   test('a list is tried in order; each key comes from the variable it names; llm is the first provider', () => {
-    const config = loadConfig({ PLANNER_LLM_PROVIDERS: JSON.stringify([local, hosted]), HOSTED_KEY: 'sk-hosted', PLANNER_LLM_TIMEOUT_MS: '90000' });
+    const config = loadConfig({
+      PLANNER_LLM_PROVIDERS: JSON.stringify([local, hosted]),
+      HOSTED_KEY: 'sk-hosted',
+      PLANNER_LLM_TIMEOUT_MS: '90000',
+    });
     expect(config.llmProviders).toEqual([
-      { name: 'local', baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000, ...callSettings },
-      { name: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: 'sk-hosted', apiKeyEnv: 'HOSTED_KEY', model: 'gpt-4o-mini', timeoutMs: 20_000, ...callSettings },
+      {
+        name: 'local',
+        baseURL: 'http://localhost:8080/v1',
+        model: 'qwen2.5-coder',
+        timeoutMs: 90_000,
+        ...callSettings,
+      },
+      {
+        name: 'openai',
+        baseURL: 'https://api.openai.com/v1',
+        apiKey: 'sk-hosted',
+        apiKeyEnv: 'HOSTED_KEY',
+        model: 'gpt-4o-mini',
+        timeoutMs: 20_000,
+        ...callSettings,
+      },
     ]);
-    expect(config.llm).toEqual({ baseURL: 'http://localhost:8080/v1', model: 'qwen2.5-coder', timeoutMs: 90_000, ...callSettings });
+    expect(config.llm).toEqual({
+      baseURL: 'http://localhost:8080/v1',
+      model: 'qwen2.5-coder',
+      timeoutMs: 90_000,
+      ...callSettings,
+    });
   });
 
   test('the reply format and call settings of PLANNER_LLM_* apply to every provider of the list', () => {
@@ -290,7 +337,11 @@ describe('llm providers (PLANNER_LLM_PROVIDERS)', () => {
     ['a key in the list', JSON.stringify([{ ...local, api_key: 'sk-secret' }]), 'api_key'],
     ['twice the same name', JSON.stringify([local, local]), 'unique'],
     ['a bad base URL', JSON.stringify([{ ...local, base_url: 'localhost:8080' }]), 'base_url'],
-    ['a key variable that is not a variable name', JSON.stringify([{ ...local, api_key_env: 'sk-123 456' }]), 'api_key_env'],
+    [
+      'a key variable that is not a variable name',
+      JSON.stringify([{ ...local, api_key_env: 'sk-123 456' }]),
+      'api_key_env',
+    ],
   ])('refuses %s with a PLAN-006 error whose hint shows the format', (_what, value, text) => {
     const error = loadError({ PLANNER_LLM_PROVIDERS: value });
     expect(error.code).toBe('PLAN-006');
@@ -309,7 +360,10 @@ describe('llm providers (PLANNER_LLM_PROVIDERS)', () => {
 describe('plan cache settings', () => {
   test('default to 24 hours and 500 entries; 0 entries turns the cache off', () => {
     expect(loadConfig({}).planCache).toEqual({ ttlMs: 24 * 60 * 60_000, maxEntries: 500 });
-    expect(loadConfig({ PLANNER_PLAN_CACHE_TTL: '30m', PLANNER_PLAN_CACHE_MAX_ENTRIES: '0' }).planCache).toEqual({ ttlMs: 30 * 60_000, maxEntries: 0 });
+    expect(loadConfig({ PLANNER_PLAN_CACHE_TTL: '30m', PLANNER_PLAN_CACHE_MAX_ENTRIES: '0' }).planCache).toEqual({
+      ttlMs: 30 * 60_000,
+      maxEntries: 0,
+    });
   });
 
   test.each([

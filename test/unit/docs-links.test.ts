@@ -35,7 +35,10 @@ function headingAnchors(markdown: string): Set<string> {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
     const text = heading[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
@@ -62,16 +65,28 @@ test.each(DOCUMENTS)('every relative link in %s resolves to a file and, for #anc
   const markdown = readFileSync(path.join(ROOT, doc), 'utf8');
   const broken = relativeLinks(markdown).flatMap((target) => {
     const [file, anchor] = target.split('#', 2) as [string, string | undefined];
-    const resolved = file === '' ? path.join(ROOT, doc) : path.resolve(path.dirname(path.join(ROOT, doc)), decodeURI(file));
+    const resolved =
+      file === '' ? path.join(ROOT, doc) : path.resolve(path.dirname(path.join(ROOT, doc)), decodeURI(file));
     if (!existsSync(resolved)) return [`${target}: no file ${path.relative(ROOT, resolved)}`];
     if (anchor === undefined || statSync(resolved).isDirectory() || !resolved.endsWith('.md')) return [];
-    return headingAnchors(readFileSync(resolved, 'utf8')).has(anchor) ? [] : [`${target}: no heading #${anchor} in ${path.relative(ROOT, resolved)}`];
+    return headingAnchors(readFileSync(resolved, 'utf8')).has(anchor)
+      ? []
+      : [`${target}: no heading #${anchor} in ${path.relative(ROOT, resolved)}`];
   });
   expect(broken).toEqual([]);
 });
 
 test('the anchors follow GitHub: punctuation dropped, code kept, repeats numbered', () => {
-  const anchors = headingAnchors('# The LLM: settings, local models, and the eval\n## `--json`: the contract\n## Notes\n## Notes\n```\n# not a heading\n```\n');
-  expect([...anchors]).toEqual(['the-llm-settings-local-models-and-the-eval', '--json-the-contract', 'notes', 'notes-1']);
-  expect(relativeLinks('[a](docs/cli.md#x) `[b](no.md)` [c](https://example.com) [d](#y "title")\n```\n[e](z.md)\n```\n')).toEqual(['docs/cli.md#x', '#y']);
+  const anchors = headingAnchors(
+    '# The LLM: settings, local models, and the eval\n## `--json`: the contract\n## Notes\n## Notes\n```\n# not a heading\n```\n',
+  );
+  expect([...anchors]).toEqual([
+    'the-llm-settings-local-models-and-the-eval',
+    '--json-the-contract',
+    'notes',
+    'notes-1',
+  ]);
+  expect(
+    relativeLinks('[a](docs/cli.md#x) `[b](no.md)` [c](https://example.com) [d](#y "title")\n```\n[e](z.md)\n```\n'),
+  ).toEqual(['docs/cli.md#x', '#y']);
 });

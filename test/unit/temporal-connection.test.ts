@@ -13,13 +13,23 @@ describe('Temporal connection settings', () => {
   });
 
   test('Temporal Cloud settings come from the standard variables, with TLS for an API key on the regional endpoint', () => {
-    const env = { TEMPORAL_ADDRESS: 'us-east-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'key' };
+    const env = {
+      TEMPORAL_ADDRESS: 'us-east-1.aws.api.temporal.io:7233',
+      TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_API_KEY: 'key',
+    };
     const target = loadTemporalTarget(loadConfig(env).temporal);
     expect(target.namespace).toBe('ns.acct');
-    expect(target.connectionOptions).toMatchObject({ address: 'us-east-1.aws.api.temporal.io:7233', apiKey: 'key', tls: true });
+    expect(target.connectionOptions).toMatchObject({
+      address: 'us-east-1.aws.api.temporal.io:7233',
+      apiKey: 'key',
+      tls: true,
+    });
     expect(workflowUiUrl(target, 'a b')).toBe('https://cloud.temporal.io/namespaces/ns.acct/workflows/a%20b');
     // mTLS goes to the namespace endpoint: the same Web UI.
-    const mtls = loadTemporalTarget(loadConfig({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct' }).temporal);
+    const mtls = loadTemporalTarget(
+      loadConfig({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct' }).temporal,
+    );
     expect(workflowUiUrl(mtls, 'a')).toBe('https://cloud.temporal.io/namespaces/ns.acct/workflows/a');
   });
 
@@ -32,11 +42,16 @@ describe('Temporal connection settings', () => {
 
   test('the dev server registers every planner search attribute with its CLI type name', () => {
     expect(searchAttributeCliFlags()).toEqual([
-      '--search-attribute', 'PlanStage=Keyword',
-      '--search-attribute', 'PlanVersion=Int',
-      '--search-attribute', 'PlanCostSpent=Double',
-      '--search-attribute', 'PlanTokensSpent=Int',
-      '--search-attribute', 'PlanGoalKeywords=KeywordList',
+      '--search-attribute',
+      'PlanStage=Keyword',
+      '--search-attribute',
+      'PlanVersion=Int',
+      '--search-attribute',
+      'PlanCostSpent=Double',
+      '--search-attribute',
+      'PlanTokensSpent=Int',
+      '--search-attribute',
+      'PlanGoalKeywords=KeywordList',
     ]);
   });
 });

@@ -17,12 +17,17 @@ const unqueued = defineTool({
   result: z.string(),
   run: async ({ text }) => text,
 });
-const pinned = defineTool({ ...{ name: 'gpu_render', description: 'Render', params: z.object({}), result: z.null() }, taskQueue: 'gpu-pool', run: async () => null });
+const pinned = defineTool({
+  ...{ name: 'gpu_render', description: 'Render', params: z.object({}), result: z.null() },
+  taskQueue: 'gpu-pool',
+  run: async () => null,
+});
 const packs = [
   defineToolPack('mine', [unqueued, pinned]),
   defineToolPack('waste', createWasteTools({ query: async () => [] })),
 ];
-const queuesOf = (served: ReturnType<typeof servedPacks>) => Object.fromEntries(served.flatMap((p) => p.tools.map((t) => [t.spec.name, t.spec.task_queue])));
+const queuesOf = (served: ReturnType<typeof servedPacks>) =>
+  Object.fromEntries(served.flatMap((p) => p.tools.map((t) => [t.spec.name, t.spec.task_queue])));
 
 test("by default every tool is served on the planner's queue, and routing sends its steps there", () => {
   const served = servedPacks(packs, 'planner-q', loadConfig({}).toolQueues);
@@ -34,7 +39,12 @@ test("by default every tool is served on the planner's queue, and routing sends 
 test("split keeps each pack's own queues; tools defined without one still join the planner's", () => {
   const served = servedPacks(packs, 'planner-q', 'split');
   expect(queuesOf(served)).toEqual(
-    expect.objectContaining({ echo: 'planner-q', gpu_render: 'gpu-pool', shipments: WASTE_TOOLS_QUEUE, inspections: WASTE_TOOLS_QUEUE }),
+    expect.objectContaining({
+      echo: 'planner-q',
+      gpu_render: 'gpu-pool',
+      shipments: WASTE_TOOLS_QUEUE,
+      inspections: WASTE_TOOLS_QUEUE,
+    }),
   );
   expect(catalogsOf(served).routes('mine', ['gpu_render']).gpu_render!.queues).toEqual(['gpu-pool']);
 });
@@ -43,5 +53,7 @@ test('PLANNER_TOOL_QUEUES takes planner or split; anything else is PLAN-006 nami
   expect(loadConfig({}).toolQueues).toBe('planner');
   expect(loadConfig({ PLANNER_TOOL_QUEUES: 'split' }).toolQueues).toBe('split');
   expect(() => loadConfig({ PLANNER_TOOL_QUEUES: 'pools' })).toThrow(InvalidInputError);
-  expect(() => loadConfig({ PLANNER_TOOL_QUEUES: 'pools' })).toThrow(expect.objectContaining({ hint: expect.stringContaining('PLANNER_TOOL_QUEUES') }));
+  expect(() => loadConfig({ PLANNER_TOOL_QUEUES: 'pools' })).toThrow(
+    expect.objectContaining({ hint: expect.stringContaining('PLANNER_TOOL_QUEUES') }),
+  );
 });

@@ -8,9 +8,25 @@ import type { PlanningState } from '../../api';
 import { versionOf as readVersion } from '../../api/versions';
 import { openStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
-import { auditEntryView, closedRunView, diffView, runView, stateView, versionView, type HistoryEntryView } from '../json-views';
+import {
+  auditEntryView,
+  closedRunView,
+  diffView,
+  runView,
+  stateView,
+  versionView,
+  type HistoryEntryView,
+} from '../json-views';
 import { renderClosedRun, renderDiff, renderHistory, renderRuns, renderState } from '../render';
-import { endingOf, isUnansweredQuery, isUnregisteredQuery, readRunTruth, warnIfNoWorker, whyNoState, type RunTruth } from '../run-truth';
+import {
+  endingOf,
+  isUnansweredQuery,
+  isUnregisteredQuery,
+  readRunTruth,
+  warnIfNoWorker,
+  whyNoState,
+  type RunTruth,
+} from '../run-truth';
 import { shellArg } from '../safe-text';
 import { action, onRun } from './runs';
 
@@ -51,9 +67,12 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
     }
   };
   for (const e of history.events ?? []) {
-    const at = e.eventTime ? new Date(Number(e.eventTime.seconds ?? 0) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString() : '';
+    const at = e.eventTime
+      ? new Date(Number(e.eventTime.seconds ?? 0) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString()
+      : '';
     const id = String(e.eventId ?? '');
-    const push = (kind: string, message: string, by?: string | null) => entries.push({ at, source: 'history', kind, message, ...(by ? { by } : {}) });
+    const push = (kind: string, message: string, by?: string | null) =>
+      entries.push({ at, source: 'history', kind, message, ...(by ? { by } : {}) });
     switch (e.eventType) {
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
         const a = e.activityTaskScheduledEventAttributes!;
@@ -63,7 +82,10 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
         break;
       }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-        push('activity', `${scheduled.get(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')) ?? 'activity'} completed`);
+        push(
+          'activity',
+          `${scheduled.get(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')) ?? 'activity'} completed`,
+        );
         break;
       case EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
         push(
@@ -80,7 +102,10 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
       case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED: {
         const a = e.workflowTaskFailedEventAttributes;
         const cause = a?.cause ? temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause] : undefined;
-        push('workflow', `workflow task failed${cause ? ` (${cause.replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')})` : ''}: ${a?.failure?.message ?? ''}`);
+        push(
+          'workflow',
+          `workflow task failed${cause ? ` (${cause.replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')})` : ''}: ${a?.failure?.message ?? ''}`,
+        );
         break;
       }
       case EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
@@ -103,7 +128,10 @@ function historyEntries(history: temporal.api.history.v1.IHistory): HistoryEntry
         push('message', `signal ${e.workflowExecutionSignaledEventAttributes?.signalName ?? ''} received`);
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
-        push('message', `cancellation requested${e.workflowExecutionCancelRequestedEventAttributes?.cause ? `: ${e.workflowExecutionCancelRequestedEventAttributes.cause}` : ''}`);
+        push(
+          'message',
+          `cancellation requested${e.workflowExecutionCancelRequestedEventAttributes?.cause ? `: ${e.workflowExecutionCancelRequestedEventAttributes.cause}` : ''}`,
+        );
         break;
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
         push('workflow', 'started', e.workflowExecutionStartedEventAttributes?.identity);
@@ -146,24 +174,37 @@ export function registerReadCommands(program: Command): void {
           'option',
           'see `planner show --help`',
         );
-        const shown = await onRun(opts, id, async (client, wid): Promise<{ state: PlanningState; termination: RunTruth['termination'] } | { truth: RunTruth }> => {
-          try {
-            const state = await client.state(wid);
-            const described = await client.handle(wid).describe().catch(() => null);
-            // A run on a task queue no worker polls makes no progress: said on stderr, beside the state.
-            if (described?.status.name === 'RUNNING') await warnIfNoWorker(client, described.taskQueue);
-            // A terminated run's state, replayed, stops where it was: its termination is read from the history.
-            const termination = described?.status.name === 'TERMINATED' ? ((await readRunTruth(client, wid).catch(() => null))?.termination ?? null) : null;
-            return { state, termination };
-          } catch (err) {
-            // A closed run needs a worker to replay it for the query, and one refused at input never registered it:
-            // then show what the history says.
-            if (!isUnansweredQuery(err) && !isUnregisteredQuery(err)) throw err;
-            const truth = await readRunTruth(client, wid).catch(() => null);
-            if (!truth || truth.status === 'RUNNING') throw err; // onRun says why
-            return { truth };
-          }
-        });
+        const shown = await onRun(
+          opts,
+          id,
+          async (
+            client,
+            wid,
+          ): Promise<{ state: PlanningState; termination: RunTruth['termination'] } | { truth: RunTruth }> => {
+            try {
+              const state = await client.state(wid);
+              const described = await client
+                .handle(wid)
+                .describe()
+                .catch(() => null);
+              // A run on a task queue no worker polls makes no progress: said on stderr, beside the state.
+              if (described?.status.name === 'RUNNING') await warnIfNoWorker(client, described.taskQueue);
+              // A terminated run's state, replayed, stops where it was: its termination is read from the history.
+              const termination =
+                described?.status.name === 'TERMINATED'
+                  ? ((await readRunTruth(client, wid).catch(() => null))?.termination ?? null)
+                  : null;
+              return { state, termination };
+            } catch (err) {
+              // A closed run needs a worker to replay it for the query, and one refused at input never registered it:
+              // then show what the history says.
+              if (!isUnansweredQuery(err) && !isUnregisteredQuery(err)) throw err;
+              const truth = await readRunTruth(client, wid).catch(() => null);
+              if (!truth || truth.status === 'RUNNING') throw err; // onRun says why
+              return { truth };
+            }
+          },
+        );
         if (!('state' in shown)) {
           if (flags.diff || flags.version !== undefined || flags.task !== undefined) {
             throw new CliError(
@@ -183,7 +224,9 @@ export function registerReadCommands(program: Command): void {
           const from = await versionOf(state, a);
           const to = await versionOf(state, b);
           const diff = diffView(diffPlans(from.plan, to.plan));
-          const why = state.versions.filter((v) => v.version > Math.min(a, b) && v.version <= Math.max(a, b)).map(versionView);
+          const why = state.versions
+            .filter((v) => v.version > Math.min(a, b) && v.version <= Math.max(a, b))
+            .map(versionView);
           if (out.json) out.data({ workflowId: state.workflow_id, from: a, to: b, diff, why });
           else out.line(renderDiff(a, b, diff, why).join('\n'));
           return;
@@ -191,14 +234,19 @@ export function registerReadCommands(program: Command): void {
         const plan = flags.version !== undefined ? (await versionOf(state, flags.version)).plan : state.plan;
         const view = stateView(state, plan);
         if (flags.task !== undefined && (!view.plan || flags.task > view.plan.tasks.length)) {
-          throw new CliError(`plan has no task ${flags.task}`, EXIT.notFound, `it has ${view.plan?.tasks.length ?? 0} task(s)`);
+          throw new CliError(
+            `plan has no task ${flags.task}`,
+            EXIT.notFound,
+            `it has ${view.plan?.tasks.length ?? 0} task(s)`,
+          );
         }
         if (out.json) {
           if (flags.task !== undefined && view.plan) view.plan.tasks = [view.plan.tasks[flags.task - 1]!];
           out.data({ ...view, termination });
         } else {
           out.line(renderState(view, { task: flags.task }).join('\n'));
-          if (termination) out.line(`Terminated: ${termination.reason}${termination.identity ? ` (by ${termination.identity})` : ''}`);
+          if (termination)
+            out.line(`Terminated: ${termination.reason}${termination.identity ? ` (by ${termination.identity})` : ''}`);
         }
       }),
     );
@@ -218,7 +266,11 @@ export function registerReadCommands(program: Command): void {
             taskQueue: z.string().trim().min(1).max(1000).optional(),
             limit: z.coerce.number().int().min(1).max(10_000).default(50),
           }),
-          { stage: typeof opts.stage === 'string' ? opts.stage.toUpperCase() : undefined, taskQueue: opts.taskQueue, limit: opts.limit },
+          {
+            stage: typeof opts.stage === 'string' ? opts.stage.toUpperCase() : undefined,
+            taskQueue: opts.taskQueue,
+            limit: opts.limit,
+          },
           'option',
           `stages are ${STAGES.join(', ')}`,
         );
@@ -231,7 +283,9 @@ export function registerReadCommands(program: Command): void {
 
   program
     .command('history')
-    .description("the decision audit: analysis, plan versions, critiques, gatekeeper, routing, steps, with time and reason")
+    .description(
+      'the decision audit: analysis, plan versions, critiques, gatekeeper, routing, steps, with time and reason',
+    )
     .argument('<id>', 'workflow id')
     .action(
       action(async (opts, id: string) => {
@@ -244,7 +298,9 @@ export function registerReadCommands(program: Command): void {
             async (err: unknown) => ({ audit: null, auditUnavailable: await whyNoState(client, wid, err), events }),
           );
         });
-        const entries = [...(audit ?? []), ...events].sort((x, y) => x.at.localeCompare(y.at) || (x.source === y.source ? 0 : x.source === 'history' ? -1 : 1));
+        const entries = [...(audit ?? []), ...events].sort(
+          (x, y) => x.at.localeCompare(y.at) || (x.source === y.source ? 0 : x.source === 'history' ? -1 : 1),
+        );
         if (out.json) out.data({ workflowId: id, auditAvailable: audit !== null, auditUnavailable, entries });
         else {
           out.line(renderHistory(id, entries).join('\n'));

@@ -4,8 +4,25 @@ import { z } from 'zod';
 import type { PlannerClient } from '../../client';
 import { BudgetLimitsSchema, BudgetPolicySchema } from '../../domain/budget';
 import { ClarificationAnswerSchema, RaiseBudgetSchema, RejectSchema } from '../../api/messages';
-import { APPROVAL_MODES, DEFAULT_BUDGET, checkWorkflowInput, pendingInput, type PlanningState, type PlanningWorkflowInput } from '../../api';
-import { CliError, EXIT, WorkflowIdSchema, explainRunError, output, parseArg, usageErrorOf, withClient, type GlobalOptions } from '../context';
+import {
+  APPROVAL_MODES,
+  DEFAULT_BUDGET,
+  checkWorkflowInput,
+  pendingInput,
+  type PlanningState,
+  type PlanningWorkflowInput,
+} from '../../api';
+import {
+  CliError,
+  EXIT,
+  WorkflowIdSchema,
+  explainRunError,
+  output,
+  parseArg,
+  usageErrorOf,
+  withClient,
+  type GlobalOptions,
+} from '../context';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 import { shellArg, terminalSafe } from '../safe-text';
@@ -15,7 +32,11 @@ import { asksForOwnWords } from '../prompts';
 import { explainUnanswered, isUnansweredQuery, readRunTruth, runningQueue, warnIfNoWorker } from '../run-truth';
 
 // Flags arrive as text; an empty or odd value ("", "1e3", " ") is a usage error, never a silent 0.
-const Amount = z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be an amount such as 0.5').transform(Number);
+const Amount = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?$/, 'must be an amount such as 0.5')
+  .transform(Number);
 const Count = z.string().trim().regex(/^\d+$/, 'must be a whole number such as 20').transform(Number);
 
 const StartFlagsSchema = z.object({
@@ -58,7 +79,11 @@ async function explainRun(client: PlannerClient, err: unknown, workflowId: strin
   return explainRunError(err, workflowId, client.target.address);
 }
 
-async function onRun<T>(opts: GlobalOptions, id: string, fn: (client: PlannerClient, id: string) => Promise<T>): Promise<T> {
+async function onRun<T>(
+  opts: GlobalOptions,
+  id: string,
+  fn: (client: PlannerClient, id: string) => Promise<T>,
+): Promise<T> {
   const workflowId = parseArg(WorkflowIdSchema, id, 'workflow id');
   return await withClient(opts, async (client) => {
     try {
@@ -77,7 +102,11 @@ const PlanVersionArg = z.coerce.number().int().min(1).max(1_000_000).optional();
  * decision, so that a version replaced in between (another reviewer's rejection) is refused, never decided unseen.
  * With none awaiting approval, the current plan's: the run's refusal then says what became of it.
  */
-async function decidedVersion(client: PlannerClient, workflowId: string, given: number | undefined): Promise<number | undefined> {
+async function decidedVersion(
+  client: PlannerClient,
+  workflowId: string,
+  given: number | undefined,
+): Promise<number | undefined> {
   if (given !== undefined) return given;
   const state = await client.state(workflowId);
   const pending = pendingInput(state);
@@ -95,18 +124,29 @@ export function registerRunCommands(program: Command): void {
     .option('--budget-tokens <n>', `token limit (default ${DEFAULT_BUDGET.tokens})`)
     .option('--budget-calls <n>', `call limit (default ${DEFAULT_BUDGET.calls})`)
     .option('--budget-policy <policy>', 'warn | block (default block)')
-    .option('--approval <when>', 'always | side-effects | never (default never): when the plan waits for `planner approve`; side-effects: only a plan with a step that is not read-only')
+    .option(
+      '--approval <when>',
+      'always | side-effects | never (default never): when the plan waits for `planner approve`; side-effects: only a plan with a step that is not read-only',
+    )
     .option('--require-approval', 'the same as --approval always')
     .option('--four-eyes', 'refuse an approval from the identity that starts the run: another person must approve')
     .option('--planner <kind>', 'llm | ranking | auto (default auto: the LLM when one is configured)')
     .option('--catalog <name>', 'tool catalog (default waste)')
     .option('--wait', 'follow the run until it ends, answering its questions at a terminal')
-    .option('--reuse-id', 'with --id: start a new run even if a closed run already has this id (a running one is always refused)')
+    .option(
+      '--reuse-id',
+      'with --id: start a new run even if a closed run already has this id (a running one is always refused)',
+    )
     .option('--no-plan-cache', 'plan afresh: do not reuse (or cache) an LLM plan for the same goal')
     .action(
       action(async (opts, goal: string) => {
         const out = output(opts);
-        const flags = parseArg(StartFlagsSchema, pick(opts, Object.keys(StartFlagsSchema.shape)), 'option', 'see `planner start --help`');
+        const flags = parseArg(
+          StartFlagsSchema,
+          pick(opts, Object.keys(StartFlagsSchema.shape)),
+          'option',
+          'see `planner start --help`',
+        );
         const budget = parseArg(
           BudgetLimitsSchema,
           {
@@ -139,27 +179,35 @@ export function registerRunCommands(program: Command): void {
         }
         await withClient(opts, async (client) => {
           const idReusePolicy = flags.reuseId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE';
-          const handle = await client.start(input, { workflowId: flags.id, taskQueue: flags.taskQueue, idReusePolicy }).catch(async (err: Error) => {
-            if (err.name === 'WorkflowExecutionAlreadyStartedError') {
-              const status = await client
-                .handle(flags.id!)
-                .describe()
-                .then((d) => d.status.name)
-                .catch(() => 'unknown');
-              const running = status === 'RUNNING';
-              throw new CliError(
-                `a run with id "${flags.id}" already exists (${status})`,
-                EXIT.usage,
-                running ? `pick another --id, or omit it; see it with \`planner show ${shellArg(flags.id!)}\`` : 'pick another --id, omit it, or pass --reuse-id to start a new run under this id',
-              );
-            }
-            throw err;
-          });
+          const handle = await client
+            .start(input, { workflowId: flags.id, taskQueue: flags.taskQueue, idReusePolicy })
+            .catch(async (err: Error) => {
+              if (err.name === 'WorkflowExecutionAlreadyStartedError') {
+                const status = await client
+                  .handle(flags.id!)
+                  .describe()
+                  .then((d) => d.status.name)
+                  .catch(() => 'unknown');
+                const running = status === 'RUNNING';
+                throw new CliError(
+                  `a run with id "${flags.id}" already exists (${status})`,
+                  EXIT.usage,
+                  running
+                    ? `pick another --id, or omit it; see it with \`planner show ${shellArg(flags.id!)}\``
+                    : 'pick another --id, omit it, or pass --reuse-id to start a new run under this id',
+                );
+              }
+              throw err;
+            });
           const url = client.uiUrl(handle.workflowId, handle.firstExecutionRunId);
           await warnOnIdleQueue(client, handle.workflowId);
           if (!flags.wait) {
-            if (out.json) out.data({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
-            else out.line(`Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner watch ${shellArg(handle.workflowId)}`);
+            if (out.json)
+              out.data({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, webUiUrl: url ?? null });
+            else
+              out.line(
+                `Started ${handle.workflowId}\nWeb UI: ${url ?? '(unknown; set TEMPORAL_UI_URL)'}\nFollow: planner watch ${shellArg(handle.workflowId)}`,
+              );
             return;
           }
           out.note(`Started ${handle.workflowId}  ${url ?? ''}`.trimEnd());
@@ -179,7 +227,9 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('watch')
-    .description('print each change of a run as it happens (stage, plan version, steps, budget, questions) until it ends')
+    .description(
+      'print each change of a run as it happens (stage, plan version, steps, budget, questions) until it ends',
+    )
     .argument('<id>', 'workflow id')
     .option('--no-prompt', 'never ask for answers here, even at a terminal (print the commands that answer instead)')
     .action(
@@ -187,7 +237,13 @@ export function registerRunCommands(program: Command): void {
         const out = output(opts);
         const stage = await onRun(opts, id, async (client, wid) => {
           await warnOnIdleQueue(client, wid);
-          return await untilInterrupted(watchRun(client, wid, out, { ndjson: out.json, print: (line) => out.line(line), ...(opts.prompt === false ? { interactive: false } : {}) }));
+          return await untilInterrupted(
+            watchRun(client, wid, out, {
+              ndjson: out.json,
+              print: (line) => out.line(line),
+              ...(opts.prompt === false ? { interactive: false } : {}),
+            }),
+          );
         });
         if (stage === null) return;
         if (stage !== 'COMPLETED') process.exitCode = EXIT.planFailed;
@@ -202,7 +258,12 @@ export function registerRunCommands(program: Command): void {
     .action(
       action(async (opts, id: string, words: string[]) => {
         const raw = words.join(' ').trim();
-        const answer = parseArg(ClarificationAnswerSchema, /^\d+$/.test(raw) ? { option: Number(raw) } : { text: raw }, 'answer', 'give an option number (1, 2, …) or text');
+        const answer = parseArg(
+          ClarificationAnswerSchema,
+          /^\d+$/.test(raw) ? { option: Number(raw) } : { text: raw },
+          'answer',
+          'give an option number (1, 2, …) or text',
+        );
         const text = await onRun(opts, id, async (client, wid) => {
           if ('option' in answer) await refuseOwnWordsOption(client, wid, answer.option);
           return await client.answer(wid, answer);
@@ -218,12 +279,17 @@ export function registerRunCommands(program: Command): void {
     .description('approve the plan a run is waiting on')
     .argument('<id>', 'workflow id')
     .option('--comment <text>', 'a note kept in the audit')
-    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused')
+    .option(
+      '--version <n>',
+      'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused',
+    )
     .action(
       action(async (opts, id: string) => {
         const comment = parseArg(z.string().max(2_000).optional(), opts.comment, 'comment');
         const version = parseArg(PlanVersionArg, opts.version, 'plan version');
-        const result = await onRun(opts, id, async (client, wid) => client.approve(wid, comment, await decidedVersion(client, wid, version)));
+        const result = await onRun(opts, id, async (client, wid) =>
+          client.approve(wid, comment, await decidedVersion(client, wid, version)),
+        );
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
         else out.line(`${id}: ${result}`);
@@ -235,12 +301,17 @@ export function registerRunCommands(program: Command): void {
     .description('reject the plan a run is waiting on; the reason becomes feedback for the next version')
     .argument('<id>', 'workflow id')
     .requiredOption('--reason <text>', 'why (required)')
-    .option('--version <n>', 'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused')
+    .option(
+      '--version <n>',
+      'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused',
+    )
     .action(
       action(async (opts, id: string) => {
         const { reason } = parseArg(RejectSchema, { reason: opts.reason }, 'reason', 'say why with --reason "…"');
         const version = parseArg(PlanVersionArg, opts.version, 'plan version');
-        const result = await onRun(opts, id, async (client, wid) => client.reject(wid, reason, await decidedVersion(client, wid, version)));
+        const result = await onRun(opts, id, async (client, wid) =>
+          client.reject(wid, reason, await decidedVersion(client, wid, version)),
+        );
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
         else out.line(`${id}: ${result}`);
@@ -294,7 +365,9 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('terminate')
-    .description("end a run at once (Temporal termination: no step is cancelled cleanly and the run keeps no final state; prefer `cancel`)")
+    .description(
+      'end a run at once (Temporal termination: no step is cancelled cleanly and the run keeps no final state; prefer `cancel`)',
+    )
     .argument('<id>', 'workflow id')
     .option('--reason <text>', "why; kept in the run's history (`planner history`, `planner show` print it)")
     .action(
@@ -334,7 +407,11 @@ async function refuseOwnWordsOption(client: PlannerClient, workflowId: string, o
   const pending = pendingInput(await client.state(workflowId));
   const picked = pending?.kind === 'clarification' ? pending.options[option - 1] : undefined;
   if (picked !== undefined && asksForOwnWords(picked)) {
-    throw new CliError(`option ${option} ("${picked}") asks for your own words`, EXIT.usage, `answer with them: planner answer ${shellArg(workflowId)} "<what you need>"`);
+    throw new CliError(
+      `option ${option} ("${picked}") asks for your own words`,
+      EXIT.usage,
+      `answer with them: planner answer ${shellArg(workflowId)} "<what you need>"`,
+    );
   }
 }
 
@@ -349,7 +426,12 @@ const ReasonSchema = z.string().trim().min(1, 'give a reason, or leave out --rea
 
 async function requireRunning(client: PlannerClient, workflowId: string): Promise<void> {
   const { status } = await client.handle(workflowId).describe();
-  if (status.name !== 'RUNNING') throw new CliError(`run ${workflowId} is already ${status.name}`, EXIT.usage, `see it with \`planner show ${shellArg(workflowId)}\``);
+  if (status.name !== 'RUNNING')
+    throw new CliError(
+      `run ${workflowId} is already ${status.name}`,
+      EXIT.usage,
+      `see it with \`planner show ${shellArg(workflowId)}\``,
+    );
 }
 
 export { action, explainRun, onRun };

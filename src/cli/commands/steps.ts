@@ -8,13 +8,18 @@ import { action, onRun } from './runs';
 export function registerStepCommands(program: Command): void {
   program
     .command('complete')
-    .description('answer a human step of a run (status WAITING); the answer becomes the step\'s result')
+    .description("answer a human step of a run (status WAITING); the answer becomes the step's result")
     .argument('<id>', 'workflow id')
     .argument('<step>', 'step id, as `planner show` prints it (e.g. 2.1)')
     .argument('<answer...>', 'the answer, as text')
     .action(
       action(async (opts, id: string, step: string, words: string[]) => {
-        const input = parseArg(CompleteStepSchema, { step, answer: words.join(' ') }, 'answer', 'give the step id and the answer text');
+        const input = parseArg(
+          CompleteStepSchema,
+          { step, answer: words.join(' ') },
+          'answer',
+          'give the step id and the answer text',
+        );
         const result = await onRun(opts, id, (client, wid) => client.completeStep(wid, input.step, input.answer));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, step: input.step, result });
@@ -32,7 +37,12 @@ export function registerStepCommands(program: Command): void {
     .action(
       action(async (opts, id: string, step: string, decision: string, words: string[]) => {
         const text = words.join(' ').trim();
-        const input = parseArg(ResolveStepSchema, { step, decision, ...(text && decision !== 'retry' ? { text } : {}) }, 'decision', 'planner resolve <id> <step> retry|done|fail [text]');
+        const input = parseArg(
+          ResolveStepSchema,
+          { step, decision, ...(text && decision !== 'retry' ? { text } : {}) },
+          'decision',
+          'planner resolve <id> <step> retry|done|fail [text]',
+        );
         const result = await onRun(opts, id, (client, wid) => client.resolveStep(wid, input));
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, step: input.step, decision: input.decision, result });

@@ -26,16 +26,32 @@ export const RetentionSchema = z
   .refine((ms) => ms >= 60_000, 'must be at least 1m');
 
 /** The steps of a run with where their data is: from the run's state (a worker answers), else its result in history. */
-async function resultSources(client: PlannerClient, workflowId: string): Promise<{ stage: string | null; planVersion: number | null; steps: ResultSource[]; answerNote: string | null }> {
+async function resultSources(
+  client: PlannerClient,
+  workflowId: string,
+): Promise<{ stage: string | null; planVersion: number | null; steps: ResultSource[]; answerNote: string | null }> {
   try {
     const state = await client.state(workflowId);
-    return { stage: state.stage, planVersion: state.plan?.version ?? null, steps: resultSourcesOfState(state), answerNote: emptyAnswerNote(state) };
+    return {
+      stage: state.stage,
+      planVersion: state.plan?.version ?? null,
+      steps: resultSourcesOfState(state),
+      answerNote: emptyAnswerNote(state),
+    };
   } catch (err) {
     // A closed run needs a worker to replay it for the query; without one, its result (in history) names the refs.
     if (!isUnansweredQuery(err)) throw err;
     const truth = await readRunTruth(client, workflowId).catch(() => null);
     if (!truth?.outcome) throw err; // onRun says why
-    const steps = truth.outcome.steps.map((s, i): ResultSource => ({ number: i + 1, id: s.id, tool: s.tool, status: s.status, items: s.items, ref: s.ref, final: true }));
+    const steps = truth.outcome.steps.map((s, i): ResultSource => ({
+      number: i + 1,
+      id: s.id,
+      tool: s.tool,
+      status: s.status,
+      items: s.items,
+      ref: s.ref,
+      final: true,
+    }));
     return { stage: truth.outcome.stage, planVersion: truth.outcome.plan_version, steps, answerNote: null };
   }
 }
@@ -59,7 +75,13 @@ function pickSteps(steps: readonly ResultSource[], step: string | undefined): Re
   if (step === undefined) return steps.filter((s) => s.final);
   const found = /^\d+$/.test(step) ? steps[Number(step) - 1] : steps.find((s) => s.id === step);
   if (!found) {
-    throw new CliError(`the run's plan has no step ${step}`, EXIT.notFound, steps.length ? `its steps are 1–${steps.length} (ids ${steps.map((s) => s.id).join(', ')})` : 'it has no plan yet');
+    throw new CliError(
+      `the run's plan has no step ${step}`,
+      EXIT.notFound,
+      steps.length
+        ? `its steps are 1–${steps.length} (ids ${steps.map((s) => s.id).join(', ')})`
+        : 'it has no plan yet',
+    );
   }
   return [found];
 }
@@ -67,7 +89,9 @@ function pickSteps(steps: readonly ResultSource[], step: string | undefined): Re
 export function registerStorageCommands(program: Command): void {
   program
     .command('result')
-    .description("the full data of a run's final steps (or of --step N), read from the store: a table for rows, JSON with --json")
+    .description(
+      "the full data of a run's final steps (or of --step N), read from the store: a table for rows, JSON with --json",
+    )
     .argument('<id>', 'workflow id')
     .option('--step <n>', 'only step n (its number, 1-based, or its id such as 1.2)')
     .action(
@@ -80,11 +104,26 @@ export function registerStorageCommands(program: Command): void {
         let steps: ResultStepView[];
         try {
           steps = [];
-          for (const s of chosen) steps.push({ number: s.number, id: s.id, tool: s.tool, status: s.status, items: s.items, ref: s.ref, data: await readData(storage, s) });
+          for (const s of chosen)
+            steps.push({
+              number: s.number,
+              id: s.id,
+              tool: s.tool,
+              status: s.status,
+              items: s.items,
+              ref: s.ref,
+              data: await readData(storage, s),
+            });
         } finally {
           await storage.close();
         }
-        const view: ResultView = { workflowId: id, stage: sources.stage, planVersion: sources.planVersion, steps, answer_note: sources.answerNote };
+        const view: ResultView = {
+          workflowId: id,
+          stage: sources.stage,
+          planVersion: sources.planVersion,
+          steps,
+          answer_note: sources.answerNote,
+        };
         if (out.json) out.data(view);
         else out.line(renderResult(view).join('\n'));
       }),
@@ -92,7 +131,9 @@ export function registerStorageCommands(program: Command): void {
 
   program
     .command('gc')
-    .description('remove stored values and ledger entries last written before the retention that no run within it wrote')
+    .description(
+      'remove stored values and ledger entries last written before the retention that no run within it wrote',
+    )
     .requiredOption('--older-than <duration>', 'the retention, e.g. 30d (days), 12h, 90m')
     .action(
       action(async (opts) => {
@@ -102,7 +143,10 @@ export function registerStorageCommands(program: Command): void {
         try {
           const { cutoff, report } = await withClient(opts, (client) => collectGarbage(storage, retentionMs, client));
           if (out.json) out.data({ cutoff: cutoff.toISOString(), storage: storage.kind, ...report });
-          else out.line(`Removed ${report.values} value(s) and ${report.ledgerEntries} ledger entr${report.ledgerEntries === 1 ? 'y' : 'ies'} last written before ${cutoff.toISOString()} from ${storage.where}`);
+          else
+            out.line(
+              `Removed ${report.values} value(s) and ${report.ledgerEntries} ledger entr${report.ledgerEntries === 1 ? 'y' : 'ies'} last written before ${cutoff.toISOString()} from ${storage.where}`,
+            );
         } finally {
           await storage.close();
         }
@@ -120,7 +164,10 @@ const STORED_REFS = /sha256:[0-9a-f]{64}/g;
  */
 export async function openRunNeeds(client: PlannerClient, storage: PlannerStorage): Promise<OpenRunNeeds> {
   const workflowIds = new Set<string>();
-  for await (const run of client.client.workflow.list({ query: `WorkflowType = 'planningWorkflow' AND ExecutionStatus = 'Running'` })) workflowIds.add(run.workflowId);
+  for await (const run of client.client.workflow.list({
+    query: `WorkflowType = 'planningWorkflow' AND ExecutionStatus = 'Running'`,
+  }))
+    workflowIds.add(run.workflowId);
   const refs = new Set<string>();
   const pending: string[] = [];
   const reach = (text: string) => {
@@ -131,15 +178,23 @@ export async function openRunNeeds(client: PlannerClient, storage: PlannerStorag
     }
   };
   // JSON payloads are UTF-8 inside the encoded history, so the refs are found in its bytes.
-  for (const workflowId of workflowIds) reach(Buffer.from(temporal.api.history.v1.History.encode(await client.history(workflowId)).finish()).toString('latin1'));
+  for (const workflowId of workflowIds)
+    reach(
+      Buffer.from(temporal.api.history.v1.History.encode(await client.history(workflowId)).finish()).toString('latin1'),
+    );
   // A value already gone names nothing; any other error (the store is down) stops the collection.
-  const valueOf = (ref: string) => storage.store.get(ref).catch((err: unknown) => (err instanceof InvalidInputError ? null : Promise.reject(err)));
+  const valueOf = (ref: string) =>
+    storage.store.get(ref).catch((err: unknown) => (err instanceof InvalidInputError ? null : Promise.reject(err)));
   for (let ref = pending.pop(); ref !== undefined; ref = pending.pop()) reach(JSON.stringify(await valueOf(ref)));
   return { workflowIds, refs };
 }
 
 /** One garbage collection with `retentionMs` (also run periodically by `planner worker --gc-older-than`). */
-export async function collectGarbage(storage: PlannerStorage, retentionMs: number, client: PlannerClient): Promise<{ cutoff: Date; report: GarbageReport }> {
+export async function collectGarbage(
+  storage: PlannerStorage,
+  retentionMs: number,
+  client: PlannerClient,
+): Promise<{ cutoff: Date; report: GarbageReport }> {
   const cutoff = new Date(Date.now() - retentionMs);
   return { cutoff, report: await storage.collectGarbage(cutoff, await openRunNeeds(client, storage)) };
 }

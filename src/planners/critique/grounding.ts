@@ -51,10 +51,15 @@ function quotes(text: string, value: string): boolean {
 }
 
 /** A claim that the tool refuses what the step passes: validation against the tool's schema has settled it. */
-const SCHEMA_CLAIM = /\b(?:does not|doesn't|do not|don't|cannot|can't) (?:support|accept|allow)|\bnot (?:supported|accepted|allowed|a valid)\b|\binvalid\b|\bdo(?:es)? not match the (?:tool's )?schema/i;
+const SCHEMA_CLAIM =
+  /\b(?:does not|doesn't|do not|don't|cannot|can't) (?:support|accept|allow)|\bnot (?:supported|accepted|allowed|a valid)\b|\binvalid\b|\bdo(?:es)? not match the (?:tool's )?schema/i;
 
 /** Whether the critique quotes a value its step really passes, other than one `vouched` for, and is no schema claim. */
-function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>, plan: Plan, vouched: (value: string) => boolean): boolean {
+function isGrounded(
+  critique: Pick<Critique, 'step_id' | 'message' | 'suggestion'>,
+  plan: Plan,
+  vouched: (value: string) => boolean,
+): boolean {
   const step = critique.step_id === undefined ? undefined : flattenSteps(plan).find((s) => s.id === critique.step_id);
   if (!step || SCHEMA_CLAIM.test(critique.message)) return false;
   const text = normalized(`${critique.message} ${critique.suggestion}`);
@@ -62,7 +67,12 @@ function isGrounded(critique: Pick<Critique, 'step_id' | 'message' | 'suggestion
 }
 
 /** The critiques the gatekeeper may weigh: copies of `exampleMessage` dropped, ungrounded errors made warnings. */
-export function groundCritiques(critiques: readonly Critique[], plan: Plan, request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>, exampleMessage: string): Critique[] {
+export function groundCritiques(
+  critiques: readonly Critique[],
+  plan: Plan,
+  request: Pick<PlanningRequest, 'goal' | 'context' | 'now'>,
+  exampleMessage: string,
+): Critique[] {
   const example = normalized(exampleMessage);
   const vouched = vouchedFor(request);
   return critiques
@@ -70,6 +80,10 @@ export function groundCritiques(critiques: readonly Critique[], plan: Plan, requ
     .map((c) =>
       c.severity !== 'error' || isGrounded(c, plan, vouched)
         ? c
-        : { ...c, severity: 'warning' as const, message: `${c.message} (not grounded in a value the step passes: kept as a warning)` },
+        : {
+            ...c,
+            severity: 'warning' as const,
+            message: `${c.message} (not grounded in a value the step passes: kept as a warning)`,
+          },
     );
 }

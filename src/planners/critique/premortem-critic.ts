@@ -32,7 +32,11 @@ export class PremortemCritic implements Critic {
 
   async review(plan: Plan, { request, catalog, llm }: CritiqueContext): Promise<CriticResult> {
     const stepIds = flattenSteps(plan).map((s) => s.id);
-    const { value: critiques, llm_calls, transcript } = await askForJson(this.client, {
+    const {
+      value: critiques,
+      llm_calls,
+      transcript,
+    } = await askForJson(this.client, {
       messages: [
         { role: 'system', content: premortemSystemPrompt(catalog) },
         { role: 'user', content: premortemUserPrompt(request, plan) },
@@ -46,10 +50,16 @@ export class PremortemCritic implements Critic {
         const unknown = reply.critiques.flatMap((c, i) =>
           c.step_id == null || stepIds.includes(c.step_id)
             ? []
-            : [`critiques[${i}].step_id: the plan has no step "${c.step_id}" (its steps: ${stepIds.join(', ') || 'none'})`],
+            : [
+                `critiques[${i}].step_id: the plan has no step "${c.step_id}" (its steps: ${stepIds.join(', ') || 'none'})`,
+              ],
         );
         if (unknown.length > 0) throw new PlanSchemaError('critiques', unknown);
-        return reply.critiques.map(({ step_id, ...c }) => ({ critic: PREMORTEM_CRITIC_ID, ...c, ...(step_id == null ? {} : { step_id }) }));
+        return reply.critiques.map(({ step_id, ...c }) => ({
+          critic: PREMORTEM_CRITIC_ID,
+          ...c,
+          ...(step_id == null ? {} : { step_id }),
+        }));
       },
     });
     return { critiques: groundCritiques(critiques, plan, request, PREMORTEM_EXAMPLE.message), llm_calls, transcript };

@@ -44,7 +44,8 @@ export const dependencyCritic = ruleCritic('dependency', (steps) =>
           severity: 'info',
           step_id: step.id,
           message: `step ${step.id} waits for step ${steps[dep]?.id ?? dep} but uses none of its data`,
-          suggestion: 'Drop the dependency so the steps can run in parallel, or pass the data with a ${step[N]...} template.',
+          suggestion:
+            'Drop the dependency so the steps can run in parallel, or pass the data with a ${step[N]...} template.',
         });
       }
     }
@@ -65,12 +66,14 @@ export const atomicityCritic = ruleCritic('atomicity', (steps) =>
     const text = `${step.title}. ${step.description}`;
     const verbs = new Set(contentStems(step.title).filter((s) => ACTION_VERBS.has(s)));
     if (!COMPOUND.test(text) && verbs.size < 2) return [];
-    return [{
-      severity: 'error',
-      step_id: step.id,
-      message: `step ${step.id} "${step.title}" does more than one thing`,
-      suggestion: 'Split it into one step per action, with depends_on between them.',
-    }];
+    return [
+      {
+        severity: 'error',
+        step_id: step.id,
+        message: `step ${step.id} "${step.title}" does more than one thing`,
+        suggestion: 'Split it into one step per action, with depends_on between them.',
+      },
+    ];
   }),
 );
 
@@ -83,14 +86,29 @@ export const budgetCritic = ruleCritic('budget', (_steps, plan, { request, budge
   const left = budget ?? createBudget(request.budget);
   const rest = remaining(left);
   if (!canAfford({ ...left, policy: 'block' }, plan.estimate)) {
-    return [{
-      severity: 'warning',
-      message: `estimate (${plan.estimate.calls} calls, ${plan.estimate.tokens} tokens, $${plan.estimate.cost_usd.toFixed(4)}) exceeds what the budget has left (${rest.calls} calls, ${rest.tokens} tokens, $${rest.cost_usd.toFixed(4)})`,
-      suggestion: left.policy === 'block' ? 'The run pauses in BUDGET_EXHAUSTED before executing: raise the budget, or start the run with trim_to_budget.' : 'Use fewer or cheaper steps, or raise the budget.',
-    }];
+    return [
+      {
+        severity: 'warning',
+        message: `estimate (${plan.estimate.calls} calls, ${plan.estimate.tokens} tokens, $${plan.estimate.cost_usd.toFixed(4)}) exceeds what the budget has left (${rest.calls} calls, ${rest.tokens} tokens, $${rest.cost_usd.toFixed(4)})`,
+        suggestion:
+          left.policy === 'block'
+            ? 'The run pauses in BUDGET_EXHAUSTED before executing: raise the budget, or start the run with trim_to_budget.'
+            : 'Use fewer or cheaper steps, or raise the budget.',
+      },
+    ];
   }
-  const tight = (['calls', 'tokens', 'cost_usd'] as const).filter((d) => rest[d] > 0 && plan.estimate[d] > 0.8 * rest[d]);
-  return tight.length ? [{ severity: 'warning', message: `estimate uses over 80% of the remaining ${tight.join(', ')}`, suggestion: 'A re-plan may not fit; consider a larger budget.' }] : [];
+  const tight = (['calls', 'tokens', 'cost_usd'] as const).filter(
+    (d) => rest[d] > 0 && plan.estimate[d] > 0.8 * rest[d],
+  );
+  return tight.length
+    ? [
+        {
+          severity: 'warning',
+          message: `estimate uses over 80% of the remaining ${tight.join(', ')}`,
+          suggestion: 'A re-plan may not fit; consider a larger budget.',
+        },
+      ]
+    : [];
 });
 
 /**
@@ -104,12 +122,26 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
   const findings = toolSteps.flatMap((step): Finding[] => {
     const tool = tools.get(step.tool!);
     if (!tool) {
-      return [{ severity: 'error', step_id: step.id, message: `step ${step.id} uses unknown tool "${step.tool}"`, suggestion: `Use one of: ${[...tools.keys()].join(', ')}.` }];
+      return [
+        {
+          severity: 'error',
+          step_id: step.id,
+          message: `step ${step.id} uses unknown tool "${step.tool}"`,
+          suggestion: `Use one of: ${[...tools.keys()].join(', ')}.`,
+        },
+      ];
     }
     const { vocabulary } = toolTerms(tool);
     const words = contentStems(`${step.title} ${step.description}`);
     if (words.length === 0 || words.some((w) => vocabulary.has(w))) return [];
-    return [{ severity: 'warning', step_id: step.id, message: `tool "${tool.name}" does not obviously fit step ${step.id} "${step.title}"`, suggestion: 'Check the tool choice against the step, or describe the step in the tool\'s terms.' }];
+    return [
+      {
+        severity: 'warning',
+        step_id: step.id,
+        message: `tool "${tool.name}" does not obviously fit step ${step.id} "${step.title}"`,
+        suggestion: "Check the tool choice against the step, or describe the step in the tool's terms.",
+      },
+    ];
   });
   const unfit = findings.filter((f) => f.severity === 'warning').length;
   if (unfit === 0 || unfit < toolSteps.length) return findings;
@@ -118,7 +150,8 @@ export const toolFitnessCritic = ruleCritic('tool-fitness', (steps, _plan, { cat
     {
       severity: 'error',
       message: `no tool of the plan fits what its step does (${unfit} of ${toolSteps.length} step(s)): the catalog may have no tool for this goal`,
-      suggestion: 'Call the tool whose description matches each step. If no tool of the catalog does what the goal asks, answer IMPOSSIBLE with no steps and name the missing capability.',
+      suggestion:
+        'Call the tool whose description matches each step. If no tool of the catalog does what the goal asks, answer IMPOSSIBLE with no steps and name the missing capability.',
     },
   ];
 });
@@ -132,4 +165,10 @@ export const coverageCritic = ruleCritic('coverage', (_steps, plan, { request, c
   })),
 );
 
-export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, atomicityCritic, budgetCritic, toolFitnessCritic, coverageCritic];
+export const RULE_CRITICS: readonly Critic[] = [
+  dependencyCritic,
+  atomicityCritic,
+  budgetCritic,
+  toolFitnessCritic,
+  coverageCritic,
+];

@@ -3,7 +3,11 @@ import type { Plan } from '../../domain/plan';
 import type { Critic, CriticResult, CritiqueContext } from '../types';
 
 /** Runs every critic; critiques come back in critic order, so the result is deterministic. */
-export async function runCritics(critics: readonly Critic[], plan: Plan, context: CritiqueContext): Promise<CriticResult> {
+export async function runCritics(
+  critics: readonly Critic[],
+  plan: Plan,
+  context: CritiqueContext,
+): Promise<CriticResult> {
   const results = await Promise.all(critics.map((c) => c.review(plan, context)));
   const transcript = results.flatMap((r) => r.transcript ?? []);
   return {

@@ -7,7 +7,13 @@
  * (with `tasks`) is accepted too, from providers that ignore the schema and models that know the old format.
  */
 import { z } from 'zod';
-import { PlanSchemaError, PlanValidationError, PlanningExhaustedError, formatZodIssues, type ValidationIssue } from '../../domain/errors';
+import {
+  PlanSchemaError,
+  PlanValidationError,
+  PlanningExhaustedError,
+  formatZodIssues,
+  type ValidationIssue,
+} from '../../domain/errors';
 import { namedToolsLeftOut, providedBy, withActionsAccounted } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
@@ -75,10 +81,10 @@ export class LlmPlanner implements Planner {
     }
   }
 
-
   async generate(input: PlanGenerationInput): Promise<PlanGenerationResult> {
     const { request, requirements, catalog, stamp, refinement, workspace, llm } = input;
-    const temperature = llm?.temperature ?? this.client.defaults.temperature ?? (refinement ? REFINE_TEMPERATURE : PLAN_TEMPERATURE);
+    const temperature =
+      llm?.temperature ?? this.client.defaults.temperature ?? (refinement ? REFINE_TEMPERATURE : PLAN_TEMPERATURE);
     const planStamp: DraftStamp = {
       id: stamp.id,
       version: stamp.version,
@@ -87,7 +93,11 @@ export class LlmPlanner implements Planner {
     };
     const grounding = groundingOf(request, catalog);
     const context: ValidationContext = { catalog, constraints: request.constraints, grounding };
-    const temporal_references = temporalReferencesFor(effectiveGoal(request), request.now, requirements.temporal_references);
+    const temporal_references = temporalReferencesFor(
+      effectiveGoal(request),
+      request.now,
+      requirements.temporal_references,
+    );
     const allowed = request.constraints.allowed_tools;
     const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
 
@@ -95,14 +105,21 @@ export class LlmPlanner implements Planner {
     const asked = askForJson(this.client, {
       messages: [
         { role: 'system', content: plannerSystemPrompt(catalog) },
-        { role: 'user', content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace, draft }) },
+        {
+          role: 'user',
+          content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace, draft }),
+        },
       ],
       temperature,
       maxTokens: PLAN_REPLY_MAX_TOKENS,
       schema: planReplySchema(tools, request.constraints.max_steps),
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
-        const parsed = groundedPlan(withActionsAccounted(parsePlanReply(text, planStamp, catalog), request, catalog), grounding, catalog);
+        const parsed = groundedPlan(
+          withActionsAccounted(parsePlanReply(text, planStamp, catalog), request, catalog),
+          grounding,
+          catalog,
+        );
         const leftOut = namedToolsLeftOut(parsed, request, tools);
         const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];
         if (issues.length > 0) throw new PlanValidationError(issues);
@@ -116,7 +133,16 @@ export class LlmPlanner implements Planner {
       // The model's attempts ran out on a goal the rules could plan: their draft stands, saying so, its calls charged.
       if (!(draft && err instanceof PlanningExhaustedError) || validatePlan(draft, context).length > 0) throw err;
       const llm_calls = (err.details?.llm_calls ?? []) as LlmCallUsage[];
-      return { plan: { ...draft, assumptions: [...draft.assumptions, `the model's replies did not validate (${err.message.replace(/\s+/g, ' ').slice(0, 300)}): the ranking planner's draft is the plan`] }, llm_calls };
+      return {
+        plan: {
+          ...draft,
+          assumptions: [
+            ...draft.assumptions,
+            `the model's replies did not validate (${err.message.replace(/\s+/g, ' ').slice(0, 300)}): the ranking planner's draft is the plan`,
+          ],
+        },
+        llm_calls,
+      };
     }
   }
 }

@@ -63,29 +63,42 @@ function linkCandidates(candidates: Candidate[]): Map<Candidate, Record<string, 
   const sources = new Map<Candidate, Record<string, Candidate>>(candidates.map((c) => [c, {}]));
   const linkPair = (provider: Candidate, consumer: Candidate) => {
     const found = link(consumer.tool, provider.tool);
-    if (!found || found.param in consumer.params || provider.providers.includes(consumer) || dependsOn(provider, consumer)) return;
+    if (
+      !found ||
+      found.param in consumer.params ||
+      provider.providers.includes(consumer) ||
+      dependsOn(provider, consumer)
+    )
+      return;
     consumer.params[found.param] = found.path;
     consumer.providers.push(provider);
     sources.get(consumer)![found.param] = provider;
   };
   // Forward pairs (i < j) before backward ones, each in (provider, consumer) order, by index: a sorted list of the
   // pairs was the ranking planner's largest share of a cold worker's short-lived objects.
-  for (let i = 0; i < candidates.length; i++) for (let j = i + 1; j < candidates.length; j++) linkPair(candidates[i]!, candidates[j]!);
+  for (let i = 0; i < candidates.length; i++)
+    for (let j = i + 1; j < candidates.length; j++) linkPair(candidates[i]!, candidates[j]!);
   for (let i = 0; i < candidates.length; i++) for (let j = 0; j < i; j++) linkPair(candidates[i]!, candidates[j]!);
   return sources;
 }
 
 /** `c`'s params, not yet set, that can take `constraint`. */
 function takers(c: Candidate, constraint: GoalConstraint): string[] {
-  return paramSchemas(c.tool).flatMap(([p]) => (constraint.params.includes(`${c.tool.name}.${p}`) && !(p in c.params) ? [p] : []));
+  return paramSchemas(c.tool).flatMap(([p]) =>
+    constraint.params.includes(`${c.tool.name}.${p}`) && !(p in c.params) ? [p] : [],
+  );
 }
 
 /** Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period) or to the nearest step with dates (several). */
 function bindConstraints(candidates: Candidate[], constraints: readonly GoalConstraint[]) {
-  const nearest = (options: Candidate[], at: number) => options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
+  const nearest = (options: Candidate[], at: number) =>
+    options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
   for (const k of constraints) {
     if (k.kind === 'period') continue;
-    const c = nearest(candidates.filter((x) => takers(x, k).length > 0), k.at);
+    const c = nearest(
+      candidates.filter((x) => takers(x, k).length > 0),
+      k.at,
+    );
     if (!c) continue;
     const p = takers(c, k)[0]!;
     c.params[p] = typedValue(paramSchemas(c.tool).find(([name]) => name === p)?.[1], k.values[0]!);
@@ -106,7 +119,10 @@ function bindConstraints(candidates: Candidate[], constraints: readonly GoalCons
     return;
   }
   for (const k of periods) {
-    const c = nearest(datable.filter((x) => !paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params)), k.at);
+    const c = nearest(
+      datable.filter((x) => !paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params)),
+      k.at,
+    );
     if (c) setPeriod(c, k);
   }
 }
@@ -122,7 +138,9 @@ function fillRequiredPaths(candidates: readonly Candidate[]) {
       const example = Array.isArray(path.examples) ? (path.examples[0] as unknown) : undefined;
       if (list || param in c.params || !c.tool.required.includes(param) || typeof example !== 'string') continue;
       c.params[param] = example;
-      c.notes.push(`${c.tool.name}.${param} is ${JSON.stringify(example)}, the first example its schema gives: the goal names no path`);
+      c.notes.push(
+        `${c.tool.name}.${param} is ${JSON.stringify(example)}, the first example its schema gives: the goal names no path`,
+      );
     }
   }
 }
@@ -134,7 +152,14 @@ const REQUEST_PARAM = /^(goal|request|question|task|prompt|instruction|objective
 function fillRequestParams(candidates: readonly Candidate[], goal: string) {
   for (const c of candidates) {
     for (const [p, schema] of paramSchemas(c.tool)) {
-      if (!c.tool.required.includes(p) || p in c.params || !REQUEST_PARAM.test(p) || schema.type !== 'string' || schema.enum !== undefined) continue;
+      if (
+        !c.tool.required.includes(p) ||
+        p in c.params ||
+        !REQUEST_PARAM.test(p) ||
+        schema.type !== 'string' ||
+        schema.enum !== undefined
+      )
+        continue;
       c.params[p] = goal;
       c.notes.push(`${c.tool.name}.${p} is the goal as the user wrote it`);
     }
@@ -161,7 +186,13 @@ export class RankingPlanner implements Planner {
     return { plan: this.plan(input), llm_calls: [] };
   }
 
-  plan({ request, requirements, catalog: fullCatalog, stamp, trim_to_budget: trim = false }: PlanGenerationInput): Plan {
+  plan({
+    request,
+    requirements,
+    catalog: fullCatalog,
+    stamp,
+    trim_to_budget: trim = false,
+  }: PlanGenerationInput): Plan {
     const allowed = request.constraints.allowed_tools;
     const catalog = allowed ? fullCatalog.filter((t) => allowed.includes(t.name)) : fullCatalog;
     const tools = indexCatalog(catalog);
@@ -169,8 +200,12 @@ export class RankingPlanner implements Planner {
     const tokens = tokenize(goal);
     const matched = matchCatalog(tokens, catalog);
     // A constraint inside an action no tool does ("open a Jira ticket") belongs to that action, named missing.
-    const actions = requirements.required_capabilities.filter((c) => !tools.has(c) && !asksForData(c)).map((c) => c.toLowerCase());
-    const constraints = goalConstraints(goal, request.now, catalog).filter((k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase())));
+    const actions = requirements.required_capabilities
+      .filter((c) => !tools.has(c) && !asksForData(c))
+      .map((c) => c.toLowerCase());
+    const constraints = goalConstraints(goal, request.now, catalog).filter(
+      (k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase())),
+    );
     const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
     // A constraint no chosen tool can apply brings in a tool that can ("in Hannover", "each landfill" → facilities):
@@ -180,12 +215,16 @@ export class RankingPlanner implements Planner {
     for (const k of constraints) {
       if (k.kind === 'period' || candidates.some((c) => takers(c, k).length > 0)) continue;
       const tool = catalog.find(
-        (t) => !candidates.some((c) => c.tool === t) && k.params.some((p) => p.startsWith(`${t.name}.`)) && (k.kind === 'place' || matched.tools.length > 0 || tagged(t)),
+        (t) =>
+          !candidates.some((c) => c.tool === t) &&
+          k.params.some((p) => p.startsWith(`${t.name}.`)) &&
+          (k.kind === 'place' || matched.tools.length > 0 || tagged(t)),
       );
       if (tool) candidates.push(candidate(tool, 0, k.at));
     }
     // A question no tool is named for may be about what stored files say: find them by its key words, then read them.
-    const search = candidates.length === 0 && asksForData(goal) ? contentSearch(goal, tokens, catalog, request.now) : undefined;
+    const search =
+      candidates.length === 0 && asksForData(goal) ? contentSearch(goal, tokens, catalog, request.now) : undefined;
     const searchSteps = search ? [candidate(search.searcher, 0, 0), candidate(search.reader, 0, 1)] : [];
     candidates.push(...searchSteps);
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
@@ -213,17 +252,25 @@ export class RankingPlanner implements Planner {
         else unfilled.push(`${c.tool.name} (needs ${p}, which the goal does not give)`);
       }
     }
-    const runnable = (c: Candidate): boolean => c.tool.required.every((p) => p in c.params) && c.providers.every(runnable);
+    const runnable = (c: Candidate): boolean =>
+      c.tool.required.every((p) => p in c.params) && c.providers.every(runnable);
     const usable = candidates.filter(runnable);
 
     // Respect max_steps (and the budget when asked to trim to it): drop the weakest step no other step needs, until
     // the plan fits. Without trim_to_budget a plan over budget stays whole; the run pauses before executing it.
     const budget = createBudget(request.budget);
     const usageOf = (cs: Candidate[]): Usage =>
-      estimateStepsUsage(cs.map((c) => ({ action: 'tool_call' as const, tool: c.tool.name })), tools, callUsage(0, 0));
+      estimateStepsUsage(
+        cs.map((c) => ({ action: 'tool_call' as const, tool: c.tool.name })),
+        tools,
+        callUsage(0, 0),
+      );
     let kept = topologicalOrder(usable);
     const dropped: string[] = [];
-    while (kept.length > 0 && (kept.length > request.constraints.max_steps || (trim && !canAfford(budget, usageOf(kept))))) {
+    while (
+      kept.length > 0 &&
+      (kept.length > request.constraints.max_steps || (trim && !canAfford(budget, usageOf(kept))))
+    ) {
       const leaves = kept.filter((c) => !kept.some((other) => other.providers.includes(c)));
       const weakest = leaves.sort((a, b) => a.score - b.score || b.firstPos - a.firstPos)[0]!;
       kept = kept.filter((c) => c !== weakest);
@@ -254,25 +301,30 @@ export class RankingPlanner implements Planner {
 
     const chosen = new Set(steps.map((s) => s.tool));
     const chosenTools = kept.map((c) => c.tool);
-    const missing = [...new Set([
-      // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
-      // would contradict the catalog).
-      // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) or that reading
-      // the files a content search found answers, or an action whose verb a chosen tool does ("Gather the code":
-      // workspace-context gathers), is answered.
-      ...requirements.required_capabilities.filter(
-        (cap) =>
-          !chosen.has(cap) &&
-          !dropped.includes(cap) &&
-          !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
-          (fullCatalog.some((t) => t.name === cap) ||
-            !(asksForData(cap) ? providedBy(cap, chosenTools) || (search !== undefined && chosen.has(search.reader.name)) : chosenTools.length > 0 && actionDoneBy(cap, chosenTools))),
-      ),
-      ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
-      ...unfilled,
-    ])];
+    const missing = [
+      ...new Set([
+        // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
+        // would contradict the catalog).
+        // A clause asking for data that a chosen tool is about ("List the composting sites": facilities) or that reading
+        // the files a content search found answers, or an action whose verb a chosen tool does ("Gather the code":
+        // workspace-context gathers), is answered.
+        ...requirements.required_capabilities.filter(
+          (cap) =>
+            !chosen.has(cap) &&
+            !dropped.includes(cap) &&
+            !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
+            (fullCatalog.some((t) => t.name === cap) ||
+              !(asksForData(cap)
+                ? providedBy(cap, chosenTools) || (search !== undefined && chosen.has(search.reader.name))
+                : chosenTools.length > 0 && actionDoneBy(cap, chosenTools))),
+        ),
+        ...dropped.map((name) => `${name} (left out to respect max_steps or the budget)`),
+        ...unfilled,
+      ]),
+    ];
     const status: PlanStatus = steps.length === 0 ? 'IMPOSSIBLE' : missing.length > 0 ? 'PARTIAL' : 'FEASIBLE';
-    const depth = (s: Step): number => (s.depends_on.length === 0 ? 1 : 1 + Math.max(...s.depends_on.map((d) => depth(steps[d]!))));
+    const depth = (s: Step): number =>
+      s.depends_on.length === 0 ? 1 : 1 + Math.max(...s.depends_on.map((d) => depth(steps[d]!)));
 
     return PlanSchema.parse({
       id: stamp.id,
@@ -280,10 +332,21 @@ export class RankingPlanner implements Planner {
       goal: effectiveGoal(request) || request.goal,
       status,
       missing_capabilities: status === 'FEASIBLE' ? [] : missing.length ? missing : [`a tool for: ${request.goal}`],
-      tasks: steps.length ? [{ id: '1', title: `Answer: ${request.goal}`, description: 'Query the catalog tools in dependency order.', steps }] : [],
+      tasks: steps.length
+        ? [
+            {
+              id: '1',
+              title: `Answer: ${request.goal}`,
+              description: 'Query the catalog tools in dependency order.',
+              steps,
+            },
+          ]
+        : [],
       assumptions: [
         ...new Set(kept.flatMap((c) => c.notes)),
-        ...unboundConstraints(steps, constraints).map((k) => `could not apply "${k.words}": no step of this plan takes it (${k.params.slice(0, 3).join(', ')})`),
+        ...unboundConstraints(steps, constraints).map(
+          (k) => `could not apply "${k.words}": no step of this plan takes it (${k.params.slice(0, 3).join(', ')})`,
+        ),
       ],
       complexity: complexityOf(steps.length),
       estimate: { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },

@@ -59,7 +59,11 @@ export const PlannerConfigSchema = z.object({
     .superRefine((servers, ctx) => {
       for (const name of Object.keys(servers)) {
         if (!SERVER_NAME.test(name)) {
-          ctx.addIssue({ code: 'custom', path: [name], message: `bad server name "${name}": server names are letters, digits, _ . - only (at most 64)` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `bad server name "${name}": server names are letters, digits, _ . - only (at most 64)`,
+          });
         }
       }
     })
@@ -110,9 +114,13 @@ export function loadPlannerConfig(file = CONFIG_FILE, options: { required?: bool
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return { mcpServers: {} };
-    throw new InvalidInputError(`cannot read ${file}: ${(err as Error).message}`, `Create ${file} or point to an existing file. ${HINT}`, {
-      source: file,
-    });
+    throw new InvalidInputError(
+      `cannot read ${file}: ${(err as Error).message}`,
+      `Create ${file} or point to an existing file. ${HINT}`,
+      {
+        source: file,
+      },
+    );
   }
   return parsePlannerConfigText(text, file);
 }

@@ -36,7 +36,13 @@ export interface McpToolInfo {
   description?: string;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
-  annotations?: { title?: string; readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    idempotentHint?: boolean;
+    destructiveHint?: boolean;
+    openWorldHint?: boolean;
+  };
   _meta?: Record<string, unknown>;
 }
 
@@ -107,11 +113,14 @@ export class McpConnection {
       });
       return t;
     }
-    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers } });
+    return new StreamableHTTPClientTransport(new URL(this.config.url), {
+      requestInit: { headers: this.config.headers },
+    });
   }
 
   private async open(): Promise<Live> {
-    if (this.stopped) throw new McpServerUnavailableError(this.server, 'closed', 'the connection was closed', { retryable: false });
+    if (this.stopped)
+      throw new McpServerUnavailableError(this.server, 'closed', 'the connection was closed', { retryable: false });
     this.stderr = '';
     const transport = this.transport();
     const client = new Client(CLIENT_INFO, { capabilities: {} });
@@ -128,13 +137,18 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       await new Promise((r) => setTimeout(r, 50)); // let the last stderr lines arrive
       const stderr = this.stderr.trim();
-      throw new McpServerUnavailableError(this.server, isStdioServer(this.config) ? 'cannot start' : 'cannot connect', `${messageOf(err)}${stderr ? `\nserver stderr:\n${stderr}` : ''}`, {
-        // A command that does not exist (or may not run) will not start on a retry either.
-        retryable: !['ENOENT', 'EACCES', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code)),
-        noEffect: true,
-        details: { ...this.where(), ...(stderr ? { stderr } : {}) },
-        cause: err,
-      });
+      throw new McpServerUnavailableError(
+        this.server,
+        isStdioServer(this.config) ? 'cannot start' : 'cannot connect',
+        `${messageOf(err)}${stderr ? `\nserver stderr:\n${stderr}` : ''}`,
+        {
+          // A command that does not exist (or may not run) will not start on a retry either.
+          retryable: !['ENOENT', 'EACCES', 'ENOTDIR'].includes(String((err as NodeJS.ErrnoException).code)),
+          noEffect: true,
+          details: { ...this.where(), ...(stderr ? { stderr } : {}) },
+          cause: err,
+        },
+      );
     }
     this.starts++;
     this.live = live;
@@ -161,7 +175,9 @@ export class McpConnection {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await live.client.listTools(cursor ? { cursor } : undefined, { timeout: this.config.timeout_ms ?? 30_000 });
+      const page = await live.client.listTools(cursor ? { cursor } : undefined, {
+        timeout: this.config.timeout_ms ?? 30_000,
+      });
       tools.push(...(page.tools as McpToolInfo[]));
       cursor = page.nextCursor;
     } while (cursor);
@@ -180,7 +196,9 @@ export class McpConnection {
     const names: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await live.client.listResources(cursor ? { cursor } : undefined, { timeout: this.config.timeout_ms ?? 30_000 });
+      const page = await live.client.listResources(cursor ? { cursor } : undefined, {
+        timeout: this.config.timeout_ms ?? 30_000,
+      });
       names.push(...page.resources.map((r) => r.name));
       cursor = page.nextCursor;
     } while (cursor && names.length < limit);
@@ -189,7 +207,8 @@ export class McpConnection {
 
   /** Calls a tool and maps its result to step data (src/tools/mcp/result.ts); every failure is typed (PLAN-008 or PLAN-014). */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<unknown> {
-    const meta = options.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_KEY_META]: options.idempotencyKey } } : {};
+    const meta =
+      options.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_KEY_META]: options.idempotencyKey } } : {};
     for (let attempt = 1; ; attempt++) {
       let live: Live;
       try {
@@ -209,17 +228,27 @@ export class McpConnection {
         if (options.signal?.aborted) throw err;
         if (err instanceof McpError && err.code === RESULT_TOO_LARGE) {
           const data = (err.data ?? {}) as { bytes?: number };
-          throw new McpResultTooLargeError(this.server, name, data.bytes ?? this.maxResultBytes + 1, this.maxResultBytes);
+          throw new McpResultTooLargeError(
+            this.server,
+            name,
+            data.bytes ?? this.maxResultBytes + 1,
+            this.maxResultBytes,
+          );
         }
         const lost = live.closed || (err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
         const timedOut = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
-        if (!lost && !timedOut) throw new McpProtocolError(this.server, name, err instanceof McpError ? err.code : undefined, messageOf(err));
+        if (!lost && !timedOut)
+          throw new McpProtocolError(this.server, name, err instanceof McpError ? err.code : undefined, messageOf(err));
         if (lost) await this.drop(live);
         if (lost && attempt < 2 && options.idempotent === true) continue;
         if (options.idempotent !== true && options.keyed !== true) {
           throw new StepOutcomeUnknownError(
             `MCP tool "${name}" of server "${this.server}" may have acted: ${lost ? 'the connection was lost' : 'the call timed out'} after the request was sent (${messageOf(err)})`,
-            { server: this.server, tool: name, ...(options.idempotencyKey ? { idempotency_key: options.idempotencyKey } : {}) },
+            {
+              server: this.server,
+              tool: name,
+              ...(options.idempotencyKey ? { idempotency_key: options.idempotencyKey } : {}),
+            },
           );
         }
         throw new McpServerUnavailableError(this.server, lost ? 'connection lost' : 'timeout', messageOf(err), {

@@ -13,7 +13,7 @@ export class McpToolError extends StepFailedError {
   constructor(server: string, tool: string, message: string) {
     super(`MCP tool "${tool}" of server "${server}" failed: ${message}`, {
       retryable: false,
-      hint: 'Read the tool\'s message; fix the params (paths, ids) or re-plan with another tool.',
+      hint: "Read the tool's message; fix the params (paths, ids) or re-plan with another tool.",
       details: { server, tool, error: message },
     });
   }
@@ -24,11 +24,14 @@ export class McpProtocolError extends StepFailedError {
   override readonly name = 'McpProtocolError';
   readonly noEffect = true;
   constructor(server: string, tool: string, code: number | undefined, message: string) {
-    super(`MCP server "${server}" rejected the call to "${tool}"${code !== undefined ? ` (JSON-RPC ${code})` : ''}: ${message}`, {
-      retryable: false,
-      hint: 'Check that the tool exists on the server and that its params match the tool\'s input schema.',
-      details: { server, tool, ...(code !== undefined ? { code } : {}), error: message },
-    });
+    super(
+      `MCP server "${server}" rejected the call to "${tool}"${code !== undefined ? ` (JSON-RPC ${code})` : ''}: ${message}`,
+      {
+        retryable: false,
+        hint: "Check that the tool exists on the server and that its params match the tool's input schema.",
+        details: { server, tool, ...(code !== undefined ? { code } : {}), error: message },
+      },
+    );
   }
 }
 

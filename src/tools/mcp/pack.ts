@@ -49,7 +49,11 @@ export function tagsOf(name: string): string[] {
 export function jsonSchemaParams(schema: JsonSchema): z.ZodType<Record<string, unknown>> {
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     for (const v of checkJsonSchema(value, schema)) {
-      ctx.addIssue({ code: 'custom', message: v.message, path: v.path === '' ? [] : v.path.split(/\.|\[(\d+)\]/).filter(Boolean) });
+      ctx.addIssue({
+        code: 'custom',
+        message: v.message,
+        path: v.path === '' ? [] : v.path.split(/\.|\[(\d+)\]/).filter(Boolean),
+      });
     }
   });
 }
@@ -65,9 +69,15 @@ function inputSchemaOf(tool: McpToolInfo): JsonSchema {
  */
 function withListedPathsField(output: JsonSchema): JsonSchema {
   const properties = output.properties ?? {};
-  const hasText = Object.values(properties).some((p) => typeof p === 'object' && p !== null && (p as JsonSchema).type === 'string');
+  const hasText = Object.values(properties).some(
+    (p) => typeof p === 'object' && p !== null && (p as JsonSchema).type === 'string',
+  );
   if (output.type !== 'object' || !hasText || LISTED_PATHS in properties) return output;
-  const paths: JsonSchema = { type: 'array', items: { type: 'string' }, description: 'The absolute paths the text lists, one a line (present only when every line of it is one).' };
+  const paths: JsonSchema = {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'The absolute paths the text lists, one a line (present only when every line of it is one).',
+  };
   return { ...output, properties: { ...properties, [LISTED_PATHS]: paths } };
 }
 
@@ -110,7 +120,12 @@ export const DEFAULT_START_RETRY: StartRetry = { first_ms: 1_000, max_ms: 60_000
  * pack. `stop` ends the retries and closes a pack started meanwhile (`recovered` is then null). The timers do not
  * keep the process alive.
  */
-function startInBackground(name: string, server: McpServerConfig, retry: StartRetry, log: (message: string) => void): { recovered: Promise<McpPack | null>; stop(): Promise<void> } {
+function startInBackground(
+  name: string,
+  server: McpServerConfig,
+  retry: StartRetry,
+  log: (message: string) => void,
+): { recovered: Promise<McpPack | null>; stop(): Promise<void> } {
   let stopped = false;
   let wake: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -154,7 +169,10 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
   try {
     const listed = await connection.listTools();
     const about = await describeServer(connection, listed);
-    const files = { ...(config.roots ? { roots: config.roots } : {}), ...('cwd' in config && config.cwd ? { cwd: config.cwd } : {}) };
+    const files = {
+      ...(config.roots ? { roots: config.roots } : {}),
+      ...('cwd' in config && config.cwd ? { cwd: config.cwd } : {}),
+    };
     const tools: ToolImplementation<Record<string, unknown>>[] = listed.map((info) => {
       const spec = describedSpec(mcpToolSpec(server, info), about);
       const keyed = !spec.idempotent && acceptsIdempotencyKey(config, info);
@@ -187,7 +205,10 @@ export async function createMcpPack(server: string, config: McpServerConfig): Pr
  * set, logged on stderr) instead of stopping the worker: every other catalog keeps serving, and the server is tried
  * again in the background (`retry`, default DEFAULT_START_RETRY) until its pack is `recovered`.
  */
-export async function createMcpPacks(config: PlannerConfig, options: { log?: (message: string) => void; retry?: StartRetry } = {}): Promise<McpPack[]> {
+export async function createMcpPacks(
+  config: PlannerConfig,
+  options: { log?: (message: string) => void; retry?: StartRetry } = {},
+): Promise<McpPack[]> {
   const log = options.log ?? ((m: string) => console.error(m));
   const retry = options.retry ?? DEFAULT_START_RETRY;
   return await Promise.all(
@@ -198,12 +219,27 @@ export async function createMcpPacks(config: PlannerConfig, options: { log?: (me
         const unavailable =
           err instanceof McpServerUnavailableError
             ? err
-            : new McpServerUnavailableError(name, 'cannot list tools', err instanceof Error ? err.message : String(err), { retryable: true, cause: err });
-        log(`${unavailable.message}\nThe "${name}" catalog is unavailable on this worker until the server starts (tried again in the background); the others keep serving.`);
+            : new McpServerUnavailableError(
+                name,
+                'cannot list tools',
+                err instanceof Error ? err.message : String(err),
+                { retryable: true, cause: err },
+              );
+        log(
+          `${unavailable.message}\nThe "${name}" catalog is unavailable on this worker until the server starts (tried again in the background); the others keep serving.`,
+        );
         const connection = new McpConnection(name, server);
         await connection.close();
         const later = startInBackground(name, server, retry, log);
-        return { catalog: name, tools: [], connection, unavailable, recovered: later.recovered, isolated: true, close: later.stop } satisfies McpPack;
+        return {
+          catalog: name,
+          tools: [],
+          connection,
+          unavailable,
+          recovered: later.recovered,
+          isolated: true,
+          close: later.stop,
+        } satisfies McpPack;
       }
     }),
   );

@@ -31,7 +31,10 @@ const MAX_LISTED_PATHS = 1000;
 
 /** The lines of `text` when every non-empty one is an absolute POSIX path (at least one); else undefined. */
 export function absolutePathLines(text: string): string[] | undefined {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   if (lines.length === 0 || lines.length > MAX_LISTED_PATHS) return undefined;
   return lines.every((l) => l.startsWith('/') && !/[\u0000-\u001f\u007f]/.test(l)) ? lines : undefined;
 }
@@ -64,12 +67,21 @@ function blockValue(block: McpContentBlock): unknown {
       return parseText(String(block.text ?? ''));
     case 'image':
     case 'audio':
-      return { type: block.type, mimeType: block.mimeType, bytes: Math.floor((String(block.data ?? '').length * 3) / 4) };
+      return {
+        type: block.type,
+        mimeType: block.mimeType,
+        bytes: Math.floor((String(block.data ?? '').length * 3) / 4),
+      };
     case 'resource': {
       const r = isRecord(block.resource) ? block.resource : {};
       return typeof r.text === 'string'
         ? { type: 'resource', uri: r.uri, mimeType: r.mimeType, text: parseText(r.text) }
-        : { type: 'resource', uri: r.uri, mimeType: r.mimeType, bytes: Math.floor((String(r.blob ?? '').length * 3) / 4) };
+        : {
+            type: 'resource',
+            uri: r.uri,
+            mimeType: r.mimeType,
+            bytes: Math.floor((String(r.blob ?? '').length * 3) / 4),
+          };
     }
     case 'resource_link':
       return { type: 'resource_link', uri: block.uri, name: block.name, mimeType: block.mimeType };
@@ -88,8 +100,10 @@ export function resultText(result: McpCallResult): string {
 }
 
 export function mcpResultData(server: string, tool: string, result: McpCallResult): unknown {
-  if (result.isError === true) throw new McpToolError(server, tool, resultText(result) || 'the tool reported an error without a message');
-  if (result.structuredContent !== undefined && result.structuredContent !== null) return withListedPaths(result.structuredContent);
+  if (result.isError === true)
+    throw new McpToolError(server, tool, resultText(result) || 'the tool reported an error without a message');
+  if (result.structuredContent !== undefined && result.structuredContent !== null)
+    return withListedPaths(result.structuredContent);
   if (!Array.isArray(result.content) && 'toolResult' in result) return result.toolResult ?? null;
   const values = (result.content ?? []).map(blockValue);
   if (values.length === 0) return null;

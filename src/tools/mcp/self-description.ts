@@ -79,13 +79,18 @@ function bounded(text: string, max: number): string {
 }
 
 /** Asks `connection`'s server about itself; `tools` is its tools/list answer. Never throws. */
-export async function describeServer(connection: McpConnection, tools: readonly McpToolInfo[]): Promise<ServerSelfDescription> {
+export async function describeServer(
+  connection: McpConnection,
+  tools: readonly McpToolInfo[],
+): Promise<ServerSelfDescription> {
   const lister = tools.find(isDirectoryListingTool);
   const [instructions, resources, directories] = await Promise.all([
     connection.instructions().catch(() => undefined),
     connection.resourceNames(MAX_RESOURCES).catch(() => []),
     lister
-      ? connection.callTool(lister.name, {}, { idempotent: true, signal: AbortSignal.timeout(LISTING_TIMEOUT_MS) }).then(directoriesIn, () => [])
+      ? connection
+          .callTool(lister.name, {}, { idempotent: true, signal: AbortSignal.timeout(LISTING_TIMEOUT_MS) })
+          .then(directoriesIn, () => [])
       : [],
   ]);
   const text = instructions === undefined ? '' : oneLine(instructions);
@@ -100,7 +105,9 @@ export async function describeServer(connection: McpConnection, tools: readonly 
 function noteFor(spec: ToolSpec, about: ServerSelfDescription): string {
   const takesParams = Object.keys(spec.parameters.properties ?? {}).length > 0;
   const parts = [
-    ...(takesParams && about.directories.length > 0 ? [`Allowed directories (give absolute paths inside one): ${about.directories.join(', ')}.`] : []),
+    ...(takesParams && about.directories.length > 0
+      ? [`Allowed directories (give absolute paths inside one): ${about.directories.join(', ')}.`]
+      : []),
     ...(about.instructions ? [`Server instructions: ${about.instructions}`] : []),
     ...(about.resources.length > 0 ? [`Server resources: ${about.resources.join(', ')}.`] : []),
   ];
@@ -123,7 +130,10 @@ function examplesOf(directories: readonly string[]): string[] {
 export function describedSpec(spec: ToolSpec, about: ServerSelfDescription): ToolSpec {
   const note = noteFor(spec, about);
   const parameters = structuredClone(spec.parameters);
-  const paths = about.directories.length > 0 ? pathParamSchemas(parameters, spec.path_params).filter(({ path }) => path.examples === undefined) : [];
+  const paths =
+    about.directories.length > 0
+      ? pathParamSchemas(parameters, spec.path_params).filter(({ path }) => path.examples === undefined)
+      : [];
   for (const { path } of paths) path.examples = examplesOf(about.directories);
   if (!note && paths.length === 0) return spec;
   return { ...spec, ...(note ? { description: `${spec.description} ${note}` } : {}), parameters };

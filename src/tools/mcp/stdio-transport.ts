@@ -80,13 +80,19 @@ export class GroupStdioTransport implements Transport {
       const part = nl === -1 ? rest : rest.subarray(0, nl);
       if (this.skipping) {
         this.skipping.bytes += part.length;
-        this.skipping.tail = (this.skipping.tail + part.subarray(Math.max(0, part.length - KEEP)).toString('utf8')).slice(-KEEP);
+        this.skipping.tail = (
+          this.skipping.tail + part.subarray(Math.max(0, part.length - KEEP)).toString('utf8')
+        ).slice(-KEEP);
       } else {
         this.chunks.push(part);
         this.size += part.length;
         if (this.size > this.options.maxMessageBytes) {
           const all = Buffer.concat(this.chunks);
-          this.skipping = { head: all.subarray(0, KEEP).toString('utf8'), tail: all.subarray(all.length - KEEP).toString('utf8'), bytes: all.length };
+          this.skipping = {
+            head: all.subarray(0, KEEP).toString('utf8'),
+            tail: all.subarray(all.length - KEEP).toString('utf8'),
+            bytes: all.length,
+          };
           this.chunks = [];
           this.size = 0;
         }
@@ -101,12 +107,21 @@ export class GroupStdioTransport implements Transport {
     if (this.skipping) {
       const { head, tail, bytes } = this.skipping;
       this.skipping = undefined;
-      const id = /"id":\s*(\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(tail)?.[1] ?? /"id":\s*(\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(head)?.[1];
-      if (id === undefined) return this.onerror?.(new Error(`skipped a ${bytes}-byte message over the limit of ${this.options.maxMessageBytes} bytes`));
+      const id =
+        /"id":\s*(\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(tail)?.[1] ??
+        /"id":\s*(\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(head)?.[1];
+      if (id === undefined)
+        return this.onerror?.(
+          new Error(`skipped a ${bytes}-byte message over the limit of ${this.options.maxMessageBytes} bytes`),
+        );
       this.onmessage?.({
         jsonrpc: '2.0',
         id: JSON.parse(id) as string | number,
-        error: { code: RESULT_TOO_LARGE, message: `the reply is ${bytes} bytes, over the limit of ${this.options.maxMessageBytes} bytes`, data: { bytes, max_bytes: this.options.maxMessageBytes } },
+        error: {
+          code: RESULT_TOO_LARGE,
+          message: `the reply is ${bytes} bytes, over the limit of ${this.options.maxMessageBytes} bytes`,
+          data: { bytes, max_bytes: this.options.maxMessageBytes },
+        },
       });
       return;
     }
@@ -124,7 +139,9 @@ export class GroupStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) throw new Error('not connected');
-    await new Promise<void>((resolve) => (stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', resolve)));
+    await new Promise<void>((resolve) =>
+      stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', resolve),
+    );
   }
 
   private killGroup(signal: NodeJS.Signals): void {

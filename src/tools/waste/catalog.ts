@@ -11,8 +11,14 @@ export const WASTE_TOOLS_QUEUE = 'durable-planner-tools-waste';
 
 const isoDate = z.iso.date();
 /** Ids as the data has them, so a plan's literal can be told from a name ("FAC-01", not "Hannover"). */
-const facilityId = z.string().regex(/^FAC-\d{2}$/).meta({ examples: ['FAC-01'] });
-const shipmentId = z.string().regex(/^SHP-\d{4}$/).meta({ examples: ['SHP-0001'] });
+const facilityId = z
+  .string()
+  .regex(/^FAC-\d{2}$/)
+  .meta({ examples: ['FAC-01'] });
+const shipmentId = z
+  .string()
+  .regex(/^SHP-\d{4}$/)
+  .meta({ examples: ['SHP-0001'] });
 const limit = z.number().int().min(1).max(1000).optional().describe('Maximum number of rows to return');
 
 export const ShipmentsParams = z.object({
@@ -116,7 +122,8 @@ export const WASTE_CATALOG: ToolSpec[] = [
   toolSpecFromZod({
     ...common,
     name: 'inspections',
-    description: 'List shipment inspections at facilities, by outcome (accepted, rejected, pending), date range or facility.',
+    description:
+      'List shipment inspections at facilities, by outcome (accepted, rejected, pending), date range or facility.',
     params: InspectionsParams,
     result: z.array(InspectionRow),
     tags: ['inspection', 'audit', 'check', 'acceptance'],

@@ -32,23 +32,49 @@ const DAY_MS = 86_400_000;
 export const FACILITIES: readonly Facility[] = [
   { id: 'FAC-01', name: 'Hannover Nord Sorting Center', location: 'Hannover', type: 'sorting', capacity_tons: 450 },
   { id: 'FAC-02', name: 'Bremen Weser Recycling Works', location: 'Bremen', type: 'recycling', capacity_tons: 320 },
-  { id: 'FAC-03', name: 'Hamburg Hafen Incineration Plant', location: 'Hamburg', type: 'incineration', capacity_tons: 900 },
+  {
+    id: 'FAC-03',
+    name: 'Hamburg Hafen Incineration Plant',
+    location: 'Hamburg',
+    type: 'incineration',
+    capacity_tons: 900,
+  },
   { id: 'FAC-04', name: 'Berlin Spree Recycling Hub', location: 'Berlin', type: 'recycling', capacity_tons: 600 },
   { id: 'FAC-05', name: 'Köln Rhein Composting Site', location: 'Köln', type: 'composting', capacity_tons: 180 },
   { id: 'FAC-06', name: 'München Süd Landfill', location: 'München', type: 'landfill', capacity_tons: 1200 },
-  { id: 'FAC-07', name: 'Hannover Linden Incineration Plant', location: 'Hannover', type: 'incineration', capacity_tons: 750 },
+  {
+    id: 'FAC-07',
+    name: 'Hannover Linden Incineration Plant',
+    location: 'Hannover',
+    type: 'incineration',
+    capacity_tons: 750,
+  },
   { id: 'FAC-08', name: 'Leipzig Ost Sorting Center', location: 'Leipzig', type: 'sorting', capacity_tons: 280 },
 ];
 
 const CARRIERS = ['Nordlogistik GmbH', 'EcoTrans AG', 'Rhein Cargo GmbH', 'Hanse Entsorgung', 'GreenHaul Logistics'];
-const WASTE_TYPES = ['mixed municipal', 'plastics', 'metal', 'paper', 'glass', 'organic', 'construction debris', 'electronics', 'industrial sludge'];
+const WASTE_TYPES = [
+  'mixed municipal',
+  'plastics',
+  'metal',
+  'paper',
+  'glass',
+  'organic',
+  'construction debris',
+  'electronics',
+  'industrial sludge',
+];
 const CONTAMINANTS = ['lead', 'asbestos', 'PCB', 'mercury', 'cadmium', 'hydrocarbons', 'chromium', 'dioxins'];
 const RISKS = ['low', 'medium', 'high', 'critical'] as const;
 type Risk = (typeof RISKS)[number];
 const RISK_WEIGHTS = [0.35, 0.3, 0.25, 0.1];
-const PPM: Record<Risk, [number, number]> = { low: [1, 50], medium: [50, 200], high: [200, 800], critical: [800, 3000] };
+const PPM: Record<Risk, [number, number]> = {
+  low: [1, 50],
+  medium: [50, 200],
+  high: [200, 800],
+  critical: [800, 3000],
+};
 const INSPECTORS = ['A. Becker', 'M. Schulz', 'K. Wagner', 'J. Hoffmann', 'L. Fischer', 'S. Weber'];
-
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
@@ -155,7 +181,13 @@ export function generateWasteData(todayInput: string | Date): WasteDataSet {
 }
 
 function notesFor(status: string, worst: number, contaminated: boolean): string {
-  if (status === 'pending') return contaminated ? 'Awaiting lab results for detected contaminants' : 'Awaiting visual inspection';
-  if (status === 'rejected') return contaminated ? `Rejected: ${RISKS[Math.max(0, worst)]}-risk contamination above acceptance threshold` : 'Rejected: load does not match manifest';
-  return contaminated ? `Accepted with ${RISKS[Math.max(0, worst)]}-risk contamination, routed to special treatment` : 'Load matches manifest';
+  if (status === 'pending')
+    return contaminated ? 'Awaiting lab results for detected contaminants' : 'Awaiting visual inspection';
+  if (status === 'rejected')
+    return contaminated
+      ? `Rejected: ${RISKS[Math.max(0, worst)]}-risk contamination above acceptance threshold`
+      : 'Rejected: load does not match manifest';
+  return contaminated
+    ? `Accepted with ${RISKS[Math.max(0, worst)]}-risk contamination, routed to special treatment`
+    : 'Load matches manifest';
 }

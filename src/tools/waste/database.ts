@@ -50,7 +50,9 @@ export interface OpenedWasteDatabase {
 
 export async function openWasteDatabase(options: OpenWasteDatabaseOptions): Promise<OpenedWasteDatabase> {
   const t0 = Date.now();
-  const { db, cachedImage } = options.databaseUrl ? { db: openPostgres(options.databaseUrl), cachedImage: false } : await openPglite(options);
+  const { db, cachedImage } = options.databaseUrl
+    ? { db: openPostgres(options.databaseUrl), cachedImage: false }
+    : await openPglite(options);
   const t1 = Date.now();
   const data = generateWasteData(options.today);
   try {
@@ -75,7 +77,10 @@ function openPostgres(url: string): WasteDatabase {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, [...params])).rows as R[] });
+        const result = await fn({
+          query: async <R>(sql: string, params: readonly unknown[] = []) =>
+            (await client.query(sql, [...params])).rows as R[],
+        });
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -150,17 +155,55 @@ CREATE INDEX inspections_shipment ON ${S}.inspections (shipment_id);
 
 /** Column lists (name, SQL array type) for the bulk inserts, in row-schema order. */
 const COLUMNS = {
-  facilities: [['id', 'text'], ['name', 'text'], ['location', 'text'], ['type', 'text'], ['capacity_tons', 'float8']],
-  shipments: [['id', 'text'], ['facility_id', 'text'], ['carrier', 'text'], ['shipped_on', 'date'], ['status', 'text'], ['waste_type', 'text'], ['weight_kg', 'float8'], ['has_contaminants', 'bool']],
-  contaminant_detections: [['id', 'text'], ['shipment_id', 'text'], ['facility_id', 'text'], ['contaminant', 'text'], ['risk_level', 'text'], ['concentration_ppm', 'float8'], ['detected_on', 'date']],
-  inspections: [['id', 'text'], ['shipment_id', 'text'], ['facility_id', 'text'], ['status', 'text'], ['inspected_on', 'date'], ['inspector', 'text'], ['notes', 'text']],
+  facilities: [
+    ['id', 'text'],
+    ['name', 'text'],
+    ['location', 'text'],
+    ['type', 'text'],
+    ['capacity_tons', 'float8'],
+  ],
+  shipments: [
+    ['id', 'text'],
+    ['facility_id', 'text'],
+    ['carrier', 'text'],
+    ['shipped_on', 'date'],
+    ['status', 'text'],
+    ['waste_type', 'text'],
+    ['weight_kg', 'float8'],
+    ['has_contaminants', 'bool'],
+  ],
+  contaminant_detections: [
+    ['id', 'text'],
+    ['shipment_id', 'text'],
+    ['facility_id', 'text'],
+    ['contaminant', 'text'],
+    ['risk_level', 'text'],
+    ['concentration_ppm', 'float8'],
+    ['detected_on', 'date'],
+  ],
+  inspections: [
+    ['id', 'text'],
+    ['shipment_id', 'text'],
+    ['facility_id', 'text'],
+    ['status', 'text'],
+    ['inspected_on', 'date'],
+    ['inspector', 'text'],
+    ['notes', 'text'],
+  ],
 } as const;
 
-async function insertAll(tx: Queryable, table: keyof typeof COLUMNS, rows: readonly Record<string, unknown>[]): Promise<void> {
+async function insertAll(
+  tx: Queryable,
+  table: keyof typeof COLUMNS,
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
   const columns = COLUMNS[table];
   const names = columns.map(([name]) => name).join(', ');
   const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  await tx.query(`INSERT INTO ${S}.${table} (${names}) SELECT * FROM unnest(${arrays})`, columns.map(([name]) => rows.map((r) => r[name])));
+  await tx.query(
+    `INSERT INTO ${S}.${table} (${names}) SELECT * FROM unnest(${arrays})`,
+    columns.map(([name]) => rows.map((r) => r[name])),
+  );
 }
 
 /**
@@ -172,11 +215,20 @@ export async function seedWasteDatabase(db: WasteDatabase, data: WasteDataSet): 
   return await db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(720451001)`);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${S}.seed_info (id int PRIMARY KEY, today date NOT NULL, version int NOT NULL)`);
-    const [current] = await tx.query<{ today: string; version: number }>(`SELECT to_char(today, 'YYYY-MM-DD') AS today, version FROM ${S}.seed_info WHERE id = 1`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${S}.seed_info (id int PRIMARY KEY, today date NOT NULL, version int NOT NULL)`,
+    );
+    const [current] = await tx.query<{ today: string; version: number }>(
+      `SELECT to_char(today, 'YYYY-MM-DD') AS today, version FROM ${S}.seed_info WHERE id = 1`,
+    );
     if (current && current.today === data.today && current.version === WASTE_DATA_VERSION) return false;
-    await tx.query(`DROP TABLE IF EXISTS ${S}.inspections, ${S}.contaminant_detections, ${S}.shipments, ${S}.facilities CASCADE`);
-    for (const statement of CREATE_TABLES.split(';').map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+    await tx.query(
+      `DROP TABLE IF EXISTS ${S}.inspections, ${S}.contaminant_detections, ${S}.shipments, ${S}.facilities CASCADE`,
+    );
+    for (const statement of CREATE_TABLES.split(';')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      await tx.query(statement);
     await insertAll(tx, 'facilities', data.facilities);
     await insertAll(tx, 'shipments', data.shipments);
     await insertAll(tx, 'contaminant_detections', data.detections);

@@ -19,7 +19,15 @@ export interface WastePack extends ToolPack {
  */
 export async function createWastePack(options: OpenWasteDatabaseOptions): Promise<WastePack> {
   const { db, data, timings } = await openWasteDatabase(options);
-  return { catalog: WASTE_CATALOG_NAME, tools: createWasteTools(db), clarifications: WASTE_CLARIFICATIONS, db, data, timings, close: () => db.close() };
+  return {
+    catalog: WASTE_CATALOG_NAME,
+    tools: createWasteTools(db),
+    clarifications: WASTE_CLARIFICATIONS,
+    db,
+    data,
+    timings,
+    close: () => db.close(),
+  };
 }
 
 /**
@@ -34,7 +42,9 @@ export function createLazyWastePack(options: OpenWasteDatabaseOptions): ToolPack
       opening = undefined;
       throw err;
     }));
-  const db: Queryable = { query: async <R,>(sql: string, params?: readonly unknown[]) => await (await open()).db.query<R>(sql, params) };
+  const db: Queryable = {
+    query: async <R>(sql: string, params?: readonly unknown[]) => await (await open()).db.query<R>(sql, params),
+  };
   const close = async () => {
     const opened = await opening?.catch(() => undefined);
     await opened?.db.close();

@@ -82,7 +82,10 @@ export class PgliteThread implements WasteDatabase {
   private dead: Error | undefined;
 
   private constructor(options: PgliteThreadOptions) {
-    this.worker = new Worker(THREAD_SCRIPT, { eval: true, workerData: { entry: require.resolve('@electric-sql/pglite'), ...options } });
+    this.worker = new Worker(THREAD_SCRIPT, {
+      eval: true,
+      workerData: { entry: require.resolve('@electric-sql/pglite'), ...options },
+    });
     this.worker.unref(); // held (ref) only while a request is in flight, so an unclosed pack never blocks exit
     this.worker.on('message', (reply: Reply) => this.settle(reply));
     this.worker.on('error', (err) => this.fail(err));
@@ -106,7 +109,13 @@ export class PgliteThread implements WasteDatabase {
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker.unref();
     if (reply.ok) waiter.resolve(reply.result);
-    else waiter.reject(Object.assign(new Error(reply.error?.message ?? 'PGlite error'), { code: reply.error?.code, detail: reply.error?.detail }));
+    else
+      waiter.reject(
+        Object.assign(new Error(reply.error?.message ?? 'PGlite error'), {
+          code: reply.error?.code,
+          detail: reply.error?.detail,
+        }),
+      );
   }
 
   private fail(err: Error): void {

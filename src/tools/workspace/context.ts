@@ -39,9 +39,47 @@ const LOCKFILES = [
   'go.sum',
 ];
 const BINARY_EXTENSIONS = [
-  'png', 'jpg', 'jpeg', 'gif', 'bmp', 'ico', 'webp', 'pdf', 'zip', 'gz', 'tgz', 'bz2', 'xz', '7z', 'tar', 'jar',
-  'class', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'mp3', 'mp4', 'mov', 'avi', 'wav', 'ogg', 'webm', 'wasm', 'exe',
-  'dll', 'so', 'dylib', 'o', 'a', 'bin', 'pyc', 'sqlite', 'db', 'node',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'bmp',
+  'ico',
+  'webp',
+  'pdf',
+  'zip',
+  'gz',
+  'tgz',
+  'bz2',
+  'xz',
+  '7z',
+  'tar',
+  'jar',
+  'class',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
+  'mp3',
+  'mp4',
+  'mov',
+  'avi',
+  'wav',
+  'ogg',
+  'webm',
+  'wasm',
+  'exe',
+  'dll',
+  'so',
+  'dylib',
+  'o',
+  'a',
+  'bin',
+  'pyc',
+  'sqlite',
+  'db',
+  'node',
 ];
 
 /** Dependency, VCS, build and planner folders, lockfiles and binaries. */
@@ -119,7 +157,10 @@ interface Candidate {
 export async function gatherWorkspaceContext(options: GatherWorkspaceContextOptions): Promise<WorkspaceContext> {
   const budget = options.max_context_tokens;
   if (!Number.isInteger(budget) || budget < 1) {
-    throw new InvalidInputError(`max_context_tokens must be a positive integer, got ${budget}`, 'Pass the token budget for the context, e.g. 8000.');
+    throw new InvalidInputError(
+      `max_context_tokens must be a positive integer, got ${budget}`,
+      'Pass the token budget for the context, e.g. 8000.',
+    );
   }
   const maxFileBytes = options.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES;
   const maxFiles = options.max_files ?? DEFAULT_MAX_FILES;
@@ -142,7 +183,10 @@ export async function gatherWorkspaceContext(options: GatherWorkspaceContextOpti
     // Opened once and checked where it leads, then read from that descriptor: a file swapped for a symlink after the
     // walk saw it is skipped, never read through.
     const handle = await openInsideRoot(c.path, root.real, [root.real]).catch((err: Error) => {
-      c.skip = err instanceof OpenedOutsideRootError ? OUTSIDE : `unreadable (${(err as NodeJS.ErrnoException).code ?? err.message})`;
+      c.skip =
+        err instanceof OpenedOutsideRootError
+          ? OUTSIDE
+          : `unreadable (${(err as NodeJS.ErrnoException).code ?? err.message})`;
       if (err instanceof OpenedOutsideRootError) c.inStructure = false;
     });
     if (!handle) continue;
@@ -207,7 +251,12 @@ export async function gatherWorkspaceContext(options: GatherWorkspaceContextOpti
         sections.push(trimmed.section);
         used += trimmed.tokens;
         files.push(
-          record(c, 'trimmed', `did not fit whole (${fullTokens} tokens, ${left} left); kept the first ${trimmed.kept} of ${c.tokens} content tokens (${rank})`, trimmed.tokens),
+          record(
+            c,
+            'trimmed',
+            `did not fit whole (${fullTokens} tokens, ${left} left); kept the first ${trimmed.kept} of ${c.tokens} content tokens (${rank})`,
+            trimmed.tokens,
+          ),
         );
         return;
       }
@@ -267,17 +316,25 @@ interface Root {
 
 async function resolveRoot(root: string): Promise<Root> {
   if (typeof root !== 'string' || !nodePath.isAbsolute(root)) {
-    throw new InvalidInputError(`workspace root must be an absolute path, got "${String(root)}"`, 'Set constraints.workspace_root (or the pack root) to an absolute folder path.', { root });
+    throw new InvalidInputError(
+      `workspace root must be an absolute path, got "${String(root)}"`,
+      'Set constraints.workspace_root (or the pack root) to an absolute folder path.',
+      { root },
+    );
   }
   let real: string;
   try {
     real = await fs.realpath(root);
     if (!(await fs.stat(real)).isDirectory()) throw new Error('not a directory');
   } catch (err) {
-    throw new InvalidInputError(`workspace root "${root}" is not an existing directory`, 'Point the workspace root at an existing folder.', {
-      root,
-      error: (err as Error).message,
-    });
+    throw new InvalidInputError(
+      `workspace root "${root}" is not an existing directory`,
+      'Point the workspace root at an existing folder.',
+      {
+        root,
+        error: (err as Error).message,
+      },
+    );
   }
   return { given: normalizePosixPath(root), real };
 }
@@ -321,10 +378,12 @@ async function walk(
     options.signal?.throwIfAborted();
     options.heartbeat?.();
     // A folder swapped for a symlink that leads out of the root since its parent was listed is left out.
-    const entries = await readDirInsideRoot(relDir === '' ? '.' : relDir, root.real, [root.real]).catch((err: Error) => {
-      if (err instanceof OpenedOutsideRootError) return [];
-      throw err;
-    });
+    const entries = await readDirInsideRoot(relDir === '' ? '.' : relDir, root.real, [root.real]).catch(
+      (err: Error) => {
+        if (err instanceof OpenedOutsideRootError) return [];
+        throw err;
+      },
+    );
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (truncated) return;
@@ -370,7 +429,13 @@ const STOP_WORDS = new Set(
 );
 
 function goalWords(goal: string): string[] {
-  return [...new Set(identifierWords(goal).filter((w) => !STOP_WORDS.has(w) && w.length > 1).map(stem))];
+  return [
+    ...new Set(
+      identifierWords(goal)
+        .filter((w) => !STOP_WORDS.has(w) && w.length > 1)
+        .map(stem),
+    ),
+  ];
 }
 
 /** Same stem, or (for stems of 5+ letters) one a prefix of the other. */
@@ -429,7 +494,12 @@ function fileSection(path: string, content: string): string {
  * The head of a file that, with its header and a "… trimmed N tokens" marker, fits in `left` tokens (including
  * the joining newline); undefined when less than MIN_TRIM_TOKENS of content would fit.
  */
-function trimSection(path: string, content: string, contentTokens: number, left: number): { section: string; tokens: number; kept: number } | undefined {
+function trimSection(
+  path: string,
+  content: string,
+  contentTokens: number,
+  left: number,
+): { section: string; tokens: number; kept: number } | undefined {
   const header = fileHeader(path, ' (trimmed)');
   const overhead = countTokens(header) + countTokens(`… trimmed ${contentTokens} tokens\n`) + 2;
   let keep = left - overhead;
@@ -481,7 +551,11 @@ export function renderTree(paths: readonly string[]): string[] {
 }
 
 /** The structure section within `limit` tokens: the whole tree, or its first lines and "… N more paths". */
-function fitStructure(paths: readonly string[], walkTruncated: boolean, limit: number): { tree: string; section: string; tokens: number } {
+function fitStructure(
+  paths: readonly string[],
+  walkTruncated: boolean,
+  limit: number,
+): { tree: string; section: string; tokens: number } {
   const lines = renderTree(paths);
   const header = `=== workspace structure (${paths.length}${walkTruncated ? '+' : ''} files) ===\n`;
   const build = (n: number) => {

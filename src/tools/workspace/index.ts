@@ -29,13 +29,22 @@ export const WORKSPACE_TOOLS_QUEUE = 'durable-planner-tools-workspace';
 export const WORKSPACE_CONTEXT_TOOL = 'workspace-context';
 
 const globs = (what: string) =>
-  z.array(z.string().min(1)).max(100).optional().describe(`${what} globs relative to the workspace root (** , * and ? only)`);
+  z
+    .array(z.string().min(1))
+    .max(100)
+    .optional()
+    .describe(`${what} globs relative to the workspace root (** , * and ? only)`);
 
 export const WorkspaceContextParams = z.object({
   goal: z.string().min(1).describe('The coding goal the context is for; its words rank the files'),
   include: globs('Files to consider, default everything:'),
   exclude: globs('Files to leave out, default node_modules, .git, dist, lockfiles and binaries:'),
-  max_context_tokens: z.number().int().min(1).max(2_000_000).describe('Token budget of the returned text (o200k_base tokens)'),
+  max_context_tokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_000_000)
+    .describe('Token budget of the returned text (o200k_base tokens)'),
 });
 
 export const WorkspaceContextResult = z.object({
@@ -75,7 +84,10 @@ export interface WorkspacePackOptions {
   allowedRoots?: readonly string[];
 }
 
-export function createWorkspaceContextTool(root: string, options: WorkspacePackOptions = {}): ToolImplementation<z.output<typeof WorkspaceContextParams>> {
+export function createWorkspaceContextTool(
+  root: string,
+  options: WorkspacePackOptions = {},
+): ToolImplementation<z.output<typeof WorkspaceContextParams>> {
   const allowed = options.allowedRoots ?? [root];
   return {
     spec: WORKSPACE_CATALOG[0]!,

@@ -103,7 +103,12 @@ async function openedPath(handle: FileHandle): Promise<string | undefined> {
  * Opens `value` and checks what was opened: the descriptor and a path that names it from now on (Linux: its
  * /proc/self/fd entry, which cannot be swapped; elsewhere its real path, checked by device and inode).
  */
-async function openChecked(value: string, base: string, roots: readonly string[], flags: number): Promise<{ handle: FileHandle; at: string }> {
+async function openChecked(
+  value: string,
+  base: string,
+  roots: readonly string[],
+  flags: number,
+): Promise<{ handle: FileHandle; at: string }> {
   const inside = (real: string) => roots.some((root) => isInsideWorkspace(real, root));
   const handle = await fs.open(value.startsWith('/') ? value : nodePath.join(base, value), flags);
   try {
@@ -115,7 +120,8 @@ async function openChecked(value: string, base: string, roots: readonly string[]
     // No /proc: the descriptor must be the very entry its path resolves to inside a root (same device and inode).
     const real = await realPathOf(value, base);
     const [mine, there] = await Promise.all([handle.stat(), fs.lstat(real).catch(() => undefined)]);
-    if (!inside(real) || there === undefined || there.dev !== mine.dev || there.ino !== mine.ino) throw new OpenedOutsideRootError(value, real);
+    if (!inside(real) || there === undefined || there.dev !== mine.dev || there.ino !== mine.ino)
+      throw new OpenedOutsideRootError(value, real);
     return { handle, at: real };
   } catch (err) {
     await handle.close();

@@ -22,12 +22,21 @@ export async function archiveOldVersions(run: PlanningRun): Promise<void> {
   while (state.versions.length > KEEP_VERSIONS) {
     const old = state.versions[0]!;
     const { ref } = await planningActivities(`archive plan v${old.version}`, true).archive({ value: old });
-    run.archiveVersion({ version: old.version, reason: old.reason, ref, created_at: old.created_at, summary: versionSummary(old) });
+    run.archiveVersion({
+      version: old.version,
+      reason: old.reason,
+      ref,
+      created_at: old.created_at,
+      summary: versionSummary(old),
+    });
   }
   const archived = state.archived_versions ?? [];
   if (archived.length >= ARCHIVE_PAGE * 2) {
     const page = archived.slice(0, ARCHIVE_PAGE);
-    const { ref } = await planningActivities(`archive versions v${page[0]!.version}–v${page.at(-1)!.version}`, true).archive({ value: page });
+    const { ref } = await planningActivities(
+      `archive versions v${page[0]!.version}–v${page.at(-1)!.version}`,
+      true,
+    ).archive({ value: page });
     run.archivePage({ first_version: page[0]!.version, last_version: page.at(-1)!.version, ref });
   }
 }

@@ -10,9 +10,17 @@ export async function awaitBudget(run: PlanningRun): Promise<Transition> {
   const { options } = run.state;
   const raised = await condition(() => budgetCoversNeed(run.state), options.budget_timeout_ms);
   if (!raised) {
-    return failWith(new PlanningTimeoutError(`budget exhausted and not raised within ${options.budget_timeout_ms} ms`, { stage: 'BUDGET_EXHAUSTED', needs: run.state.budget_needed }));
+    return failWith(
+      new PlanningTimeoutError(`budget exhausted and not raised within ${options.budget_timeout_ms} ms`, {
+        stage: 'BUDGET_EXHAUSTED',
+        needs: run.state.budget_needed,
+      }),
+    );
   }
-  return { to: run.state.stage_before_budget as Exclude<Transition['to'], 'FAILED' | 'BUDGET_EXHAUSTED'>, why: 'budget raised' } as Transition;
+  return {
+    to: run.state.stage_before_budget as Exclude<Transition['to'], 'FAILED' | 'BUDGET_EXHAUSTED'>,
+    why: 'budget raised',
+  } as Transition;
 }
 
 /** Whether the budget now covers what the paused work needs. */
@@ -28,9 +36,14 @@ export function pauseForBudget(run: PlanningRun, estimate: Usage, what: string):
 }
 
 /** The budget gate: work that fits passes; under `warn` work that does not is noted, under `block` it pauses the run. */
-export function budgetGate(budget: ToolBudget, estimate: Usage, what: string): { pause: Transition | null; warning?: string } {
+export function budgetGate(
+  budget: ToolBudget,
+  estimate: Usage,
+  what: string,
+): { pause: Transition | null; warning?: string } {
   if (canAfford(budget, estimate)) return { pause: null };
-  if (budget.policy === 'warn') return { pause: null, warning: `${what} does not fit the budget (policy warn: continuing)` };
+  if (budget.policy === 'warn')
+    return { pause: null, warning: `${what} does not fit the budget (policy warn: continuing)` };
   return { pause: budgetPause(budget, estimate, what) };
 }
 

@@ -16,7 +16,14 @@ export function answerTaken(state: PlanningState) {
   const answer = state.answer ?? { text: question.options[question.default_option - 1]!, by: 'timeout' as const };
   return {
     clarification: { question: question.text, answer: answer.text, by: answer.by },
-    request: { ...state.request, context: [...state.request.context, { role: 'assistant' as const, content: question.text }, { role: 'user' as const, content: answer.text }] },
+    request: {
+      ...state.request,
+      context: [
+        ...state.request.context,
+        { role: 'assistant' as const, content: question.text },
+        { role: 'user' as const, content: answer.text },
+      ],
+    },
     note: `${question.text} → ${answer.text}${answer.by === 'timeout' ? ' (default, no answer in time)' : ''}`,
   };
 }

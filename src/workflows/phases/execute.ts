@@ -24,22 +24,37 @@ export async function execute(run: PlanningRun): Promise<Transition> {
     return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
   };
   const pending = state.steps.filter((s) => s.status !== 'COMPLETED');
-  const pause = pauseForBudget(run, pending.reduce((sum, s) => addUsage(sum, estimate(steps[s.index]!)), ZERO_USAGE), `plan v${plan.version}'s remaining ${pending.length} step(s)`);
+  const pause = pauseForBudget(
+    run,
+    pending.reduce((sum, s) => addUsage(sum, estimate(steps[s.index]!)), ZERO_USAGE),
+    `plan v${plan.version}'s remaining ${pending.length} step(s)`,
+  );
   if (pause) return pause;
 
-  const affordable = (index: number) => state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
+  const affordable = (index: number) =>
+    state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
   const stop = await runSteps(run, steps, affordable);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
   const unknown = failed.find((s) => s.error!.code === 'PLAN-014');
   if (unknown && state.options.on_outcome_unknown === 'fail') {
-    return failWith(new StepOutcomeUnknownError(`step ${unknown.id} (${unknown.tool}): ${unknown.error!.message}`, { step: unknown.id, on_outcome_unknown: 'fail' }));
+    return failWith(
+      new StepOutcomeUnknownError(`step ${unknown.id} (${unknown.tool}): ${unknown.error!.message}`, {
+        step: unknown.id,
+        on_outcome_unknown: 'fail',
+      }),
+    );
   }
   if (failed.length > 0) {
     const reasons = failed.map((s) => `step ${s.id} (${s.tool ?? steps[s.index]!.action}) failed: ${s.error!.message}`);
     if (state.replans >= state.options.max_replans) {
       const used = `no re-plans left (${state.replans} of ${state.options.max_replans} used)`;
-      return failWith(new StepFailedError(`${reasons.join('; ')} — ${used}`, { retryable: false, details: { steps: failed.map((s) => s.id) } }));
+      return failWith(
+        new StepFailedError(`${reasons.join('; ')} — ${used}`, {
+          retryable: false,
+          details: { steps: failed.map((s) => s.id) },
+        }),
+      );
     }
     run.requestVersion('replan_after_failure', reasons);
     return move('PLANNING', `re-plan ${state.replans} of ${state.options.max_replans} after a step failure`);
@@ -52,7 +67,10 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   // Once per run: every final step came back empty while a step passed a value the goal does not say (src/api/answer.ts).
   if (suspicious.length > 0 && !state.empty_answer_replanned && state.replans < state.options.max_replans) {
     run.requestVersion('replan_after_failure', suspicious, { emptyAnswer: true });
-    return move('PLANNING', `re-plan ${state.replans} of ${state.options.max_replans}: the answer is empty on a value the goal does not say`);
+    return move(
+      'PLANNING',
+      `re-plan ${state.replans} of ${state.options.max_replans}: the answer is empty on a value the goal does not say`,
+    );
   }
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
@@ -82,7 +100,11 @@ async function runSteps(run: PlanningRun, steps: Step[], affordable: (index: num
   for (;;) {
     if (failure) throw failure.error;
     if (stop === null) {
-      const next = stepsToStart(steps, run.state.steps.map((s) => s.status), affordable);
+      const next = stepsToStart(
+        steps,
+        run.state.steps.map((s) => s.status),
+        affordable,
+      );
       for (const index of next.start) {
         running++;
         startStep(run, steps[index]!, index, end, fail);

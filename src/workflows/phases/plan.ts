@@ -50,7 +50,9 @@ export async function plan(run: PlanningRun): Promise<Transition> {
     run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed plan generation');
     const failure = readFailure(err);
     if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details)) {
-      run.planWithRanking(`plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`);
+      run.planWithRanking(
+        `plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`,
+      );
       return await plan(run); // the ranking planner now: no LLM call, no second fallback
     }
     return failedWhile('planning', failure);
@@ -67,15 +69,25 @@ export async function plan(run: PlanningRun): Promise<Transition> {
     ...(generated.unsaid ? { unsaid: generated.unsaid } : {}),
   };
   const by = `${generated.planner ? ` by the ${generated.planner} planner` : ''}${generated.from_cache ? ` from cache (planned ${generated.from_cache})` : ''}`;
-  run.audit('plan', `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`, transcript_ref);
+  run.audit(
+    'plan',
+    `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`,
+    transcript_ref,
+  );
   run.recordPlan(record);
   await archiveOldVersions(run);
   if (generatedPlan.status === 'IMPOSSIBLE') {
     return failWith(new PlanImpossibleError(generatedPlan.missing_capabilities, { plan_version: version }));
   }
-  if (generatedPlan.status === 'PARTIAL') run.warn(`plan v${version} is PARTIAL: missing ${generatedPlan.missing_capabilities.join('; ')}`);
+  if (generatedPlan.status === 'PARTIAL')
+    run.warn(`plan v${version} is PARTIAL: missing ${generatedPlan.missing_capabilities.join('; ')}`);
   const tools = [...new Set(flattenSteps(generatedPlan).flatMap((s) => (s.tool ? [s.tool] : [])))];
-  const routes = generated.routes ?? (await planningActivities('look up tool pools', true).lookupTools({ tool_catalog: state.request.tool_catalog, tools }));
+  const routes =
+    generated.routes ??
+    (await planningActivities('look up tool pools', true).lookupTools({
+      tool_catalog: state.request.tool_catalog,
+      tools,
+    }));
   run.addRoutes(routes);
   return move('CRITIQUING', `plan v${version} ready for review`);
 }

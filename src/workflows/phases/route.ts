@@ -14,7 +14,9 @@ export async function route(run: PlanningRun): Promise<Transition> {
   const records = steps.map((step, index): StepRecord => {
     const done = state.completed_steps[stepKey(step)];
     const base = { index, id: step.id, title: step.title, tool: step.tool, queue: decisions[index]!.queue };
-    return done ? { ...base, status: 'COMPLETED', result: done.result, completed_in_version: done.version } : { ...base, status: 'PENDING' };
+    return done
+      ? { ...base, status: 'COMPLETED', result: done.result, completed_in_version: done.version }
+      : { ...base, status: 'PENDING' };
   });
   run.recordRouting(records, decisions, turns);
   return move('ROUTED', `${steps.length} step(s) routed`);

@@ -18,7 +18,11 @@ function packagesLoadedWith(env: Record<string, string>): string[] {
     if (typeof activities.generatePlan !== 'function') throw new Error('no planning activities');
     const loaded = new Set(Object.keys(require.cache).flatMap((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(f)?.[1] ?? []));
     console.log(JSON.stringify([...loaded]));`;
-  const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
   return JSON.parse(out.trim().split('\n').at(-1)!) as string[];
 }
 
@@ -32,6 +36,10 @@ test('without an LLM configured, the activities load neither openai nor undici',
 }, 30_000);
 
 test('with an LLM configured, they load the openai client', () => {
-  const loaded = packagesLoadedWith({ PLANNER_STORE_DIR: storeDir(), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'local-model' });
+  const loaded = packagesLoadedWith({
+    PLANNER_STORE_DIR: storeDir(),
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    OPENAI_MODEL: 'local-model',
+  });
   expect(loaded).toEqual(expect.arrayContaining(['openai', 'undici']));
 }, 30_000);

@@ -37,7 +37,10 @@ function activities(ledger: MemoryIdempotencyLedger) {
 
 test('each answered call is in the ledger before the activity goes on', async () => {
   const ledger = new MemoryIdempotencyLedger();
-  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(activities(ledger).analyzeRequirements, { request: goal })) as {
+  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(
+    activities(ledger).analyzeRequirements,
+    { request: goal },
+  )) as {
     llm_calls: unknown[];
   };
   expect(result.llm_calls).toHaveLength(1);
@@ -48,7 +51,10 @@ test('each answered call is in the ledger before the activity goes on', async ()
 test('a retry reports the calls of the attempt that died with its own', async () => {
   const ledger = new MemoryIdempotencyLedger();
   await ledger.record('llm-call:wf-1:run-1:7:1:0', EARLIER); // attempt 1 was answered, then its worker died
-  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 2 }).run(activities(ledger).analyzeRequirements, { request: goal })) as {
+  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 2 }).run(
+    activities(ledger).analyzeRequirements,
+    { request: goal },
+  )) as {
     llm_calls: (typeof EARLIER)[];
   };
   expect(result.llm_calls).toHaveLength(2);
@@ -63,7 +69,10 @@ test('a ledger whose record() throws loses no call: every answered call is still
     tries++;
     throw new Error('ledger down');
   };
-  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(activities(ledger).analyzeRequirements, { request: goal })) as {
+  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(
+    activities(ledger).analyzeRequirements,
+    { request: goal },
+  )) as {
     llm_calls: { prompt_tokens: number }[];
   };
   expect(result.llm_calls).toHaveLength(1);
@@ -79,7 +88,10 @@ test('a failed ledger write is retried: the call ends up in the ledger', async (
     if (failures-- > 0) throw new Error('ledger blip');
     await record(key, value);
   };
-  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(activities(ledger).analyzeRequirements, { request: goal })) as { llm_calls: unknown[] };
+  const result = (await new MockActivityEnvironment({ ...INFO, attempt: 1 }).run(
+    activities(ledger).analyzeRequirements,
+    { request: goal },
+  )) as { llm_calls: unknown[] };
   expect(await ledger.get('llm-call:wf-1:run-1:7:1:0')).toEqual(result.llm_calls[0]);
 });
 
@@ -90,8 +102,18 @@ test('an unclassified error after a call (a bug) still carries every call of eve
   const deps = createPlanningDependencies({ config, store: new MemoryContentStore(), ledger });
   const { analyzer } = deps.llm!;
   // The analysis is answered, then the code after the call breaks.
-  deps.llm!.analyzer = { kind: 'llm', analyze: async (input) => (await analyzer.analyze(input), Promise.reject(new TypeError("Cannot read properties of undefined (reading 'steps')"))) };
-  const failure = await failureOf(new MockActivityEnvironment({ ...INFO, attempt: 2 }).run(createPlanningActivities(deps).analyzeRequirements, { request: goal }));
+  deps.llm!.analyzer = {
+    kind: 'llm',
+    analyze: async (input) => (
+      await analyzer.analyze(input),
+      Promise.reject(new TypeError("Cannot read properties of undefined (reading 'steps')"))
+    ),
+  };
+  const failure = await failureOf(
+    new MockActivityEnvironment({ ...INFO, attempt: 2 }).run(createPlanningActivities(deps).analyzeRequirements, {
+      request: goal,
+    }),
+  );
   expect(failure.message).toMatch(/^PLAN-013 Cannot read properties of undefined/);
   expect(failure.nonRetryable).toBe(false); // retried as any unclassified error is
   const calls = llmCallsOfFailure(failure);

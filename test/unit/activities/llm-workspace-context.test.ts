@@ -30,8 +30,14 @@ beforeAll(async () => {
   root = mkdtempSync(path.join(os.tmpdir(), 'workspace-'));
   mkdirSync(path.join(root, 'src', 'forms'), { recursive: true });
   mkdirSync(path.join(root, 'src', 'util'), { recursive: true });
-  writeFileSync(path.join(root, 'src', 'forms', 'signup.ts'), 'export function signupForm(email: string) {\n  return { email };\n}\n');
-  writeFileSync(path.join(root, 'src', 'util', 'math.ts'), `export const numbers = [${Array.from({ length: 400 }, (_, i) => i).join(', ')}];\n`);
+  writeFileSync(
+    path.join(root, 'src', 'forms', 'signup.ts'),
+    'export function signupForm(email: string) {\n  return { email };\n}\n',
+  );
+  writeFileSync(
+    path.join(root, 'src', 'util', 'math.ts'),
+    `export const numbers = [${Array.from({ length: 400 }, (_, i) => i).join(', ')}];\n`,
+  );
 });
 afterAll(() => llm.close());
 
@@ -41,8 +47,15 @@ test('the LLM planner is shown the relevant files within the token budget, and t
     createPlanningDependencies({ config, store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger() }),
   );
   const goal = 'Add email validation to the signup form';
-  const req = request(goal, { planner: 'llm', constraints: { max_steps: 20, workspace_root: root, max_context_tokens: 300 } });
-  const { plan } = (await new MockActivityEnvironment().run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP })) as {
+  const req = request(goal, {
+    planner: 'llm',
+    constraints: { max_steps: 20, workspace_root: root, max_context_tokens: 300 },
+  });
+  const { plan } = (await new MockActivityEnvironment().run(activities.generatePlan, {
+    request: req,
+    requirements: analyze(goal),
+    stamp: STAMP,
+  })) as {
     plan: Plan;
   };
 
@@ -51,5 +64,7 @@ test('the LLM planner is shown the relevant files within the token budget, and t
   expect(prompt).toContain('return { email };'); // signup.ts, the relevant file, in full
   expect(prompt).not.toContain('399'); // math.ts does not fit beside it
   expect(plan.status).toBe('IMPOSSIBLE');
-  expect(plan.assumptions.at(-1)).toMatch(/^Planned with workspace context from .*: src\/forms\/signup\.ts \(full\).*; \d+ of 300 tokens \(o200k_base\)$/);
+  expect(plan.assumptions.at(-1)).toMatch(
+    /^Planned with workspace context from .*: src\/forms\/signup\.ts \(full\).*; \d+ of 300 tokens \(o200k_base\)$/,
+  );
 });

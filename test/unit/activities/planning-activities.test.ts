@@ -22,7 +22,9 @@ const activities = createPlanningActivities({
   workspaceRoots: [process.cwd()],
 });
 const mock = new MockActivityEnvironment();
-const env = { run: <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R> };
+const env = {
+  run: <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R>,
+};
 const goal = 'Get contaminated shipments from last week and show me the contaminant details';
 
 describe('planning activities', () => {
@@ -35,28 +37,54 @@ describe('planning activities', () => {
 
   test('generatePlan → critiquePlan → gatekeeper approves the scenario plan', async () => {
     const req = request(goal);
-    const { plan } = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP });
-    expect(plan).toMatchObject({ id: STAMP.id, version: 1, status: 'FEASIBLE', metadata: { planner: 'ranking', created_at: NOW } });
+    const { plan } = await env.run(activities.generatePlan, {
+      request: req,
+      requirements: analyze(goal),
+      stamp: STAMP,
+    });
+    expect(plan).toMatchObject({
+      id: STAMP.id,
+      version: 1,
+      status: 'FEASIBLE',
+      metadata: { planner: 'ranking', created_at: NOW },
+    });
     const { critiques } = await env.run(activities.critiquePlan, { plan, request: req });
     const decision = await env.run(activities.gatekeeper, { critiques, max_refinements: 2, refinements_done: 0 });
     expect(decision.decision).toBe('approve');
   });
 
-  test('generatePlan with_routes returns the routes lookupTools would give for the plan\'s tools, and none unasked', async () => {
+  test("generatePlan with_routes returns the routes lookupTools would give for the plan's tools, and none unasked", async () => {
     const input = { request: request(goal), requirements: analyze(goal), stamp: STAMP };
     const withRoutes = await env.run(activities.generatePlan, { ...input, with_routes: true });
     const tools = withRoutes.plan.tasks.flatMap((t) => t.steps.flatMap((s) => (s.tool ? [s.tool] : [])));
     expect(Object.keys(withRoutes.routes!).sort()).toEqual([...new Set(tools)].sort());
-    expect(withRoutes.routes).toEqual(await env.run(activities.lookupTools, { tool_catalog: input.request.tool_catalog, tools }));
+    expect(withRoutes.routes).toEqual(
+      await env.run(activities.lookupTools, { tool_catalog: input.request.tool_catalog, tools }),
+    );
     expect((await env.run(activities.generatePlan, input)).routes).toBeUndefined();
   });
 
-  test('generatePlan plans within the run\'s current budget (a raise), not the request\'s original limits', async () => {
+  test("generatePlan plans within the run's current budget (a raise), not the request's original limits", async () => {
     // Trimming to the budget (opt-in) makes the limits the planner sees visible in the plan it returns.
     const req = request(goal, { budget: { cost_usd: 1, tokens: 200_000, calls: 1, policy: 'block' } });
-    const original = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP, trim_to_budget: true });
-    const budget = { limit: { cost_usd: 1, tokens: 200_000, calls: 100 }, spent: { cost_usd: 0, tokens: 0, calls: 0 }, policy: 'block' as const };
-    const raised = await env.run(activities.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP, budget, trim_to_budget: true });
+    const original = await env.run(activities.generatePlan, {
+      request: req,
+      requirements: analyze(goal),
+      stamp: STAMP,
+      trim_to_budget: true,
+    });
+    const budget = {
+      limit: { cost_usd: 1, tokens: 200_000, calls: 100 },
+      spent: { cost_usd: 0, tokens: 0, calls: 0 },
+      policy: 'block' as const,
+    };
+    const raised = await env.run(activities.generatePlan, {
+      request: req,
+      requirements: analyze(goal),
+      stamp: STAMP,
+      budget,
+      trim_to_budget: true,
+    });
     const steps = (p: typeof original.plan) => p.tasks.flatMap((t) => t.steps).length;
     expect(steps(raised.plan)).toBeGreaterThan(steps(original.plan));
   });
@@ -67,16 +95,22 @@ describe('planning activities', () => {
     expect(await store.get(ref)).toEqual({ version: 1, plan: 'x' });
   });
 
-    test('an unknown tool catalog fails RETRYABLY (another worker may serve it) with the code and a hint naming the known catalogs', async () => {
-    const failure = await failureOf(env.run(activities.analyzeRequirements, { request: request(goal, { tool_catalog: 'nope' }) }));
+  test('an unknown tool catalog fails RETRYABLY (another worker may serve it) with the code and a hint naming the known catalogs', async () => {
+    const failure = await failureOf(
+      env.run(activities.analyzeRequirements, { request: request(goal, { tool_catalog: 'nope' }) }),
+    );
     expect(failure.type).toBe('CatalogUnavailableError');
     expect(failure.nonRetryable).toBe(false);
-    expect(failure.message).toMatch(/^PLAN-006 unknown tool catalog "nope"\nHint: Use one of: waste, or start a worker that serves "nope"\./);
+    expect(failure.message).toMatch(
+      /^PLAN-006 unknown tool catalog "nope"\nHint: Use one of: waste, or start a worker that serves "nope"\./,
+    );
     expect(failure.details?.[0]).toMatchObject({ code: 'PLAN-006' });
   });
 
   test('input that does not match the schema is a typed, non-retryable failure listing the problems', async () => {
-    const failure = await failureOf(env.run(activities.generatePlan, { request: request(goal), requirements: {}, stamp: STAMP } as never));
+    const failure = await failureOf(
+      env.run(activities.generatePlan, { request: request(goal), requirements: {}, stamp: STAMP } as never),
+    );
     expect(failure.type).toBe('InvalidInputError');
     expect(failure.nonRetryable).toBe(true);
     expect(JSON.stringify(failure.details)).toContain('requirements.is_clear');
@@ -85,12 +119,19 @@ describe('planning activities', () => {
   test('a run that plans with the LLM on a worker without one fails retryably (typed), so a worker with an LLM takes it', async () => {
     for (const call of [
       () => env.run(activities.analyzeRequirements, { request: request(goal, { planner: 'llm' }) }),
-      () => env.run(activities.generatePlan, { request: request(goal, { planner: 'llm' }), requirements: analyze(goal), stamp: STAMP }),
+      () =>
+        env.run(activities.generatePlan, {
+          request: request(goal, { planner: 'llm' }),
+          requirements: analyze(goal),
+          stamp: STAMP,
+        }),
     ]) {
       const failure = await failureOf(call());
       expect(failure.type).toBe('WorkerFailureError');
       expect(failure.nonRetryable).toBe(false);
-      expect(failure.message).toMatch(/^PLAN-013 this run plans with the LLM planner but this worker has no LLM configured/);
+      expect(failure.message).toMatch(
+        /^PLAN-013 this run plans with the LLM planner but this worker has no LLM configured/,
+      );
       expect(failure.details?.[0]).toMatchObject({ code: 'PLAN-013', details: { planner: 'llm' } });
     }
   });
@@ -100,12 +141,25 @@ describe('generatePlan and the plan cache', () => {
   // The "LLM" planner plans by ranking (so its plans validate) and counts its calls.
   let generated = 0;
   const ranking = new RankingPlanner();
-  const llmPlanner = { kind: 'llm' as const, generate: (input: Parameters<RankingPlanner['generate']>[0]) => (generated++, ranking.generate(input)) };
-  const cache = new PlanCache({ store: new MemoryContentStore(), index: new MemoryIdempotencyLedger(), ttlMs: 3_600_000, maxEntries: 10 });
+  const llmPlanner = {
+    kind: 'llm' as const,
+    generate: (input: Parameters<RankingPlanner['generate']>[0]) => (generated++, ranking.generate(input)),
+  };
+  const cache = new PlanCache({
+    store: new MemoryContentStore(),
+    index: new MemoryIdempotencyLedger(),
+    ttlMs: 3_600_000,
+    maxEntries: 10,
+  });
   const withCache = createPlanningActivities({
     catalogs: builtInCatalogs(),
     rules: { analyzer: new RuleBasedAnalyzer(), planner: ranking },
-    llm: { analyzer: new RuleBasedAnalyzer(), planner: llmPlanner, critics: [], client: { complete: () => Promise.reject(new Error('no LLM in this test')) } },
+    llm: {
+      analyzer: new RuleBasedAnalyzer(),
+      planner: llmPlanner,
+      critics: [],
+      client: { complete: () => Promise.reject(new Error('no LLM in this test')) },
+    },
     critics: RULE_CRITICS,
     store: new MemoryContentStore(),
     ledger: new MemoryIdempotencyLedger(),
@@ -114,10 +168,24 @@ describe('generatePlan and the plan cache', () => {
   });
   const namespace = 'team-a';
   const inNamespace = new MockActivityEnvironment({ namespace });
-  const req = request(goal, { planner: 'llm', constraints: { max_steps: 20, allowed_tools: ['shipments', 'contaminants-detected'] } });
+  const req = request(goal, {
+    planner: 'llm',
+    constraints: { max_steps: 20, allowed_tools: ['shipments', 'contaminants-detected'] },
+  });
   const input = { request: req, requirements: analyze(goal), stamp: STAMP };
   const key = planCacheKey({ request: req, requirements: input.requirements, catalog: WASTE_CATALOG });
-  const withStep = (plan: Plan, tool: string): Plan => ({ ...plan, tasks: [...plan.tasks, { id: '9', title: 'Extra', description: '', steps: [{ ...plan.tasks[0]!.steps[0]!, id: '9.1', tool, params: {}, depends_on: [] }] }] });
+  const withStep = (plan: Plan, tool: string): Plan => ({
+    ...plan,
+    tasks: [
+      ...plan.tasks,
+      {
+        id: '9',
+        title: 'Extra',
+        description: '',
+        steps: [{ ...plan.tasks[0]!.steps[0]!, id: '9.1', tool, params: {}, depends_on: [] }],
+      },
+    ],
+  });
 
   beforeEach(() => {
     generated = 0;
@@ -141,4 +209,3 @@ describe('generatePlan and the plan cache', () => {
     expect(result.plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).not.toContain(tool);
   });
 });
-

@@ -6,7 +6,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { StepFailedError } from '../../../src/domain/errors';
-import { INLINE_RESULT_BYTES, StepResultSchema, type StepExecutionInput, type StepResult } from '../../../src/domain/step-execution';
+import {
+  INLINE_RESULT_BYTES,
+  StepResultSchema,
+  type StepExecutionInput,
+  type StepResult,
+} from '../../../src/domain/step-execution';
 import { pathParam, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { createToolActivities, idempotencyKey } from '../../../src/activities/tools';
 import { LocalContentStore } from '../../../src/store/content-store';
@@ -17,18 +22,33 @@ import { failureOf } from '../../support/failures';
 
 const QUEUE = 'test-tools';
 /** An activity context that logs errors only (the per-step info line would flood the test output). */
-const mockEnv = (info?: { attempt: number }) => new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') });
+const mockEnv = (info?: { attempt: number }) =>
+  new MockActivityEnvironment(info, { logger: new DefaultLogger('ERROR') });
 
 /** Records what it was called with; returns `rows` copies of a row. */
 function lookupTool(calls: { params: unknown; ctx: ToolContext }[]): ToolImplementation {
-  const params = z.object({ ids: z.array(z.string()), rows: z.number().int().min(0).default(1), path: pathParam().optional() });
+  const params = z.object({
+    ids: z.array(z.string()),
+    rows: z.number().int().min(0).default(1),
+    path: pathParam().optional(),
+  });
   return {
-    spec: toolSpecFromZod({ name: 'lookup', description: 'Look things up by id', params, task_queue: QUEUE, idempotent: true, cost_per_call_usd: 0.002, tokens_per_call: 50 }),
+    spec: toolSpecFromZod({
+      name: 'lookup',
+      description: 'Look things up by id',
+      params,
+      task_queue: QUEUE,
+      idempotent: true,
+      cost_per_call_usd: 0.002,
+      tokens_per_call: 50,
+    }),
     paramsSchema: params,
     resultSchema: z.array(z.object({ id: z.string(), n: z.number() })),
     async run(p: z.output<typeof params>, ctx) {
       calls.push({ params: p, ctx });
-      return { data: Array.from({ length: p.rows }, (_, n) => ({ id: p.ids[n % Math.max(1, p.ids.length)] ?? 'none', n })) };
+      return {
+        data: Array.from({ length: p.rows }, (_, n) => ({ id: p.ids[n % Math.max(1, p.ids.length)] ?? 'none', n })),
+      };
     },
   };
 }
@@ -37,7 +57,15 @@ function lookupTool(calls: { params: unknown; ctx: ToolContext }[]): ToolImpleme
 function byIdTool(calls: { params: unknown; ctx: ToolContext }[]): ToolImplementation {
   const params = z.object({ site_id: z.string(), status: z.string().optional() });
   return {
-    spec: toolSpecFromZod({ name: 'by-site', description: 'Rows of one site', params, task_queue: QUEUE, idempotent: true, cost_per_call_usd: 0.001, tokens_per_call: 10 }),
+    spec: toolSpecFromZod({
+      name: 'by-site',
+      description: 'Rows of one site',
+      params,
+      task_queue: QUEUE,
+      idempotent: true,
+      cost_per_call_usd: 0.001,
+      tokens_per_call: 10,
+    }),
     paramsSchema: params,
     async run(p: z.output<typeof params>, ctx) {
       calls.push({ params: p, ctx });
@@ -75,7 +103,9 @@ beforeEach(async () => {
       simpleTool('usage-reporter', async () => ({ data: { ok: true }, usage: { cost_usd: 0.5, tokens: 1234 } })),
       simpleTool('garbage', async () => ({ data: [{ id: 42 }] }), z.array(z.object({ id: z.string() }))),
       simpleTool('flaky', async () => Promise.reject(new Error('connection reset'))),
-      simpleTool('refuser', async () => Promise.reject(new StepFailedError('record is locked forever', { retryable: false }))),
+      simpleTool('refuser', async () =>
+        Promise.reject(new StepFailedError('record is locked forever', { retryable: false })),
+      ),
       simpleTool('nothing', async () => ({ data: undefined })),
     ],
     store,
@@ -114,35 +144,65 @@ describe('executeStep', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]!.params).toEqual({ ids: ['SHP-0001', 'SHP-0002', 'SHP-0003'], rows: 3 });
     expect(StepResultSchema.parse(result)).toEqual(result);
-    expect(result.data).toEqual([{ id: 'SHP-0001', n: 0 }, { id: 'SHP-0002', n: 1 }, { id: 'SHP-0003', n: 2 }]);
+    expect(result.data).toEqual([
+      { id: 'SHP-0001', n: 0 },
+      { id: 'SHP-0002', n: 1 },
+      { id: 'SHP-0003', n: 2 },
+    ]);
     expect(await store.get(result.ref)).toEqual(result.data);
   });
 
   test('runs a step once per id when a .* template gives a list to a param that takes one id, and returns the rows of every call', async () => {
     const sites = [{ id: 'S1' }, { id: 'S2' }, { id: 'S1' }];
-    const result = await run(input({ tool: 'by-site', params: { site_id: '${step[0].data.*.id}', status: 'open' }, inputs: { '0': { data: sites } } }));
-    expect(calls.map((c) => c.params)).toEqual([{ site_id: 'S1', status: 'open' }, { site_id: 'S2', status: 'open' }]);
+    const result = await run(
+      input({
+        tool: 'by-site',
+        params: { site_id: '${step[0].data.*.id}', status: 'open' },
+        inputs: { '0': { data: sites } },
+      }),
+    );
+    expect(calls.map((c) => c.params)).toEqual([
+      { site_id: 'S1', status: 'open' },
+      { site_id: 'S2', status: 'open' },
+    ]);
     expect(new Set(calls.map((c) => c.ctx.idempotencyKey)).size).toBe(2);
-    expect(result.data).toEqual([{ id: 'S1-row', site_id: 'S1' }, { id: 'S2-row', site_id: 'S2' }]);
+    expect(result.data).toEqual([
+      { id: 'S1-row', site_id: 'S1' },
+      { id: 'S2-row', site_id: 'S2' },
+    ]);
     expect(result.items).toBe(2);
     expect(result.usage).toEqual({ cost_usd: 0.002, tokens: 20, calls: 2 });
   });
 
   test('a lookup that found nothing fans out to no call: the step returns no rows', async () => {
-    const result = await run(input({ tool: 'by-site', params: { site_id: '${step[0].data.*.id}' }, inputs: { '0': { data: [] } } }));
+    const result = await run(
+      input({ tool: 'by-site', params: { site_id: '${step[0].data.*.id}' }, inputs: { '0': { data: [] } } }),
+    );
     expect(calls).toEqual([]);
     expect(result.data).toEqual([]);
   });
 
   test('prefers inline dependency data and only reads the steps the templates reference', async () => {
     const missing = 'sha256:' + '0'.repeat(64); // not in the store: reading it would fail
-    await run(input({ params: { ids: ['${step[2].data[0].id}'] }, inputs: { '0': { ref: missing }, '2': { ref: missing, data: [{ id: 'X' }] } } }));
+    await run(
+      input({
+        params: { ids: ['${step[2].data[0].id}'] },
+        inputs: { '0': { ref: missing }, '2': { ref: missing, data: [{ id: 'X' }] } },
+      }),
+    );
     expect(calls[0]!.params).toEqual({ ids: ['X'], rows: 1 });
   });
 
-  test('a lean input names only what the worker cannot know: the workflow id is the activity\'s, the scope its default', async () => {
+  test("a lean input names only what the worker cannot know: the workflow id is the activity's, the scope its default", async () => {
     const env = mockEnv();
-    const lean: StepExecutionInput = { plan_version: 1, step_index: 1, step_id: 'step-b', tool: 'lookup', params: { ids: '${step[0].data.*.id}' }, inputs: { '0': { data: [{ id: 'X' }] } } };
+    const lean: StepExecutionInput = {
+      plan_version: 1,
+      step_index: 1,
+      step_id: 'step-b',
+      tool: 'lookup',
+      params: { ids: '${step[0].data.*.id}' },
+      inputs: { '0': { data: [{ id: 'X' }] } },
+    };
     const result = await run(lean, env);
     expect(calls[0]!.params).toEqual({ ids: ['X'], rows: 1 });
     expect(env.context.info.workflowExecution!.workflowId).toBe('test');
@@ -152,7 +212,10 @@ describe('executeStep', () => {
   test('inlines data only when it is at most INLINE_RESULT_BYTES; the store always has it', async () => {
     const small = await run(input({ params: { ids: ['A'], rows: 2 } }));
     expect(small.bytes).toBeLessThanOrEqual(INLINE_RESULT_BYTES);
-    expect(small.data).toEqual([{ id: 'A', n: 0 }, { id: 'A', n: 1 }]);
+    expect(small.data).toEqual([
+      { id: 'A', n: 0 },
+      { id: 'A', n: 1 },
+    ]);
     expect(small.items).toBe(2);
 
     const large = await run(input({ params: { ids: ['A'], rows: 500 } }));
@@ -164,9 +227,13 @@ describe('executeStep', () => {
     expect((await store.get(large.ref)) as unknown[]).toHaveLength(500);
   });
 
-  test('usage is one call at the spec\'s per-call estimates, or what the tool reported', async () => {
+  test("usage is one call at the spec's per-call estimates, or what the tool reported", async () => {
     expect((await run(input())).usage).toEqual({ calls: 1, cost_usd: 0.002, tokens: 50 });
-    expect((await run(input({ tool: 'usage-reporter', params: {} }))).usage).toEqual({ calls: 1, cost_usd: 0.5, tokens: 1234 });
+    expect((await run(input({ tool: 'usage-reporter', params: {} }))).usage).toEqual({
+      calls: 1,
+      cost_usd: 0.5,
+      tokens: 1234,
+    });
   });
 
   test('a tool returning undefined stores null; items is null for non-arrays', async () => {
@@ -197,7 +264,10 @@ describe('executeStep', () => {
     expect(failure.type).toBe('TemplateResolutionError');
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toContain('${step[0].data.*.id}');
-    expect(failure.details?.[0]).toMatchObject({ code: 'PLAN-008', details: { failure: 'unresolved_path', step_index: 0 } });
+    expect(failure.details?.[0]).toMatchObject({
+      code: 'PLAN-008',
+      details: { failure: 'unresolved_path', step_index: 0 },
+    });
     expect(calls).toHaveLength(0);
   });
 
@@ -214,7 +284,9 @@ describe('executeStep', () => {
     expect(failure.message).toContain('"teleport"');
     expect(failure.message).toContain(QUEUE);
     expect(failure.message).toContain('lookup, ');
-    expect(failure.details?.[0]).toMatchObject({ details: { tool: 'teleport', task_queues: ['durable-planner-tools-demo', QUEUE] } });
+    expect(failure.details?.[0]).toMatchObject({
+      details: { tool: 'teleport', task_queues: ['durable-planner-tools-demo', QUEUE] },
+    });
   });
 
   test('input that does not match StepExecutionInputSchema is an InvalidInputError, non-retryable', async () => {
@@ -230,13 +302,15 @@ describe('executeStep', () => {
     await fs.mkdir(ws);
     const ok = await run(input({ params: { ids: ['A'], path: 'reports/a.json' }, workspace_root: ws }));
     expect(ok.items).toBe(1);
-    const failure = await failureOf(run(input({ params: { ids: ['A'], path: '../../etc/passwd' }, workspace_root: ws })));
+    const failure = await failureOf(
+      run(input({ params: { ids: ['A'], path: '../../etc/passwd' }, workspace_root: ws })),
+    );
     expect(failure.type).toBe('PathOutsideWorkspaceError');
     expect(failure.nonRetryable).toBe(true);
     expect(calls.map((c) => c.ctx.workspaceRoot)).toEqual([await fs.realpath(ws)]);
   });
 
-  test('a result that violates the tool\'s result schema is a non-retryable ToolResultError', async () => {
+  test("a result that violates the tool's result schema is a non-retryable ToolResultError", async () => {
     const failure = await failureOf(run(input({ tool: 'garbage', params: {} })));
     expect(failure.type).toBe('ToolResultError');
     expect(failure.nonRetryable).toBe(true);
@@ -272,7 +346,8 @@ describe('executeStep', () => {
 });
 
 describe('executeStep with a side-effecting tool (record-note, not idempotent)', () => {
-  const note = (params: Record<string, unknown>) => input({ tool: 'record-note', tool_catalog: 'demo', params, idempotency_scope: 'wf-1/note' });
+  const note = (params: Record<string, unknown>) =>
+    input({ tool: 'record-note', tool_catalog: 'demo', params, idempotency_scope: 'wf-1/note' });
 
   test('the same step twice (a retry) appends once; the second returns the first result with replayed = true', async () => {
     const first = await run(note({ text: 'hello' }));

@@ -22,7 +22,12 @@ import type { StepExecutionInput, StepResult } from '../../../src/domain/step-ex
 import { MemoryContentStore } from '../../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
 import type { ToolImplementation } from '../../../src/tools/tool';
-import { createWorkspaceContextTool, openInsideRoot, readDirInsideRoot, realPathOf } from '../../../src/tools/workspace';
+import {
+  createWorkspaceContextTool,
+  openInsideRoot,
+  readDirInsideRoot,
+  realPathOf,
+} from '../../../src/tools/workspace';
 import { OpenedOutsideRootError, WorkspaceRootNotAllowedError } from '../../../src/tools/errors';
 import { failureOf } from '../../support/failures';
 import { analyze, request, STAMP } from '../../support/planning';
@@ -35,7 +40,11 @@ let ran: unknown[];
 
 /** A zod tool whose path params have names the old heuristic did not know ("source", "targets"). */
 function copyTool(): ToolImplementation {
-  const params = z.object({ source: pathParam(), targets: z.array(pathParam()).default([]), label: z.string().optional() });
+  const params = z.object({
+    source: pathParam(),
+    targets: z.array(pathParam()).default([]),
+    label: z.string().optional(),
+  });
   return {
     spec: toolSpecFromZod({ name: 'copy', description: 'Copy a file', params, task_queue: 'q', idempotent: true }),
     paramsSchema: params,
@@ -88,7 +97,11 @@ function mcpDocTool(): ToolImplementation {
     spec: toolSpecFromJsonSchema({
       name: 'read_doc',
       description: 'Read a document',
-      parameters: { type: 'object', properties: { location: { type: 'string' }, title: { type: 'string' } }, required: ['location'] },
+      parameters: {
+        type: 'object',
+        properties: { location: { type: 'string' }, title: { type: 'string' } },
+        required: ['location'],
+      },
       task_queue: 'q',
       idempotent: true,
     }),
@@ -116,10 +129,19 @@ afterEach(async () => {
 });
 
 function activities(workspaceRoots: readonly string[] = [ws]) {
-  return createToolActivities({ tools: [copyTool(), mcpReadTool(), catTool(), mcpDocTool()], store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger(), workspaceRoots });
+  return createToolActivities({
+    tools: [copyTool(), mcpReadTool(), catTool(), mcpDocTool()],
+    store: new MemoryContentStore(),
+    ledger: new MemoryIdempotencyLedger(),
+    workspaceRoots,
+  });
 }
 
-function input(tool: string, params: Record<string, unknown>, workspace_root: string | undefined = ws): StepExecutionInput {
+function input(
+  tool: string,
+  params: Record<string, unknown>,
+  workspace_root: string | undefined = ws,
+): StepExecutionInput {
   return {
     workflow_id: 'wf',
     plan_id: 'p',
@@ -152,7 +174,11 @@ describe('executeStep path checks', () => {
     ['".." in the middle of a value', { source: 'sub/../../etc/passwd' }, undefined],
     ['a symlink inside the workspace pointing to /etc', { source: 'etc-link/passwd' }, '/etc/passwd'],
     ['a symlink followed by ".."', { source: 'sub/deep/up/../root/.ssh/id_rsa' }, '/root/.ssh/id_rsa'],
-    ['a dangling symlink a tool would write through', { source: 'sub/a.txt', targets: ['dangling'] }, '/tmp/planner-paths-nowhere/new-file'],
+    [
+      'a dangling symlink a tool would write through',
+      { source: 'sub/a.txt', targets: ['dangling'] },
+      '/tmp/planner-paths-nowhere/new-file',
+    ],
     ['an absolute path elsewhere', { source: '/etc/shadow' }, undefined],
   ])('refuses %s with a typed error before the tool runs', async (_what, params, real) => {
     const failure = await failureOf(env().run(activities().executeStep, input('copy', params)));
@@ -165,12 +191,17 @@ describe('executeStep path checks', () => {
   });
 
   test('paths inside the workspace pass, symlinks within it included; unmarked params are not paths', async () => {
-    await env().run(activities().executeStep, input('copy', { source: 'sub-link/a.txt', targets: [path.join(ws, 'out', 'b.txt')], label: '../../not-a-path' }));
+    await env().run(
+      activities().executeStep,
+      input('copy', { source: 'sub-link/a.txt', targets: [path.join(ws, 'out', 'b.txt')], label: '../../not-a-path' }),
+    );
     expect(ran).toHaveLength(1);
   });
 
   test('MCP schemas carry no marks: the name heuristic is the fallback, with the same real-path check', async () => {
-    const failure = await failureOf(env().run(activities().executeStep, input('read_text_file', { path: 'etc-link/shadow' })));
+    const failure = await failureOf(
+      env().run(activities().executeStep, input('read_text_file', { path: 'etc-link/shadow' })),
+    );
     expect(failure.type).toBe('PathOutsideWorkspaceError');
     expect(ran).toEqual([]);
   });
@@ -179,15 +210,18 @@ describe('executeStep path checks', () => {
     ['/etc', '/etc'],
     ['a symlink inside an allowed root that leads out of it', 'etc-link'],
     ['a folder that does not exist', 'nope'],
-  ])('a workspace_root outside the allowed roots (%s) is refused with PLAN-006 naming PLANNER_WORKSPACE_ROOTS', async (_what, root) => {
-    const given = root.startsWith('/') ? root : path.join(ws, root);
-    const failure = await failureOf(env().run(activities().executeStep, input('copy', { source: 'passwd' }, given)));
-    expect(failure.type).toBe('WorkspaceRootNotAllowedError');
-    expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toMatch(/PLAN-006/);
-    expect(failure.message).toContain('PLANNER_WORKSPACE_ROOTS');
-    expect(ran).toEqual([]);
-  });
+  ])(
+    'a workspace_root outside the allowed roots (%s) is refused with PLAN-006 naming PLANNER_WORKSPACE_ROOTS',
+    async (_what, root) => {
+      const given = root.startsWith('/') ? root : path.join(ws, root);
+      const failure = await failureOf(env().run(activities().executeStep, input('copy', { source: 'passwd' }, given)));
+      expect(failure.type).toBe('WorkspaceRootNotAllowedError');
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toMatch(/PLAN-006/);
+      expect(failure.message).toContain('PLANNER_WORKSPACE_ROOTS');
+      expect(ran).toEqual([]);
+    },
+  );
 
   test('a workspace_root inside an allowed root (by real path) is accepted', async () => {
     await env().run(activities([dir]).executeStep, input('copy', { source: 'a.txt' }, path.join(ws, 'sub-link')));
@@ -198,24 +232,40 @@ describe('executeStep path checks', () => {
 describe('the workspace tool and the planning activities', () => {
   test('workspace-context refuses a run root outside its allowed roots', async () => {
     const tool = createWorkspaceContextTool(ws);
-    const ctx = { idempotencyKey: 'k', heartbeat: () => undefined, signal: new AbortController().signal, workspaceRoot: '/etc' };
-    await expect(tool.run({ goal: 'shadow passwords', max_context_tokens: 1000 }, ctx)).rejects.toBeInstanceOf(WorkspaceRootNotAllowedError);
-    const inside = await tool.run({ goal: 'a', max_context_tokens: 1000 }, { ...ctx, workspaceRoot: path.join(ws, 'sub') });
+    const ctx = {
+      idempotencyKey: 'k',
+      heartbeat: () => undefined,
+      signal: new AbortController().signal,
+      workspaceRoot: '/etc',
+    };
+    await expect(tool.run({ goal: 'shadow passwords', max_context_tokens: 1000 }, ctx)).rejects.toBeInstanceOf(
+      WorkspaceRootNotAllowedError,
+    );
+    const inside = await tool.run(
+      { goal: 'a', max_context_tokens: 1000 },
+      { ...ctx, workspaceRoot: path.join(ws, 'sub') },
+    );
     const files = (inside.data as { files: { path: string; included: string }[] }).files;
     expect(files.filter((f) => f.included !== 'omitted').map((f) => f.path)).toEqual(['a.txt']); // deep/up → /etc is skipped
   });
 
   test('analyzeRequirements and generatePlan refuse a workspace_root outside PLANNER_WORKSPACE_ROOTS', async () => {
     const config = loadConfig({ PLANNER_WORKSPACE_ROOTS: ws });
-    const planning = createPlanningActivities(createPlanningDependencies({ config, store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger() }));
+    const planning = createPlanningActivities(
+      createPlanningDependencies({ config, store: new MemoryContentStore(), ledger: new MemoryIdempotencyLedger() }),
+    );
     const goal = 'Get contaminated shipments from last week';
     const req = request(goal, { constraints: { workspace_root: '/etc' } });
     const analysis = await failureOf(env().run(planning.analyzeRequirements, { request: req }));
     expect(analysis.type).toBe('WorkspaceRootNotAllowedError');
-    const generation = await failureOf(env().run(planning.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP }));
+    const generation = await failureOf(
+      env().run(planning.generatePlan, { request: req, requirements: analyze(goal), stamp: STAMP }),
+    );
     expect(generation.type).toBe('WorkspaceRootNotAllowedError');
     expect(generation.nonRetryable).toBe(true);
-    await env().run(planning.analyzeRequirements, { request: request(goal, { constraints: { workspace_root: path.join(ws, 'sub') } }) });
+    await env().run(planning.analyzeRequirements, {
+      request: request(goal, { constraints: { workspace_root: path.join(ws, 'sub') } }),
+    });
   });
 });
 
@@ -243,34 +293,50 @@ describe('issue 33: what is opened is checked, every run is confined, any MCP pa
     const refused: string[] = [];
     try {
       for (let trial = 0; trial < 60; trial++) {
-        await (env().run(activities().executeStep, input('cat', { source: 'swapped.txt' })) as Promise<StepResult>)
-          .then(
-            (result: StepResult) => read.push((result.data as { content: string }).content),
-            (err: Error) => refused.push(err.name === 'ApplicationFailure' ? String((err as { type?: string }).type) : err.name),
-          );
+        await (
+          env().run(activities().executeStep, input('cat', { source: 'swapped.txt' })) as Promise<StepResult>
+        ).then(
+          (result: StepResult) => read.push((result.data as { content: string }).content),
+          (err: Error) =>
+            refused.push(err.name === 'ApplicationFailure' ? String((err as { type?: string }).type) : err.name),
+        );
       }
     } finally {
       swapper.kill('SIGKILL');
     }
     expect(read).not.toContain('outside-secret');
     expect(read).toContain('inside');
-    expect([...new Set(refused)].every((type) => ['PathOutsideWorkspaceError', 'OpenedOutsideRootError'].includes(type))).toBe(true);
+    expect(
+      [...new Set(refused)].every((type) => ['PathOutsideWorkspaceError', 'OpenedOutsideRootError'].includes(type)),
+    ).toBe(true);
   });
 
   test('without a workspace_root, path params stay inside the allowed roots', async () => {
-    const failure = await failureOf(env().run(activities().executeStep, input('copy', { source: '/etc/shadow' }, undefined)));
+    const failure = await failureOf(
+      env().run(activities().executeStep, input('copy', { source: '/etc/shadow' }, undefined)),
+    );
     expect(failure.type).toBe('PathOutsideWorkspaceError');
     expect(ran).toEqual([]);
-    const outside = await failureOf(env().run(activities().executeStep, input('cat', { source: path.join(ws, 'etc-link', 'passwd') }, undefined)));
+    const outside = await failureOf(
+      env().run(activities().executeStep, input('cat', { source: path.join(ws, 'etc-link', 'passwd') }, undefined)),
+    );
     expect(outside.type).toBe('PathOutsideWorkspaceError');
-    const result: StepResult = await env().run(activities().executeStep, input('cat', { source: path.join(ws, 'sub', 'a.txt') }, undefined));
+    const result: StepResult = await env().run(
+      activities().executeStep,
+      input('cat', { source: path.join(ws, 'sub', 'a.txt') }, undefined),
+    );
     expect(result.data).toEqual({ content: 'a' });
   });
 
   test('an MCP string param that names an existing entry is checked whatever it is called; other strings are not', async () => {
-    const failure = await failureOf(env().run(activities().executeStep, input('read_doc', { location: 'etc-link/hostname' })));
+    const failure = await failureOf(
+      env().run(activities().executeStep, input('read_doc', { location: 'etc-link/hostname' })),
+    );
     expect(failure.type).toBe('PathOutsideWorkspaceError');
-    expect((failure.details?.[0] as { details: Record<string, unknown> }).details).toMatchObject({ param: 'location', real_path: '/etc/hostname' });
+    expect((failure.details?.[0] as { details: Record<string, unknown> }).details).toMatchObject({
+      param: 'location',
+      real_path: '/etc/hostname',
+    });
     await env().run(activities().executeStep, input('read_doc', { location: 'sub/a.txt', title: 'Weekly notes' }));
     expect(ran).toEqual([{ location: 'sub/a.txt', title: 'Weekly notes' }]);
   });

@@ -48,19 +48,31 @@ describe('checkWorkflowInput (what PlannerClient.start and the CLI check before 
   });
 
   it('refuses a 600 KB context with PLAN-006 naming the limit', () => {
-    const err = thrown(() => checkWorkflowInput({ request: { goal: 'g', context: [{ role: 'user', content: 'x'.repeat(600_000) }] } }));
+    const err = thrown(() =>
+      checkWorkflowInput({ request: { goal: 'g', context: [{ role: 'user', content: 'x'.repeat(600_000) }] } }),
+    );
     expect(err).toBeInstanceOf(InvalidInputError);
-    expect(err).toMatchObject({ code: 'PLAN-006', message: expect.stringContaining(`limit of ${REQUEST_LIMITS.context_chars} characters`) });
+    expect(err).toMatchObject({
+      code: 'PLAN-006',
+      message: expect.stringContaining(`limit of ${REQUEST_LIMITS.context_chars} characters`),
+    });
     expect((err as InvalidInputError).hint).toContain(`goal ${REQUEST_LIMITS.goal_chars} characters`);
   });
 
   it('refuses a goal over its limit, bad options, missing input and a client-made resume', () => {
-    expect(thrown(() => checkWorkflowInput({ request: { goal: 'g'.repeat(REQUEST_LIMITS.goal_chars + 1) } }))).toMatchObject({
+    expect(
+      thrown(() => checkWorkflowInput({ request: { goal: 'g'.repeat(REQUEST_LIMITS.goal_chars + 1) } })),
+    ).toMatchObject({
       code: 'PLAN-006',
       message: expect.stringContaining(`goal is longer than the limit of ${REQUEST_LIMITS.goal_chars}`),
     });
-    expect(thrown(() => checkWorkflowInput({ request: { goal: 'g' }, options: { max_rejections: 0 } }))).toMatchObject({ message: expect.stringMatching(/invalid planning options: max_rejections/) });
-    expect(thrown(() => checkWorkflowInput(null))).toMatchObject({ code: 'PLAN-006', message: expect.stringMatching(/^invalid workflow input/) });
+    expect(thrown(() => checkWorkflowInput({ request: { goal: 'g' }, options: { max_rejections: 0 } }))).toMatchObject({
+      message: expect.stringMatching(/invalid planning options: max_rejections/),
+    });
+    expect(thrown(() => checkWorkflowInput(null))).toMatchObject({
+      code: 'PLAN-006',
+      message: expect.stringMatching(/^invalid workflow input/),
+    });
     expect(thrown(() => checkWorkflowInput({ request: { goal: 'g' }, resume: { stage: 'EXECUTING' } }))).toMatchObject({
       code: 'PLAN-006',
       message: expect.stringContaining('`resume` is set only by the workflow'),
@@ -71,15 +83,27 @@ describe('checkWorkflowInput (what PlannerClient.start and the CLI check before 
 describe('message payloads: a byte cap before the schema', () => {
   const messages = Object.values(MESSAGE_NAMES).filter((m): m is MessageWithPayload => m !== 'getState');
 
-  it.each(messages)('%s refuses a payload over the cap (even in an unknown key) with PLAN-006 naming the limit', (message) => {
-    const err = thrown(() => parseMessagePayload(message, { [`k${'y'.repeat(10)}`]: 'z'.repeat(MESSAGE_LIMITS.payload_bytes) }));
-    expect(err).toBeInstanceOf(InvalidInputError);
-    expect((err as InvalidInputError).message).toMatch(new RegExp(`^invalid ${message} payload: \\d+ bytes as JSON, over the limit of ${MESSAGE_LIMITS.payload_bytes} bytes$`));
-    expect((err as InvalidInputError).hint).toContain(`at most ${MESSAGE_LIMITS.payload_bytes} bytes`);
-  });
+  it.each(messages)(
+    '%s refuses a payload over the cap (even in an unknown key) with PLAN-006 naming the limit',
+    (message) => {
+      const err = thrown(() =>
+        parseMessagePayload(message, { [`k${'y'.repeat(10)}`]: 'z'.repeat(MESSAGE_LIMITS.payload_bytes) }),
+      );
+      expect(err).toBeInstanceOf(InvalidInputError);
+      expect((err as InvalidInputError).message).toMatch(
+        new RegExp(
+          `^invalid ${message} payload: \\d+ bytes as JSON, over the limit of ${MESSAGE_LIMITS.payload_bytes} bytes$`,
+        ),
+      );
+      expect((err as InvalidInputError).hint).toContain(`at most ${MESSAGE_LIMITS.payload_bytes} bytes`);
+    },
+  );
 
   it('refuses what JSON cannot hold instead of throwing something untyped', () => {
-    expect(thrown(() => parseMessagePayload('raiseBudget', { calls: 10n }))).toMatchObject({ code: 'PLAN-006', message: expect.stringContaining('not plain JSON') });
+    expect(thrown(() => parseMessagePayload('raiseBudget', { calls: 10n }))).toMatchObject({
+      code: 'PLAN-006',
+      message: expect.stringContaining('not plain JSON'),
+    });
   });
 
   it('never refuses a payload its schema accepts: the largest answer, escaped character by character, fits', () => {
@@ -103,15 +127,26 @@ describe('plan params and LLM replies are bounded', () => {
     plan.tasks[1]!.steps[0]!.params = { path: 'reports/a.md', content: 'x'.repeat(PLAN_LIMITS.step_params_bytes) };
     const issues = validatePlan(plan, ctx);
     expect(issues).toEqual([
-      expect.objectContaining({ code: 'PARAMS_TOO_LARGE', step_index: 2, message: expect.stringContaining(`over the limit of ${PLAN_LIMITS.step_params_bytes} bytes per step`) }),
+      expect.objectContaining({
+        code: 'PARAMS_TOO_LARGE',
+        step_index: 2,
+        message: expect.stringContaining(`over the limit of ${PLAN_LIMITS.step_params_bytes} bytes per step`),
+      }),
     ]);
   });
 
   it('validatePlan reports PARAMS_TOO_LARGE for a plan whose steps together exceed the per-plan limit', () => {
     const plan = validPlanInput();
     const share = Math.ceil(PLAN_LIMITS.plan_params_bytes / 5);
-    plan.tasks[1]!.steps = Array.from({ length: 6 }, (_, i) => ({ id: `2.${i + 1}`, title: 'Write', tool: 'write-report', params: { path: `r${i}.md`, content: 'x'.repeat(share - 40) } }));
-    const codes = validatePlan(plan, ctx).map((i) => `${i.code}${i.step_index === undefined ? '' : `@${i.step_index}`}`);
+    plan.tasks[1]!.steps = Array.from({ length: 6 }, (_, i) => ({
+      id: `2.${i + 1}`,
+      title: 'Write',
+      tool: 'write-report',
+      params: { path: `r${i}.md`, content: 'x'.repeat(share - 40) },
+    }));
+    const codes = validatePlan(plan, ctx).map(
+      (i) => `${i.code}${i.step_index === undefined ? '' : `@${i.step_index}`}`,
+    );
     expect(codes).toEqual(['PARAMS_TOO_LARGE']);
     expect(validatePlan(validPlanInput(), ctx)).toEqual([]);
   });
@@ -120,17 +155,24 @@ describe('plan params and LLM replies are bounded', () => {
     const reply = JSON.stringify({ ...validPlanInput(), assumptions: ['a'.repeat(PLAN_LIMITS.reply_chars)] });
     const err = thrown(() => parsePlanJson(reply));
     expect(err).toBeInstanceOf(PlanParseError);
-    expect((err as PlanParseError).message).toBe(`plan is ${reply.length} characters, longer than the limit of ${PLAN_LIMITS.reply_chars}`);
+    expect((err as PlanParseError).message).toBe(
+      `plan is ${reply.length} characters, longer than the limit of ${PLAN_LIMITS.reply_chars}`,
+    );
     expect(parsePlanJson(JSON.stringify(validPlanInput())).version).toBe(1);
   });
 
   it('an LLM reply nesting deeper than the limit (40,000 levels in 80 KB) is refused (PLAN-001) before it is parsed', () => {
     const deep = '['.repeat(40_000) + ']'.repeat(40_000);
-    const inAPlan = JSON.stringify({ ...validPlanInput(), assumptions: [] }).replace('"assumptions":[]', `"assumptions":[${deep}]`);
+    const inAPlan = JSON.stringify({ ...validPlanInput(), assumptions: [] }).replace(
+      '"assumptions":[]',
+      `"assumptions":[${deep}]`,
+    );
     for (const reply of [deep, inAPlan]) {
       const err = thrown(() => parsePlanJson(reply));
       expect(err).toBeInstanceOf(PlanParseError);
-      expect((err as PlanParseError).message).toBe(`plan nests objects and arrays deeper than the limit of ${PLAN_LIMITS.reply_depth} levels`);
+      expect((err as PlanParseError).message).toBe(
+        `plan nests objects and arrays deeper than the limit of ${PLAN_LIMITS.reply_depth} levels`,
+      );
     }
   });
 

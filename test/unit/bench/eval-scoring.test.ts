@@ -35,11 +35,19 @@ const hannover = gold({
   ],
   answer: [[1, 2]],
 });
-const hannoverData = [[{ id: 'FAC-01' }, { id: 'FAC-07' }], [shipment('S-1'), shipment('S-2')], [shipment('S-9', 'FAC-07')]];
+const hannoverData = [
+  [{ id: 'FAC-01' }, { id: 'FAC-07' }],
+  [shipment('S-1'), shipment('S-2')],
+  [shipment('S-9', 'FAC-07')],
+];
 
 describe('answer matching', () => {
   it('matches an entry whose calls together give the rows one run step returned', () => {
-    expect(unmatchedAnswer(hannover, hannoverData, [{ tool: 'shipments', data: [shipment('S-9', 'FAC-07'), shipment('S-1'), shipment('S-2')] }])).toEqual([]);
+    expect(
+      unmatchedAnswer(hannover, hannoverData, [
+        { tool: 'shipments', data: [shipment('S-9', 'FAC-07'), shipment('S-1'), shipment('S-2')] },
+      ]),
+    ).toEqual([]);
   });
 
   it('matches an entry by the union of all the run steps of its tool', () => {
@@ -52,25 +60,40 @@ describe('answer matching', () => {
   });
 
   it('misses an entry when some row is missing or extra, or no step used its tool', () => {
-    expect(unmatchedAnswer(hannover, hannoverData, [{ tool: 'shipments', data: [shipment('S-1'), shipment('S-2')] }])).toEqual([
-      "answer[0] (shipments: 3 row(s); the run's: 2)",
+    expect(
+      unmatchedAnswer(hannover, hannoverData, [{ tool: 'shipments', data: [shipment('S-1'), shipment('S-2')] }]),
+    ).toEqual(["answer[0] (shipments: 3 row(s); the run's: 2)"]);
+    expect(
+      unmatchedAnswer(hannover, hannoverData, [
+        { tool: 'shipments', data: [shipment('S-1'), shipment('S-2'), shipment('S-9'), shipment('S-4')] },
+      ]),
+    ).toHaveLength(1);
+    expect(unmatchedAnswer(hannover, hannoverData, [{ tool: 'facilities', data: hannoverData[0] }])).toEqual([
+      "answer[0] (shipments: 3 row(s); the run's: no step)",
     ]);
-    expect(unmatchedAnswer(hannover, hannoverData, [{ tool: 'shipments', data: [shipment('S-1'), shipment('S-2'), shipment('S-9'), shipment('S-4')] }])).toHaveLength(1);
-    expect(unmatchedAnswer(hannover, hannoverData, [{ tool: 'facilities', data: hannoverData[0] }])).toEqual(["answer[0] (shipments: 3 row(s); the run's: no step)"]);
   });
 
-  it("compares rows by their id when they have one, else by their canonical JSON", () => {
+  it('compares rows by their id when they have one, else by their canonical JSON', () => {
     expect(rowKey({ id: 'S-1', status: 'rejected' })).toBe(rowKey({ status: 'delivered', id: 'S-1' }));
     expect(rowKey({ a: 1, b: 2 })).toBe(rowKey({ b: 2, a: 1 }));
     expect(rowKey({ a: 1, b: 2 })).not.toBe(rowKey({ a: 1, b: 3 }));
     const files = gold({ calls: [{ tool: 'read_text_file', params: { path: '/notes/todo.md' } }], answer: [[0]] });
-    expect(unmatchedAnswer(files, [{ content: '# To do' }], [{ tool: 'read_text_file', data: { content: '# To do' } }])).toEqual([]);
-    expect(unmatchedAnswer(files, [{ content: '# To do' }], [{ tool: 'read_text_file', data: { content: '# Done' } }])).toHaveLength(1);
+    expect(
+      unmatchedAnswer(files, [{ content: '# To do' }], [{ tool: 'read_text_file', data: { content: '# To do' } }]),
+    ).toEqual([]);
+    expect(
+      unmatchedAnswer(files, [{ content: '# To do' }], [{ tool: 'read_text_file', data: { content: '# Done' } }]),
+    ).toHaveLength(1);
   });
 
   it('needs every answer_text in the JSON text of some completed step', () => {
-    const text = gold({ calls: [{ tool: 'read_text_file', params: { path: '/notes/budget.md' } }], answer_text: ['12,400', 'Travel'] });
-    expect(unmatchedAnswer(text, [], [{ tool: 'read_text_file', data: { content: '| Travel | EUR 12,400 |' } }])).toEqual([]);
+    const text = gold({
+      calls: [{ tool: 'read_text_file', params: { path: '/notes/budget.md' } }],
+      answer_text: ['12,400', 'Travel'],
+    });
+    expect(
+      unmatchedAnswer(text, [], [{ tool: 'read_text_file', data: { content: '| Travel | EUR 12,400 |' } }]),
+    ).toEqual([]);
     expect(unmatchedAnswer(text, [], [{ tool: null, data: 'Travel: 12400' }])).toEqual(['answer_text "12,400"']);
   });
 });
@@ -80,27 +103,65 @@ describe('the answer verdict', () => {
   const right = [{ tool: 'shipments', data: [shipment('S-1'), shipment('S-2'), shipment('S-9', 'FAC-07')] }];
 
   it('is right for a completed run that returned the gold answer, wrong for an unfinished one', () => {
-    expect(gradeAnswer({ kind: 'feasible', gold: hannover }, ok, { stage: 'COMPLETED', steps: right, goldData: hannoverData })).toEqual({ answer_right: true, answer_outcome: 'answer matches the gold' });
-    expect(gradeAnswer({ kind: 'vague', gold: hannover }, ok, { stage: 'FAILED', steps: right, goldData: hannoverData })).toEqual({ answer_right: false, answer_outcome: 'run FAILED' });
+    expect(
+      gradeAnswer({ kind: 'feasible', gold: hannover }, ok, {
+        stage: 'COMPLETED',
+        steps: right,
+        goldData: hannoverData,
+      }),
+    ).toEqual({ answer_right: true, answer_outcome: 'answer matches the gold' });
+    expect(
+      gradeAnswer({ kind: 'vague', gold: hannover }, ok, { stage: 'FAILED', steps: right, goldData: hannoverData }),
+    ).toEqual({ answer_right: false, answer_outcome: 'run FAILED' });
   });
 
   it('needs a partial goal to end as the status verdict says as well', () => {
     const missed = { expected: false, outcome: 'missing capabilities do not name email' };
-    expect(gradeAnswer({ kind: 'partial', gold: hannover }, missed, { stage: 'COMPLETED', steps: right, goldData: hannoverData })).toEqual({ answer_right: false, answer_outcome: missed.outcome });
+    expect(
+      gradeAnswer({ kind: 'partial', gold: hannover }, missed, {
+        stage: 'COMPLETED',
+        steps: right,
+        goldData: hannoverData,
+      }),
+    ).toEqual({ answer_right: false, answer_outcome: missed.outcome });
   });
 
   it('takes the status verdict for an impossible goal, and grades nothing without gold', () => {
-    expect(gradeAnswer({ kind: 'impossible' }, { expected: true, outcome: 'IMPOSSIBLE, missing named' }, { stage: 'FAILED', steps: [], goldData: undefined }).answer_right).toBe(true);
-    expect(gradeAnswer({ kind: 'feasible' }, ok, { stage: 'COMPLETED', steps: right, goldData: undefined })).toEqual({ answer_right: null, answer_outcome: 'no gold answer' });
+    expect(
+      gradeAnswer(
+        { kind: 'impossible' },
+        { expected: true, outcome: 'IMPOSSIBLE, missing named' },
+        { stage: 'FAILED', steps: [], goldData: undefined },
+      ).answer_right,
+    ).toBe(true);
+    expect(gradeAnswer({ kind: 'feasible' }, ok, { stage: 'COMPLETED', steps: right, goldData: undefined })).toEqual({
+      answer_right: null,
+      answer_outcome: 'no gold answer',
+    });
   });
 });
 
 describe('the plan against the gold plan', () => {
   const plan = (steps: { tool: string | null; depends_on?: number[] }[]) =>
-    ({ tasks: [{ steps: steps.map((s, i) => ({ id: `1.${i + 1}`, title: 't', action: s.tool ? 'tool_call' : 'llm', params: {}, depends_on: [], ...s })) }] }) as never;
+    ({
+      tasks: [
+        {
+          steps: steps.map((s, i) => ({
+            id: `1.${i + 1}`,
+            title: 't',
+            action: s.tool ? 'tool_call' : 'llm',
+            params: {},
+            depends_on: [],
+            ...s,
+          })),
+        },
+      ],
+    }) as never;
 
   it('scores tools as a multiset and dependencies as tool pairs', () => {
-    const shape = planShape(plan([{ tool: 'facilities' }, { tool: 'shipments', depends_on: [0] }, { tool: null, depends_on: [1] }]));
+    const shape = planShape(
+      plan([{ tool: 'facilities' }, { tool: 'shipments', depends_on: [0] }, { tool: null, depends_on: [1] }]),
+    );
     expect(shape).toEqual({ tools: ['facilities', 'shipments'], edges: ['facilities → shipments'] });
     expect(multisetF1(shape.tools, ['facilities', 'shipments', 'shipments'])).toBe(0.8);
     expect(multisetF1(shape.edges, ['facilities → shipments', 'facilities → shipments'])).toBe(0.667);
@@ -108,28 +169,53 @@ describe('the plan against the gold plan', () => {
     expect(multisetF1(['shipments'], [])).toBe(0);
   });
 
-  it("finds the constraints in the step params, whatever their case", () => {
-    expect(constraintCoverage(['Hannover', 'rejected', '2026-06-01'], [{ location: 'hannover' }, { status: 'rejected', date_from: '2026-06-02' }])).toBe(0.667);
+  it('finds the constraints in the step params, whatever their case', () => {
+    expect(
+      constraintCoverage(
+        ['Hannover', 'rejected', '2026-06-01'],
+        [{ location: 'hannover' }, { status: 'rejected', date_from: '2026-06-02' }],
+      ),
+    ).toBe(0.667);
     expect(constraintCoverage([], [{ location: 'Hannover' }])).toBeNull();
   });
 
   it('flags id params given literal values the user never said', () => {
     const goal = 'Show the inspections of shipment SHP-0042';
     expect(unverifiedIdLiterals([{ shipment_ids: ['SHP-0042'] }, { id: 'shp-0042' }], goal)).toEqual([]);
-    expect(unverifiedIdLiterals([{ shipment_ids: '${step[0].data.*.id}', facility_id: 'FAC-01 ${step[0].data.0.id}' }], goal)).toEqual([]);
-    expect(unverifiedIdLiterals([{ facility_id: 'FAC-07', filter: { shipment_ids: ['SHP-0042', 'SHP-0050'] }, id: 7, identity: 'x' }], goal)).toEqual([
-      'facility_id=FAC-07',
-      'shipment_ids=SHP-0050',
-      'id=7',
-    ]);
+    expect(
+      unverifiedIdLiterals(
+        [{ shipment_ids: '${step[0].data.*.id}', facility_id: 'FAC-01 ${step[0].data.0.id}' }],
+        goal,
+      ),
+    ).toEqual([]);
+    expect(
+      unverifiedIdLiterals(
+        [{ facility_id: 'FAC-07', filter: { shipment_ids: ['SHP-0042', 'SHP-0050'] }, id: 7, identity: 'x' }],
+        goal,
+      ),
+    ).toEqual(['facility_id=FAC-07', 'shipment_ids=SHP-0050', 'id=7']);
   });
 
   it('calls a plan valid once it reached execution or ended as IMPOSSIBLE, not when planning gave up', () => {
     const step = (status: string) => ({ status }) as never;
     expect(planValid({ plan: { status: 'FEASIBLE' } as never, steps: [step('COMPLETED')], failure: null })).toBe(true);
-    expect(planValid({ plan: { status: 'IMPOSSIBLE' } as never, steps: [], failure: { code: 'PLAN-010' } as never })).toBe(true);
-    expect(planValid({ plan: { status: 'FEASIBLE' } as never, steps: [step('PENDING')], failure: { code: 'PLAN-011' } as never })).toBe(false);
-    expect(planValid({ plan: { status: 'FEASIBLE' } as never, steps: [step('FAILED')], failure: { code: 'PLAN-009' } as never })).toBe(false);
+    expect(
+      planValid({ plan: { status: 'IMPOSSIBLE' } as never, steps: [], failure: { code: 'PLAN-010' } as never }),
+    ).toBe(true);
+    expect(
+      planValid({
+        plan: { status: 'FEASIBLE' } as never,
+        steps: [step('PENDING')],
+        failure: { code: 'PLAN-011' } as never,
+      }),
+    ).toBe(false);
+    expect(
+      planValid({
+        plan: { status: 'FEASIBLE' } as never,
+        steps: [step('FAILED')],
+        failure: { code: 'PLAN-009' } as never,
+      }),
+    ).toBe(false);
     expect(planValid({ plan: null, steps: [], failure: null })).toBe(false);
   });
 });
@@ -146,9 +232,19 @@ describe('the golden set format', () => {
   it('refuses gold that names calls it does not have, templates, or unknown fields', () => {
     const calls = [{ tool: 'facilities', params: { location: 'Hannover' } }];
     expect(GoldenGoalSchema.safeParse({ ...base, gold: { calls, answer: [[1]] } }).success).toBe(false);
-    expect(GoldenGoalSchema.safeParse({ ...base, gold: { calls: [{ tool: 'shipments', params: { ids: '${step[0].data}' } }] } }).success).toBe(false);
+    expect(
+      GoldenGoalSchema.safeParse({
+        ...base,
+        gold: { calls: [{ tool: 'shipments', params: { ids: '${step[0].data}' } }] },
+      }).success,
+    ).toBe(false);
     expect(GoldenGoalSchema.safeParse({ ...base, gold: { calls, rows: [] } }).success).toBe(false);
-    expect(GoldenGoalSchema.safeParse({ ...base, gold: { calls: [{ tool: 'read_text_file', params: { path: '${ROOT}/todo.md' } }] } }).success).toBe(true);
+    expect(
+      GoldenGoalSchema.safeParse({
+        ...base,
+        gold: { calls: [{ tool: 'read_text_file', params: { path: '${ROOT}/todo.md' } }] },
+      }).success,
+    ).toBe(true);
   });
 });
 
@@ -163,17 +259,26 @@ describe('executing the gold calls', () => {
     },
   });
   const pack: ToolPack = { catalog: 'files', tools: [tool('read'), tool('write', false)], close: async () => {} };
-  const goal = (calls: Gold['calls']) => GoldenGoalSchema.parse({ id: 'f99-x', kind: 'feasible', goal: 'x', catalog: 'files', gold: { calls } });
+  const goal = (calls: Gold['calls']) =>
+    GoldenGoalSchema.parse({ id: 'f99-x', kind: 'feasible', goal: 'x', catalog: 'files', gold: { calls } });
 
   it("keeps each call's data per goal, with ${ROOT} as the folder the catalog serves", async () => {
-    const data = await executeGold([goal([{ tool: 'read', params: { path: '${ROOT}/todo.md' } }])], [pack], { files: '/srv/notes' });
+    const data = await executeGold([goal([{ tool: 'read', params: { path: '${ROOT}/todo.md' } }])], [pack], {
+      files: '/srv/notes',
+    });
     expect(data.get('f99-x')).toEqual([[{ b: 1, path: '/srv/notes/todo.md' }]]);
   });
 
   it('refuses a call that would change something, names no tool, or has params its tool refuses', async () => {
-    await expect(executeGold([goal([{ tool: 'write', params: { path: '/a' } }])], [pack])).rejects.toThrow('goal f99-x, gold call 0 (write): the tool has side effects');
-    await expect(executeGold([goal([{ tool: 'delete', params: {} }])], [pack])).rejects.toThrow('the "files" catalog has no such tool');
-    await expect(executeGold([goal([{ tool: 'read', params: { path: 3 } }])], [pack])).rejects.toThrow('invalid params');
+    await expect(executeGold([goal([{ tool: 'write', params: { path: '/a' } }])], [pack])).rejects.toThrow(
+      'goal f99-x, gold call 0 (write): the tool has side effects',
+    );
+    await expect(executeGold([goal([{ tool: 'delete', params: {} }])], [pack])).rejects.toThrow(
+      'the "files" catalog has no such tool',
+    );
+    await expect(executeGold([goal([{ tool: 'read', params: { path: 3 } }])], [pack])).rejects.toThrow(
+      'invalid params',
+    );
   });
 });
 
@@ -204,8 +309,22 @@ describe('the totals', () => {
     const totals = summarize(
       [
         result({ constraint_coverage: 0.5 }),
-        result({ answer_right: false, held_out: true, plan_nodes_f1: 0.5, unverified_id_literal: true, asked_question: true }),
-        result({ answer_right: null, expected: false, catalog: 'files', held_out: true, plan_nodes_f1: null, plan_edges_f1: null, valid: false }),
+        result({
+          answer_right: false,
+          held_out: true,
+          plan_nodes_f1: 0.5,
+          unverified_id_literal: true,
+          asked_question: true,
+        }),
+        result({
+          answer_right: null,
+          expected: false,
+          catalog: 'files',
+          held_out: true,
+          plan_nodes_f1: null,
+          plan_edges_f1: null,
+          valid: false,
+        }),
         result({ kind: 'vague', asked_question: true, constraint_coverage: 1 }),
         result({ stage: 'INTERRUPTED', answer_right: null }),
       ],
@@ -225,7 +344,13 @@ describe('the totals', () => {
       runs_completed_with_unverified_id: 1,
       clear_goals_asked: 1,
     });
-    expect(totals.held_out).toMatchObject({ goals: 2, answer_graded: 1, answer_right: 0, share_answer_right: 0, share_expected: 0.5 });
+    expect(totals.held_out).toMatchObject({
+      goals: 2,
+      answer_graded: 1,
+      answer_right: 0,
+      share_answer_right: 0,
+      share_expected: 0.5,
+    });
     expect(totals.tuning).toMatchObject({ goals: 2, answer_right: 2, share_answer_right: 1 });
     expect(totals.by_catalog.files).toMatchObject({ goals: 1, answer_graded: 0, share_answer_right: null });
     expect(totals.by_kind.feasible).toEqual({ goals: 3, expected: 2, answer_right: 1 });
@@ -236,7 +361,9 @@ describe('the results file', () => {
   it("replaces only the planner's own section", () => {
     const first = withPlannerSection(undefined, 'ranking', { totals: 1 });
     const both = withPlannerSection(first, 'qwen', { totals: 2 });
-    const again = JSON.parse(withPlannerSection(both, 'ranking', { totals: 3 })) as { planners: Record<string, unknown> };
+    const again = JSON.parse(withPlannerSection(both, 'ranking', { totals: 3 })) as {
+      planners: Record<string, unknown>;
+    };
     expect(again.planners).toEqual({ ranking: { totals: 3 }, qwen: { totals: 2 } });
     expect(() => withPlannerSection('{"totals": {}}', 'ranking', {})).toThrow();
   });

@@ -24,5 +24,7 @@ test('the heap limits of the main thread are read in order, with the speeds each
 test('a trace without a full collection has no limits, and says so', () => {
   expect(mainThreadHeapLimits('ready\n')).toEqual([]);
   expect(describeHeapLimits([])).toBe('no full collection traced');
-  expect(describeHeapLimits(mainThreadHeapLimits(TRACE))).toContain('x3.3 at 31.8 s (33.3 -> 110 MB; ratio 46: gc 96.7 MB/s, filling 2.1 MB/s)');
+  expect(describeHeapLimits(mainThreadHeapLimits(TRACE))).toContain(
+    'x3.3 at 31.8 s (33.3 -> 110 MB; ratio 46: gc 96.7 MB/s, filling 2.1 MB/s)',
+  );
 });

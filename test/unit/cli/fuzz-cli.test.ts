@@ -44,13 +44,19 @@ test('answer with any text: a usage error or an unreachable server, in one line'
 
 test('start with random budget flags: malformed numbers and policies are usage errors', async () => {
   await fc.assert(
-    fc.asyncProperty(word, fc.constantFrom('--budget-calls', '--budget-cost', '--budget-tokens', '--budget-policy'), word, async (goal, flag, value) => {
-      const { code, stderr } = await run([...CLOSED, 'start', goal || 'x', flag, value]);
-      const pattern = { '--budget-policy': /^(warn|block)$/, '--budget-cost': /^\d+(\.\d+)?$/ }[flag as string] ?? /^\d+$/;
-      const valid = pattern.test(flag === '--budget-policy' ? value : value.trim()) && !value.startsWith('-');
-      expect(code).toBe(valid ? 1 : 2);
-      expect(stderr).toMatch(/^error: /);
-    }),
+    fc.asyncProperty(
+      word,
+      fc.constantFrom('--budget-calls', '--budget-cost', '--budget-tokens', '--budget-policy'),
+      word,
+      async (goal, flag, value) => {
+        const { code, stderr } = await run([...CLOSED, 'start', goal || 'x', flag, value]);
+        const pattern =
+          { '--budget-policy': /^(warn|block)$/, '--budget-cost': /^\d+(\.\d+)?$/ }[flag as string] ?? /^\d+$/;
+        const valid = pattern.test(flag === '--budget-policy' ? value : value.trim()) && !value.startsWith('-');
+        expect(code).toBe(valid ? 1 : 2);
+        expect(stderr).toMatch(/^error: /);
+      },
+    ),
     { numRuns: 40 },
   );
 });
@@ -58,7 +64,22 @@ test('start with random budget flags: malformed numbers and policies are usage e
 test('unknown commands and flags are usage errors', async () => {
   await fc.assert(
     fc.asyncProperty(fc.stringMatching(/^[a-z][a-z-]{0,12}$/), async (name) => {
-      fc.pre(!['start', 'answer', 'approve', 'reject', 'raise-budget', 'cancel', 'show', 'list', 'history', 'dev', 'worker', 'help'].includes(name));
+      fc.pre(
+        ![
+          'start',
+          'answer',
+          'approve',
+          'reject',
+          'raise-budget',
+          'cancel',
+          'show',
+          'list',
+          'history',
+          'dev',
+          'worker',
+          'help',
+        ].includes(name),
+      );
       const { code } = await run([name, '--no-such-flag']);
       expect(code).toBe(2);
     }),

@@ -12,13 +12,46 @@ describe('which steps planner result reads', () => {
     const state = {
       plan,
       steps: [
-        { index: 0, id: first!.id, title: '', tool: first!.tool, queue: 'q', status: 'COMPLETED', result: { ref: ref('a'), bytes: 9, items: 1, preview: '', data: [{ id: 'SHP-1' }] } },
-        { index: 1, id: second!.id, title: '', tool: second!.tool, queue: 'q', status: 'COMPLETED', result: { ref: ref('b'), bytes: 9000, items: 40, preview: '' } },
+        {
+          index: 0,
+          id: first!.id,
+          title: '',
+          tool: first!.tool,
+          queue: 'q',
+          status: 'COMPLETED',
+          result: { ref: ref('a'), bytes: 9, items: 1, preview: '', data: [{ id: 'SHP-1' }] },
+        },
+        {
+          index: 1,
+          id: second!.id,
+          title: '',
+          tool: second!.tool,
+          queue: 'q',
+          status: 'COMPLETED',
+          result: { ref: ref('b'), bytes: 9000, items: 40, preview: '' },
+        },
       ],
     } as unknown as PlanningState;
     expect(resultSourcesOfState(state)).toEqual([
-      { number: 1, id: first!.id, tool: 'shipments', status: 'COMPLETED', items: 1, ref: ref('a'), inline: [{ id: 'SHP-1' }], final: false },
-      { number: 2, id: second!.id, tool: 'contaminants-detected', status: 'COMPLETED', items: 40, ref: ref('b'), final: true },
+      {
+        number: 1,
+        id: first!.id,
+        tool: 'shipments',
+        status: 'COMPLETED',
+        items: 1,
+        ref: ref('a'),
+        inline: [{ id: 'SHP-1' }],
+        final: false,
+      },
+      {
+        number: 2,
+        id: second!.id,
+        tool: 'contaminants-detected',
+        status: 'COMPLETED',
+        items: 40,
+        ref: ref('b'),
+        final: true,
+      },
     ]);
   });
 });
@@ -44,7 +77,9 @@ describe('planner result rendering', () => {
   test('control characters and newlines inside values are printed escaped, never interpreted', () => {
     const [, row] = renderData([{ note: 'evil\u001b[2Jline\nnext\u009b\u202e' }]);
     expect(row).toBe('evil\\x1b[2Jline\\nnext\\x9b\\u202e');
-    expect(renderData({ note: '\u001b]0;title\u0007' }).join('\n')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(renderData({ note: '\u001b]0;title\u0007' }).join('\n')).not.toMatch(
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/,
+    );
   });
 
   test('a step header names its number, id, tool, status, size and ref; a step without a result says so', () => {
@@ -53,7 +88,15 @@ describe('planner result rendering', () => {
       stage: 'EXECUTING',
       planVersion: 2,
       steps: [
-        { number: 2, id: '1.2', tool: 'facilities', status: 'COMPLETED', items: 1, ref: `sha256:${'a'.repeat(64)}`, data: [{ id: 'FAC-01' }] },
+        {
+          number: 2,
+          id: '1.2',
+          tool: 'facilities',
+          status: 'COMPLETED',
+          items: 1,
+          ref: `sha256:${'a'.repeat(64)}`,
+          data: [{ id: 'FAC-01' }],
+        },
         { number: 3, id: '1.3', tool: 'inspections', status: 'PENDING', items: null, ref: null, data: null },
       ],
       answer_note: null,
@@ -74,19 +117,54 @@ describe('planner result rendering', () => {
 describe('a completed run whose answer is empty says what it asked for', () => {
   const plan = rankingPlan('Contaminants detected in Bielefeld today');
   const [lookup, detections] = plan.tasks.flatMap((t) => t.steps);
-  const record = (id: string, items: number) => ({ id, tool: null, status: 'COMPLETED' as const, result: { ref: `sha256:${'b'.repeat(64)}`, bytes: 2, items, preview: '[]', usage: { cost_usd: 0, tokens: 0, calls: 1 }, idempotency_key: 'k', replayed: false } });
+  const record = (id: string, items: number) => ({
+    id,
+    tool: null,
+    status: 'COMPLETED' as const,
+    result: {
+      ref: `sha256:${'b'.repeat(64)}`,
+      bytes: 2,
+      items,
+      preview: '[]',
+      usage: { cost_usd: 0, tokens: 0, calls: 1 },
+      idempotency_key: 'k',
+      replayed: false,
+    },
+  });
 
   test('every final step returned no rows: the note names each with its filters and where its ids came from', () => {
-    const state = { stage: 'COMPLETED', plan, steps: [record(lookup!.id, 0), record(detections!.id, 0)] } as unknown as PlanningState;
+    const state = {
+      stage: 'COMPLETED',
+      plan,
+      steps: [record(lookup!.id, 0), record(detections!.id, 0)],
+    } as unknown as PlanningState;
     expect(emptyAnswerNote(state)).toBe(
       'Nothing matched: step 1.2 (contaminants-detected) with date_from="2026-11-23", date_to="2026-11-23", facility_id from step 1.1 (0 rows) returned no rows.',
     );
-    const lines = renderResult({ workflowId: 'w', stage: 'COMPLETED', planVersion: 1, steps: [], answer_note: emptyAnswerNote(state) });
+    const lines = renderResult({
+      workflowId: 'w',
+      stage: 'COMPLETED',
+      planVersion: 1,
+      steps: [],
+      answer_note: emptyAnswerNote(state),
+    });
     expect(lines.at(-1)).toBe(`Answer: ${emptyAnswerNote(state)}`);
   });
 
   test('an answer with rows, or a run not completed, has no note', () => {
-    expect(emptyAnswerNote({ stage: 'COMPLETED', plan, steps: [record(lookup!.id, 1), record(detections!.id, 3)] } as unknown as PlanningState)).toBeNull();
-    expect(emptyAnswerNote({ stage: 'EXECUTING', plan, steps: [record(lookup!.id, 0), record(detections!.id, 0)] } as unknown as PlanningState)).toBeNull();
+    expect(
+      emptyAnswerNote({
+        stage: 'COMPLETED',
+        plan,
+        steps: [record(lookup!.id, 1), record(detections!.id, 3)],
+      } as unknown as PlanningState),
+    ).toBeNull();
+    expect(
+      emptyAnswerNote({
+        stage: 'EXECUTING',
+        plan,
+        steps: [record(lookup!.id, 0), record(detections!.id, 0)],
+      } as unknown as PlanningState),
+    ).toBeNull();
   });
 });

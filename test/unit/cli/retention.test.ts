@@ -9,6 +9,7 @@ describe('planner gc --older-than', () => {
   });
 
   test('refuses a bare number, seconds, less than a minute, or anything else', () => {
-    for (const bad of ['30', '5s', '0m', '-1d', '30 days', '', 'd']) expect(RetentionSchema.safeParse(bad).success).toBe(false);
+    for (const bad of ['30', '5s', '0m', '-1d', '30 days', '', 'd'])
+      expect(RetentionSchema.safeParse(bad).success).toBe(false);
   });
 });

@@ -20,7 +20,15 @@ const send = toolSpecFromJsonSchema({
   description: 'Sends an e-mail.',
   task_queue: 'mail',
   idempotent: false,
-  parameters: { type: 'object', properties: { to: { type: 'string' }, priority: { anyOf: [{ const: 'low' }, { const: 'high' }] }, cc: { type: ['string', 'null'] } }, required: ['to'] },
+  parameters: {
+    type: 'object',
+    properties: {
+      to: { type: 'string' },
+      priority: { anyOf: [{ const: 'low' }, { const: 'high' }] },
+      cc: { type: ['string', 'null'] },
+    },
+    required: ['to'],
+  },
 });
 
 describe('planner tools: what a catalog offers', () => {

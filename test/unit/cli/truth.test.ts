@@ -46,13 +46,30 @@ describe('terminalSafe', () => {
             title: evil,
             description: evil,
             steps: [
-              { id: 's', title: evil, action: evil, tool: 'x', params: { q: evil }, dependsOn: [], parallel: false, expectedOutput: '', status: 'FAILED', items: 1, preview: evil, error: { code: 'PLAN-008', message: evil } },
+              {
+                id: 's',
+                title: evil,
+                action: evil,
+                tool: 'x',
+                params: { q: evil },
+                dependsOn: [],
+                parallel: false,
+                expectedOutput: '',
+                status: 'FAILED',
+                items: 1,
+                preview: evil,
+                error: { code: 'PLAN-008', message: evil },
+              },
             ],
           },
         ],
       },
       versions: [],
-      budget: { policy: 'block', limit: { costUsd: 1, tokens: 1, calls: 1 }, spent: { costUsd: 0, tokens: 0, calls: 0 } },
+      budget: {
+        policy: 'block',
+        limit: { costUsd: 1, tokens: 1, calls: 1 },
+        spent: { costUsd: 0, tokens: 0, calls: 0 },
+      },
       question: { text: evil, options: [evil], default: 1, askedAt: '' },
       approval: null,
       warnings: [evil],
@@ -61,7 +78,18 @@ describe('terminalSafe', () => {
     };
     const lines = [
       ...renderState(view),
-      ...renderRuns([{ workflowId: 'w', runId: 'r', stage: null, status: 'RUNNING', goal: evil, planVersion: null, startTime: '2026-01-01T00:00:00.000Z', closeTime: null }]),
+      ...renderRuns([
+        {
+          workflowId: 'w',
+          runId: 'r',
+          stage: null,
+          status: 'RUNNING',
+          goal: evil,
+          planVersion: null,
+          startTime: '2026-01-01T00:00:00.000Z',
+          closeTime: null,
+        },
+      ]),
       ...renderHistory('w', [{ at: '2026-01-01T00:00:00.000Z', source: 'audit', kind: 'step', message: evil }]),
     ];
     for (const line of lines) {
@@ -87,7 +115,8 @@ describe('explainUnanswered', () => {
     pollers: 0,
     ...over,
   });
-  const grpc = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
+  const grpc = (code: number, details: string) =>
+    Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
   // What the client throws under load: its "Failed to query Workflow" around a gRPC status other than a deadline.
   const underLoad = new ServiceError('Failed to query Workflow', { cause: grpc(8, 'resource exhausted') });
 
@@ -98,11 +127,16 @@ describe('explainUnanswered', () => {
   });
 
   test('a failing workflow task, a closed run, no poller and a busy worker are told apart', () => {
-    expect(explainUnanswered(truth({ workflowTaskFailure: 'boom', pollers: 1 }), underLoad).message).toBe("the run's workflow task keeps failing: boom");
-    expect(explainUnanswered(truth({ status: 'TERMINATED', termination: { reason: 'stop', identity: 'me' } }), underLoad).message).toMatch(
-      /^run w was terminated: stop \(by me\)/,
+    expect(explainUnanswered(truth({ workflowTaskFailure: 'boom', pollers: 1 }), underLoad).message).toBe(
+      "the run's workflow task keeps failing: boom",
     );
-    expect(explainUnanswered(truth({ pollers: 0 }), underLoad).message).toMatch(/^no worker answered for run w: no worker polls its task queue q \(resource exhausted\)/);
+    expect(
+      explainUnanswered(truth({ status: 'TERMINATED', termination: { reason: 'stop', identity: 'me' } }), underLoad)
+        .message,
+    ).toMatch(/^run w was terminated: stop \(by me\)/);
+    expect(explainUnanswered(truth({ pollers: 0 }), underLoad).message).toMatch(
+      /^no worker answered for run w: no worker polls its task queue q \(resource exhausted\)/,
+    );
     const busy = explainUnanswered(truth({ pollers: 2 }), underLoad);
     expect(busy.message).toBe('the worker on task queue q did not answer for run w in time (resource exhausted)');
     expect(busy.hint).toContain('PLANNER_QUERY_TIMEOUT_MS');

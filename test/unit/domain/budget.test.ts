@@ -39,7 +39,10 @@ describe('ToolBudget', () => {
   });
 
   it('adds cents without floating-point drift', () => {
-    const b = charge(charge(createBudget({ cost_usd: 0.3, tokens: 10, calls: 10 }), callUsage(0.1, 0)), callUsage(0.2, 0));
+    const b = charge(
+      charge(createBudget({ cost_usd: 0.3, tokens: 10, calls: 10 }), callUsage(0.1, 0)),
+      callUsage(0.2, 0),
+    );
     expect(b.spent.cost_usd).toBe(0.3);
     expect(withinLimits(b)).toBe(true);
   });
@@ -96,6 +99,10 @@ describe('ToolBudget', () => {
       { action: 'human' as const, tool: null },
       { action: 'noop' as const, tool: null },
     ];
-    expect(estimateStepsUsage(steps, indexCatalog(catalog), callUsage(0.01, 2000))).toEqual({ cost_usd: 0.013, tokens: 3000, calls: 3 });
+    expect(estimateStepsUsage(steps, indexCatalog(catalog), callUsage(0.01, 2000))).toEqual({
+      cost_usd: 0.013,
+      tokens: 3000,
+      calls: 3,
+    });
   });
 });

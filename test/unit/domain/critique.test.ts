@@ -1,18 +1,27 @@
 import { CritiqueSchema, decide, type Critique, type GatekeeperPolicy } from '../../../src/domain';
 
-const c = (severity: Critique['severity'], critic = 'atomicity'): Critique => CritiqueSchema.parse({ critic, severity, message: `${severity} found` });
+const c = (severity: Critique['severity'], critic = 'atomicity'): Critique =>
+  CritiqueSchema.parse({ critic, severity, message: `${severity} found` });
 const lenient: GatekeeperPolicy = { strict: false, max_refinements: 2, refinements_done: 0 };
 
 describe('gatekeeper decide', () => {
   it('approves with no critiques, or only info and warnings under a lenient policy', () => {
     expect(decide([], lenient)).toMatchObject({ decision: 'approve', blocking: [] });
-    expect(decide([c('info'), c('warning')], lenient)).toMatchObject({ decision: 'approve', blocking: [], reason: 'no blocking critique (1 warning(s) noted)' });
+    expect(decide([c('info'), c('warning')], lenient)).toMatchObject({
+      decision: 'approve',
+      blocking: [],
+      reason: 'no blocking critique (1 warning(s) noted)',
+    });
   });
 
   it('asks for refinement while rounds remain, with the blocking critiques', () => {
     const error = c('error', 'budget');
     const d = decide([c('info'), error, c('warning')], { ...lenient, refinements_done: 1 });
-    expect(d).toEqual({ decision: 'refine', blocking: [error], reason: '1 blocking critique(s); refinement round 2 of 2' });
+    expect(d).toEqual({
+      decision: 'refine',
+      blocking: [error],
+      reason: '1 blocking critique(s); refinement round 2 of 2',
+    });
   });
 
   it('rejects when the refinement rounds are spent', () => {
@@ -24,6 +33,9 @@ describe('gatekeeper decide', () => {
 
   it('lets warnings block under a strict policy', () => {
     const warning = c('warning');
-    expect(decide([warning, c('info')], { ...lenient, strict: true })).toMatchObject({ decision: 'refine', blocking: [warning] });
+    expect(decide([warning, c('info')], { ...lenient, strict: true })).toMatchObject({
+      decision: 'refine',
+      blocking: [warning],
+    });
   });
 });

@@ -5,7 +5,12 @@ const base = (): Plan => PlanSchema.parse(validPlanInput());
 
 describe('diffPlans', () => {
   it('reports nothing for equal plans', () => {
-    expect(diffPlans(base(), base())).toEqual({ added: [], removed: [], changed: [], summary: 'v1 → v1: no step changes' });
+    expect(diffPlans(base(), base())).toEqual({
+      added: [],
+      removed: [],
+      changed: [],
+      summary: 'v1 → v1: no step changes',
+    });
   });
 
   it('reports added, removed and changed steps by id with the changed fields', () => {
@@ -23,7 +28,9 @@ describe('diffPlans', () => {
       { id: '1.1', fields: ['title', 'params'] },
       { id: '2.1', fields: ['params', 'depends_on'] },
     ]);
-    expect(d.summary).toBe('v1 → v2: 1 added (1.3), 1 removed (1.2), 2 changed (1.1: title+params; 2.1: params+depends_on)');
+    expect(d.summary).toBe(
+      'v1 → v2: 1 added (1.3), 1 removed (1.2), 2 changed (1.1: title+params; 2.1: params+depends_on)',
+    );
   });
 
   it('compares dependencies and templates by step id, so an inserted step does not change later ones', () => {

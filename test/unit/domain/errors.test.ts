@@ -18,13 +18,23 @@ describe('PlannerError hierarchy', () => {
     [new PlanParseError('bad'), 'PlanParseError', 'PLAN-001', false],
     [new PlanSchemaError('plan', ['a: b']), 'PlanSchemaError', 'PLAN-002', false],
     [new PlanValidationError([]), 'PlanValidationError', 'PLAN-003', false],
-    [new BudgetExceededError([{ dimension: 'calls', required: 3, available: 1 }]), 'BudgetExceededError', 'PLAN-004', false],
+    [
+      new BudgetExceededError([{ dimension: 'calls', required: 3, available: 1 }]),
+      'BudgetExceededError',
+      'PLAN-004',
+      false,
+    ],
     [new LlmCallError('503', { retryable: true }), 'LlmCallError', 'PLAN-005', true],
     [new InvalidInputError('x', 'Fix the x field.'), 'InvalidInputError', 'PLAN-006', false],
     [new InvalidTransitionError('CREATED', 'EXECUTING', 'no'), 'InvalidTransitionError', 'PLAN-006', false],
     [new PlanningTimeoutError('slow'), 'PlanningTimeoutError', 'PLAN-007', true],
     [new StepFailedError('boom', { retryable: true }), 'StepFailedError', 'PLAN-008', true],
-    [new TemplateResolutionError('missing_result', 'no result', { step_index: 0 }), 'TemplateResolutionError', 'PLAN-008', false],
+    [
+      new TemplateResolutionError('missing_result', 'no result', { step_index: 0 }),
+      'TemplateResolutionError',
+      'PLAN-008',
+      false,
+    ],
     [new PlanningExhaustedError(3, new PlanSchemaError('plan', ['x: y'])), 'PlanningExhaustedError', 'PLAN-009', false],
   ];
 

@@ -60,38 +60,49 @@ function outcome(fn: () => unknown, allowed: readonly (new (...args: never[]) =>
     fn();
     return 'ok';
   } catch (err) {
-    if (!allowed.some((cls) => err instanceof cls)) throw new Error(`unexpected ${(err as Error)?.constructor?.name}: ${String(err)}`);
+    if (!allowed.some((cls) => err instanceof cls))
+      throw new Error(`unexpected ${(err as Error)?.constructor?.name}: ${String(err)}`);
     return err as Error;
   }
 }
 
 describe('message payloads', () => {
-  test.each(MESSAGES)('$name: accepted values satisfy the schema, everything else is InvalidInputError PLAN-006', ({ name, schema }) => {
-    fc.assert(
-      fc.property(payload, (p) => {
-        let parsed: unknown;
-        const result = outcome(() => (parsed = parseMessage(schema, p, name, '{}')), [InvalidInputError]);
-        if (result === 'ok') {
-          expect(schema.safeParse(parsed).success).toBe(true);
-          expect(schema.safeParse(p ?? {}).success).toBe(true);
-        } else {
-          expect((result as InvalidInputError).code).toBe('PLAN-006');
-          expect(result.message).toContain(`invalid ${name} payload`);
-          expect(schema.safeParse(p ?? {}).success).toBe(false);
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  test.each(MESSAGES)(
+    '$name: accepted values satisfy the schema, everything else is InvalidInputError PLAN-006',
+    ({ name, schema }) => {
+      fc.assert(
+        fc.property(payload, (p) => {
+          let parsed: unknown;
+          const result = outcome(() => (parsed = parseMessage(schema, p, name, '{}')), [InvalidInputError]);
+          if (result === 'ok') {
+            expect(schema.safeParse(parsed).success).toBe(true);
+            expect(schema.safeParse(p ?? {}).success).toBe(true);
+          } else {
+            expect((result as InvalidInputError).code).toBe('PLAN-006');
+            expect(result.message).toContain(`invalid ${name} payload`);
+            expect(schema.safeParse(p ?? {}).success).toBe(false);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+  );
 
   test('an unknown key is refused by every message (strict objects)', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...MESSAGES),
-        fc.string({ minLength: 1 }).filter((k) => !['option', 'text', 'comment', 'reason', 'cost_usd', 'tokens', 'calls'].includes(k)),
+        fc
+          .string({ minLength: 1 })
+          .filter((k) => !['option', 'text', 'comment', 'reason', 'cost_usd', 'tokens', 'calls'].includes(k)),
         fc.jsonValue(),
         ({ name, schema }, key, value) => {
-          const valids: Record<string, Record<string, unknown>> = { answerClarification: { option: 1 }, approve: {}, reject: { reason: 'no' }, raiseBudget: { calls: 1 } };
+          const valids: Record<string, Record<string, unknown>> = {
+            answerClarification: { option: 1 },
+            approve: {},
+            reject: { reason: 'no' },
+            raiseBudget: { calls: 1 },
+          };
           const valid = valids[name]!;
           expect(() => parseMessage(schema, { ...valid, [key]: value }, name, '{}')).toThrow(InvalidInputError);
         },
@@ -105,7 +116,11 @@ describe('message payloads', () => {
       fc.property(
         fc.integer({ min: 1, max: 1000 }),
         fc.string({ minLength: 1, maxLength: 200 }).filter((s) => s.trim().length > 0),
-        fc.record({ cost_usd: fc.double({ min: 0, max: 100, noNaN: true }), tokens: fc.nat(10 ** 6), calls: fc.integer({ min: 1, max: 1000 }) }),
+        fc.record({
+          cost_usd: fc.double({ min: 0, max: 100, noNaN: true }),
+          tokens: fc.nat(10 ** 6),
+          calls: fc.integer({ min: 1, max: 1000 }),
+        }),
         (option, text, raise) => {
           expect(parseMessage(ClarificationAnswerSchema, { option }, 'a', '')).toEqual({ option });
           expect(parseMessage(ClarificationAnswerSchema, { text }, 'a', '')).toEqual({ text: text.trim() });
@@ -128,7 +143,9 @@ describe('message payloads', () => {
           fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -1).map((cost_usd) => ({ cost_usd })),
         ),
         (raise) => {
-          expect(() => parseMessage(RaiseBudgetSchema, raise, MESSAGE_NAMES.raiseBudget, '{"calls": 10}')).toThrow(InvalidInputError);
+          expect(() => parseMessage(RaiseBudgetSchema, raise, MESSAGE_NAMES.raiseBudget, '{"calls": 10}')).toThrow(
+            InvalidInputError,
+          );
         },
       ),
       { numRuns: 100 },
@@ -146,8 +163,21 @@ describe('LLM output parsers', () => {
     fc.json(),
     fc.jsonValue().map((v) => `\`\`\`json\n${JSON.stringify(v)}\n\`\`\``),
     fc.nat(validPlan.length).map((n) => validPlan.slice(0, n)),
-    fc.tuple(fc.nat(validPlan.length - 1), fc.string({ minLength: 1, maxLength: 3 })).map(([i, s]) => validPlan.slice(0, i) + s + validPlan.slice(i + 1)),
-    fc.record({ status: fc.string(), tasks: fc.anything(), complexity: fc.anything(), is_clear: fc.anything(), steps: fc.anything() }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+    fc
+      .tuple(fc.nat(validPlan.length - 1), fc.string({ minLength: 1, maxLength: 3 }))
+      .map(([i, s]) => validPlan.slice(0, i) + s + validPlan.slice(i + 1)),
+    fc
+      .record(
+        {
+          status: fc.string(),
+          tasks: fc.anything(),
+          complexity: fc.anything(),
+          is_clear: fc.anything(),
+          steps: fc.anything(),
+        },
+        { requiredKeys: [] },
+      )
+      .map((o) => JSON.stringify(o)),
   );
 
   test('parsePlanJson returns a Plan the schema accepts or throws PLAN-001 / PLAN-002 only', () => {
@@ -175,10 +205,13 @@ describe('LLM output parsers', () => {
 
   test('non-text LLM output is a PlanParseError, not a crash', () => {
     fc.assert(
-      fc.property(fc.anything().filter((v) => typeof v !== 'string'), (value) => {
-        expect(() => parsePlanJson(value as string)).toThrow(PlanParseError);
-        expect(() => parseRequirementsJson(value as string)).toThrow(PlanParseError);
-      }),
+      fc.property(
+        fc.anything().filter((v) => typeof v !== 'string'),
+        (value) => {
+          expect(() => parsePlanJson(value as string)).toThrow(PlanParseError);
+          expect(() => parseRequirementsJson(value as string)).toThrow(PlanParseError);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -27,7 +27,13 @@ describe('parsePlanJson', () => {
     const plan = parsePlanJson(json);
     const steps = flattenSteps(plan);
     expect(steps.map((s) => s.id)).toEqual(['1.1', '1.2', '2.1']);
-    expect(steps[1]).toMatchObject({ action: 'tool_call', parallel: false, depends_on: [0], verification: [], description: '' });
+    expect(steps[1]).toMatchObject({
+      action: 'tool_call',
+      parallel: false,
+      depends_on: [0],
+      verification: [],
+      description: '',
+    });
     expect(steps[0]!.depends_on).toEqual([]);
     expect(plan).toMatchObject({ missing_capabilities: [], assumptions: [], version: 1 });
   });
@@ -39,9 +45,17 @@ describe('parsePlanJson', () => {
 
   it('lets the caller stamp id, version and metadata over what the LLM wrote', () => {
     const { id: _id, version: _v, metadata: _m, ...draft } = validPlanInput();
-    const stamp = { id: uuidv7(Date.parse(NOW), new Uint8Array(10).fill(7)), version: 2, metadata: { planner: 'ranking' as const, created_at: NOW } };
+    const stamp = {
+      id: uuidv7(Date.parse(NOW), new Uint8Array(10).fill(7)),
+      version: 2,
+      metadata: { planner: 'ranking' as const, created_at: NOW },
+    };
     const plan = parsePlanJson(JSON.stringify({ ...draft, version: 99 }), stamp);
-    expect(plan).toMatchObject({ id: stamp.id, version: 2, metadata: { planner: 'ranking', model: null, temperature: null } });
+    expect(plan).toMatchObject({
+      id: stamp.id,
+      version: 2,
+      metadata: { planner: 'ranking', model: null, temperature: null },
+    });
   });
 
   it('PLAN-001 for text that is not JSON', () => {
@@ -79,9 +93,9 @@ describe('parsePlanJson', () => {
       'missing_capabilities: a IMPOSSIBLE plan must name what is missing',
     ]);
     expect(parsePlanJson(JSON.stringify({ ...impossible, missing_capabilities: ['kubernetes'] })).tasks).toEqual([]);
-    expect((thrown(() => parsePlanJson(JSON.stringify({ ...validPlanInput(), tasks: [] }))) as PlanSchemaError).issues).toEqual([
-      'tasks: a FEASIBLE plan needs at least one task',
-    ]);
+    expect(
+      (thrown(() => parsePlanJson(JSON.stringify({ ...validPlanInput(), tasks: [] }))) as PlanSchemaError).issues,
+    ).toEqual(['tasks: a FEASIBLE plan needs at least one task']);
   });
 
   it('rejects params nested too deeply', () => {
@@ -89,7 +103,9 @@ describe('parsePlanJson', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 20; i++) deep = { d: deep };
     plan.tasks[0]!.steps[0]!.params = { deep };
-    expect((thrown(() => parsePlanJson(JSON.stringify(plan))) as PlanSchemaError).issues[0]).toMatch(/^tasks\[0\]\.steps\[0\]\.params: must not nest deeper/);
+    expect((thrown(() => parsePlanJson(JSON.stringify(plan))) as PlanSchemaError).issues[0]).toMatch(
+      /^tasks\[0\]\.steps\[0\]\.params: must not nest deeper/,
+    );
   });
 });
 
@@ -115,20 +131,25 @@ describe('parseRequirementsJson', () => {
       'clarification: an unclear goal needs a clarifying question',
     ]);
     const question = { question: 'Which period?', options: ['last week', 'last month'], default_option: 2 };
-    expect((thrown(() => parseRequirementsJson(JSON.stringify({ ...unclear, clarification: question }))) as PlanSchemaError).issues).toEqual([
-      'clarification.default_option: must index one of the options (0-based)',
-    ]);
+    expect(
+      (thrown(() => parseRequirementsJson(JSON.stringify({ ...unclear, clarification: question }))) as PlanSchemaError)
+        .issues,
+    ).toEqual(['clarification.default_option: must index one of the options (0-based)']);
     const ok = parseRequirementsJson(JSON.stringify({ ...unclear, clarification: { ...question, default_option: 1 } }));
     expect(ok.clarification?.options[ok.clarification.default_option]).toBe('last month');
   });
 
   it('rejects requirement steps that keep template variables', () => {
-    const e = thrown(() => parseRequirementsJson(JSON.stringify({ ...clear, steps: ['Get ${limit} issues'] }))) as PlanSchemaError;
+    const e = thrown(() =>
+      parseRequirementsJson(JSON.stringify({ ...clear, steps: ['Get ${limit} issues'] })),
+    ) as PlanSchemaError;
     expect(e.issues[0]).toMatch(/^steps\[0\]: must be abstract/);
   });
 
   it('rejects an unknown intent', () => {
-    expect(thrown(() => parseRequirementsJson(JSON.stringify({ ...clear, intent: { type: 'rant', confidence: 2 } })))).toBeInstanceOf(PlanSchemaError);
+    expect(
+      thrown(() => parseRequirementsJson(JSON.stringify({ ...clear, intent: { type: 'rant', confidence: 2 } }))),
+    ).toBeInstanceOf(PlanSchemaError);
   });
 });
 
@@ -150,9 +171,15 @@ describe('parsePlanningRequest', () => {
   });
 
   it('throws InvalidInputError (PLAN-006) listing every problem', () => {
-    const e = thrown(() => parsePlanningRequest({ ...request, trace_id: '', now: 'tomorrow', constraints: { workspace_root: 'relative' } })) as InvalidInputError;
+    const e = thrown(() =>
+      parsePlanningRequest({ ...request, trace_id: '', now: 'tomorrow', constraints: { workspace_root: 'relative' } }),
+    ) as InvalidInputError;
     expect(e).toBeInstanceOf(InvalidInputError);
     expect(e.code).toBe('PLAN-006');
-    expect((e.details.issues as string[]).map((l) => l.split(':')[0])).toEqual(['trace_id', 'constraints.workspace_root', 'now']);
+    expect((e.details.issues as string[]).map((l) => l.split(':')[0])).toEqual([
+      'trace_id',
+      'constraints.workspace_root',
+      'now',
+    ]);
   });
 });

@@ -19,7 +19,13 @@ const spec = toolSpecFromZod({
 });
 
 test('marked mode: exactly the x-path strings, in arrays, nullable unions and nested objects', () => {
-  const params = { source: 'a', targets: ['b', 'c'], maybe: 'd', nested: { into: 'e', note: '/etc/x' }, path: '/etc/y' };
+  const params = {
+    source: 'a',
+    targets: ['b', 'c'],
+    maybe: 'd',
+    nested: { into: 'e', note: '/etc/x' },
+    path: '/etc/y',
+  };
   expect(pathParamValues(params, spec.parameters, 'marked').map((p) => [p.at, p.value])).toEqual([
     [['source'], 'a'],
     [['targets', 0], 'b'],
@@ -47,7 +53,13 @@ test('pathParamSchemas: the top-level path params a schema declares (marked, or 
   ]);
   const schema: JsonSchema = {
     type: 'object',
-    properties: { path: { type: 'string' }, paths: { type: 'array', items: { type: 'string' } }, url: { type: 'string' }, source: { type: 'string' }, file: { type: 'integer' } },
+    properties: {
+      path: { type: 'string' },
+      paths: { type: 'array', items: { type: 'string' } },
+      url: { type: 'string' },
+      source: { type: 'string' },
+      file: { type: 'integer' },
+    },
   };
   const found = pathParamSchemas(schema, 'by-name');
   expect(found.map(({ param }) => param)).toEqual(['path', 'paths']);

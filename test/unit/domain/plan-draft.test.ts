@@ -1,25 +1,55 @@
 /** The lean plan draft an LLM writes, its completion by the system, and its JSON Schema for structured outputs. */
 import { checkJsonSchema, type JsonSchema } from '../../../src/domain/json-schema';
 import { PlanSchema } from '../../../src/domain/plan';
-import { DRAFT_STEP_KINDS, PlanDraftSchema, complexityOf, draftOf, planDraftJsonSchema, planFromDraft, type PlanDraft } from '../../../src/domain/plan-draft';
+import {
+  DRAFT_STEP_KINDS,
+  PlanDraftSchema,
+  complexityOf,
+  draftOf,
+  planDraftJsonSchema,
+  planFromDraft,
+  type PlanDraft,
+} from '../../../src/domain/plan-draft';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { STAMP } from '../../support/planning';
 
-const stamp = { id: STAMP.id, version: 1, goal: 'Contaminated shipments and their contaminants', metadata: { planner: 'llm' as const, model: 'm', temperature: 0.1, created_at: STAMP.created_at } };
+const stamp = {
+  id: STAMP.id,
+  version: 1,
+  goal: 'Contaminated shipments and their contaminants',
+  metadata: { planner: 'llm' as const, model: 'm', temperature: 0.1, created_at: STAMP.created_at },
+};
 
 const draft: PlanDraft = {
   status: 'FEASIBLE',
   missing_capabilities: [],
   steps: [
-    { title: 'Contaminated shipments', tool: 'shipments', params: { has_contaminants: true, date_from: '2026-11-16' }, depends_on: [] },
-    { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+    {
+      title: 'Contaminated shipments',
+      tool: 'shipments',
+      params: { has_contaminants: true, date_from: '2026-11-16' },
+      depends_on: [],
+    },
+    {
+      title: 'Their contaminants',
+      tool: 'contaminants-detected',
+      params: { shipment_ids: '${step[0].data.*.id}' },
+      depends_on: [0],
+    },
   ],
 };
 
 describe('planFromDraft', () => {
   it('fills ids, one task, defaults, the complexity and the estimate from the catalog', () => {
     const plan = PlanSchema.parse(planFromDraft(draft, stamp, catalog));
-    expect(plan).toMatchObject({ id: STAMP.id, version: 1, goal: stamp.goal, status: 'FEASIBLE', complexity: 2, assumptions: [] });
+    expect(plan).toMatchObject({
+      id: STAMP.id,
+      version: 1,
+      goal: stamp.goal,
+      status: 'FEASIBLE',
+      complexity: 2,
+      assumptions: [],
+    });
     expect(plan.tasks).toHaveLength(1);
     expect(plan.tasks[0]!.steps.map((s) => [s.id, s.action, s.tool, s.depends_on, s.parallel])).toEqual([
       ['1.1', 'tool_call', 'shipments', [], true],
@@ -30,13 +60,21 @@ describe('planFromDraft', () => {
   });
 
   it('adds an earlier step a template reads to depends_on when the draft forgot it, and leaves any other reference to validation', () => {
-    const forgot = { ...draft, steps: [draft.steps[0]!, { ...draft.steps[1]!, depends_on: [] }, { ...draft.steps[0]!, params: { facility_id: '${step[2].data[0].id}' } }] };
+    const forgot = {
+      ...draft,
+      steps: [
+        draft.steps[0]!,
+        { ...draft.steps[1]!, depends_on: [] },
+        { ...draft.steps[0]!, params: { facility_id: '${step[2].data[0].id}' } },
+      ],
+    };
     const plan = PlanSchema.parse(planFromDraft(forgot, stamp, catalog));
     expect(plan.tasks[0]!.steps.map((s) => s.depends_on)).toEqual([[], [0], []]);
   });
 
   it('takes the status the steps and missing capabilities say when the draft contradicts them: FEASIBLE with something missing is PARTIAL, IMPOSSIBLE with steps PARTIAL or FEASIBLE', () => {
-    const statusOf = (d: Partial<PlanDraft>) => PlanSchema.parse(planFromDraft({ ...draft, ...d }, stamp, catalog)).status;
+    const statusOf = (d: Partial<PlanDraft>) =>
+      PlanSchema.parse(planFromDraft({ ...draft, ...d }, stamp, catalog)).status;
     expect(statusOf({ status: 'FEASIBLE', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
     expect(statusOf({ status: 'FEASIBLE', missing_capabilities: ['sending email'], steps: [] })).toBe('IMPOSSIBLE');
     expect(statusOf({ status: 'PARTIAL', missing_capabilities: ['sending email'], steps: [] })).toBe('IMPOSSIBLE');
@@ -45,18 +83,30 @@ describe('planFromDraft', () => {
     expect(statusOf({ status: 'IMPOSSIBLE', missing_capabilities: ['sending email'] })).toBe('PARTIAL');
     expect(statusOf({ status: 'IMPOSSIBLE', missing_capabilities: [] })).toBe('FEASIBLE');
     // Too little to mend: no steps and nothing missing is left to the schema.
-    expect(() => PlanSchema.parse(planFromDraft({ ...draft, status: 'IMPOSSIBLE', steps: [] }, stamp, catalog))).toThrow(/missing/);
+    expect(() =>
+      PlanSchema.parse(planFromDraft({ ...draft, status: 'IMPOSSIBLE', steps: [] }, stamp, catalog)),
+    ).toThrow(/missing/);
   });
 
-  it('merges a step that repeats an earlier one into it, the later steps\' dependencies and templates following', () => {
-    const facilities = { title: 'Composting sites', tool: 'facilities', params: { type: 'composting' }, depends_on: [] };
+  it("merges a step that repeats an earlier one into it, the later steps' dependencies and templates following", () => {
+    const facilities = {
+      title: 'Composting sites',
+      tool: 'facilities',
+      params: { type: 'composting' },
+      depends_on: [],
+    };
     const repeated: PlanDraft = {
       ...draft,
       steps: [
         facilities,
         { ...facilities, depends_on: [0] },
         { ...facilities, title: 'Again', depends_on: [1] },
-        { title: 'Their shipments', tool: 'shipments', params: { facility_id: '${step[2].data[0].id}' }, depends_on: [2] },
+        {
+          title: 'Their shipments',
+          tool: 'shipments',
+          params: { facility_id: '${step[2].data[0].id}' },
+          depends_on: [2],
+        },
         { title: 'Other sites', tool: 'facilities', params: { type: 'landfill' }, depends_on: [] },
       ],
     };
@@ -76,15 +126,30 @@ describe('planFromDraft', () => {
     expect(PlanSchema.parse(planFromDraft({ ...draft, steps: waits }, stamp, catalog)).tasks[0]!.steps).toHaveLength(3);
   });
 
-  it('keeps .* into a param that takes one value (one call per item) and mends a field of the list itself to every item\'s, saying so in the assumptions', () => {
+  it("keeps .* into a param that takes one value (one call per item) and mends a field of the list itself to every item's, saying so in the assumptions", () => {
     const chain: PlanDraft = {
       status: 'FEASIBLE',
       missing_capabilities: [],
       steps: [
-        { title: 'The sorting center in Leipzig', tool: 'facilities', params: { location: 'Leipzig', type: 'sorting' }, depends_on: [] },
+        {
+          title: 'The sorting center in Leipzig',
+          tool: 'facilities',
+          params: { location: 'Leipzig', type: 'sorting' },
+          depends_on: [],
+        },
         { title: 'Its shipments', tool: 'shipments', params: { facility_id: '${step[0].data.*.id}' }, depends_on: [0] },
-        { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[1].data.*.id}' }, depends_on: [1] },
-        { title: 'Their inspections', tool: 'inspections', params: { shipment_ids: '${step[1].data.id}', facility_id: '${step[0].data.id}' }, depends_on: [0, 1] },
+        {
+          title: 'Their contaminants',
+          tool: 'contaminants-detected',
+          params: { shipment_ids: '${step[1].data.*.id}' },
+          depends_on: [1],
+        },
+        {
+          title: 'Their inspections',
+          tool: 'inspections',
+          params: { shipment_ids: '${step[1].data.id}', facility_id: '${step[0].data.id}' },
+          depends_on: [0, 1],
+        },
       ],
     };
     const plan = PlanSchema.parse(planFromDraft(chain, stamp, catalog));
@@ -101,8 +166,15 @@ describe('planFromDraft', () => {
   });
 
   it('makes an IMPOSSIBLE draft without steps a plan without tasks', () => {
-    const plan = PlanSchema.parse(planFromDraft({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering'], steps: [] }, stamp, catalog));
-    expect(plan).toMatchObject({ tasks: [], complexity: 1, estimate: { calls: 0, duration_ms: 0 }, missing_capabilities: ['ordering'] });
+    const plan = PlanSchema.parse(
+      planFromDraft({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering'], steps: [] }, stamp, catalog),
+    );
+    expect(plan).toMatchObject({
+      tasks: [],
+      complexity: 1,
+      estimate: { calls: 0, duration_ms: 0 },
+      missing_capabilities: ['ordering'],
+    });
   });
 
   it('gives the complexity as the smallest Fibonacci number covering the steps', () => {
@@ -118,7 +190,12 @@ describe('planFromDraft', () => {
       ...draft,
       steps: [
         ...draft.steps,
-        { title: 'Summary', action: 'llm', params: { instruction: 'Summarize the contaminants per shipment' }, depends_on: [1] },
+        {
+          title: 'Summary',
+          action: 'llm',
+          params: { instruction: 'Summarize the contaminants per shipment' },
+          depends_on: [1],
+        },
         { title: 'Sign-off', action: 'human', params: { question: 'Send the summary?' }, depends_on: [2] },
       ],
     };
@@ -146,18 +223,33 @@ describe('planDraftJsonSchema', () => {
   });
 
   it('allows only the catalog tool names, each with its own params', () => {
-    const variants = ((schema.properties!.steps as { items: { anyOf: { properties: { tool: { const: string } } }[] } }).items.anyOf);
-    expect(variants.map((v) => v.properties.tool.const)).toEqual(['contaminants-detected', 'facilities', 'inspections', 'shipments']);
+    const variants = (schema.properties!.steps as { items: { anyOf: { properties: { tool: { const: string } } }[] } })
+      .items.anyOf;
+    expect(variants.map((v) => v.properties.tool.const)).toEqual([
+      'contaminants-detected',
+      'facilities',
+      'inspections',
+      'shipments',
+    ]);
     const invented = { ...draft, steps: [{ title: 'x', tool: 'search_shipments', params: {}, depends_on: [] }] };
     expect(checkJsonSchema(invented, schema)).not.toEqual([]);
-    const wrongParams = { ...draft, steps: [{ title: 'x', tool: 'facilities', params: { shipment_ids: ['S-1'] }, depends_on: [] }] };
+    const wrongParams = {
+      ...draft,
+      steps: [{ title: 'x', tool: 'facilities', params: { shipment_ids: ['S-1'] }, depends_on: [] }],
+    };
     expect(checkJsonSchema(wrongParams, schema)).not.toEqual([]);
   });
 
   it('offers a template only where a param takes a list, not for a number, flag, enum or date', () => {
-    const detections = (schema.properties!.steps as { items: { anyOf: { properties: { tool: { const: string }; params: JsonSchema } }[] } }).items.anyOf.find((v) => v.properties.tool.const === 'contaminants-detected')!;
+    const detections = (
+      schema.properties!.steps as {
+        items: { anyOf: { properties: { tool: { const: string }; params: JsonSchema } }[] };
+      }
+    ).items.anyOf.find((v) => v.properties.tool.const === 'contaminants-detected')!;
     const params = detections.properties.params.properties!;
-    expect(params.shipment_ids).toMatchObject({ anyOf: [{ type: 'array' }, { type: 'string', pattern: expect.any(String) }] });
+    expect(params.shipment_ids).toMatchObject({
+      anyOf: [{ type: 'array' }, { type: 'string', pattern: expect.any(String) }],
+    });
     for (const name of ['limit', 'risk_level', 'date_from']) expect(params[name]).not.toHaveProperty('anyOf');
   });
 

@@ -33,7 +33,10 @@ function pathsOf(value: unknown, prefix: Segment[] = []): Segment[][] {
   return entries.flatMap(([k, v]) => [[...prefix, k], ...pathsOf(v, [...prefix, k])]);
 }
 
-type Mutation = { kind: 'set'; path: Segment[]; value: unknown } | { kind: 'delete'; path: Segment[] } | { kind: 'copy-step'; from: number };
+type Mutation =
+  | { kind: 'set'; path: Segment[]; value: unknown }
+  | { kind: 'delete'; path: Segment[] }
+  | { kind: 'copy-step'; from: number };
 
 function mutate(base: unknown, mutations: Mutation[]): unknown {
   const doc = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;
@@ -45,14 +48,14 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
       continue;
     }
     let parent: unknown = doc;
-    for (const seg of m.path.slice(0, -1)) parent = typeof parent === 'object' && parent !== null ? (parent as Record<Segment, unknown>)[seg] : undefined;
+    for (const seg of m.path.slice(0, -1))
+      parent = typeof parent === 'object' && parent !== null ? (parent as Record<Segment, unknown>)[seg] : undefined;
     if (typeof parent !== 'object' || parent === null) continue;
     const last = m.path[m.path.length - 1]!;
     if (m.kind === 'delete') {
       if (Array.isArray(parent) && typeof last === 'number') parent.splice(last, 1);
       else delete (parent as Record<Segment, unknown>)[last];
-    }
-    else (parent as Record<Segment, unknown>)[last] = m.value;
+    } else (parent as Record<Segment, unknown>)[last] = m.value;
   }
   return doc;
 }
@@ -82,12 +85,35 @@ const interesting = fc.constantFrom<unknown>(
   { nested: { deeper: [1, 'x'] } },
 );
 const stepFieldPaths: Segment[][] = base.tasks.flatMap((task, t) =>
-  task.steps.flatMap((_step, i) => ['id', 'tool', 'action', 'depends_on', 'parallel'].map((f) => ['tasks', t, 'steps', i, f])),
+  task.steps.flatMap((_step, i) =>
+    ['id', 'tool', 'action', 'depends_on', 'parallel'].map((f) => ['tasks', t, 'steps', i, f]),
+  ),
 );
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('set' as const), path: fc.constantFrom(...stepFieldPaths), value: interesting }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('set' as const), path: fc.constantFrom(...paramPaths), value: interesting }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('set' as const), path: fc.constantFrom(...allPaths), value: fc.jsonValue({ maxDepth: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('set' as const),
+      path: fc.constantFrom(...stepFieldPaths),
+      value: interesting,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('set' as const),
+      path: fc.constantFrom(...paramPaths),
+      value: interesting,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('set' as const),
+      path: fc.constantFrom(...allPaths),
+      value: fc.jsonValue({ maxDepth: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), path: fc.constantFrom(...allPaths) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('copy-step' as const), from: fc.nat(5) }) },
 );
@@ -123,7 +149,9 @@ describe('parsePlanJson + validatePlan on hostile input', () => {
 
   it('random JSON text, fenced or not', () => {
     fc.assert(
-      fc.property(fc.json({ maxDepth: 6 }), fc.boolean(), (json, fenced) => pipeline(fenced ? '```json\n' + json + '\n```' : json)),
+      fc.property(fc.json({ maxDepth: 6 }), fc.boolean(), (json, fenced) =>
+        pipeline(fenced ? '```json\n' + json + '\n```' : json),
+      ),
       { numRuns: RUNS },
     );
   });

@@ -2,14 +2,30 @@ import { routeSteps, type ToolRoute } from '../../../src/domain/routing';
 import type { Step } from '../../../src/domain/plan';
 
 const step = (id: string, tool: string | null, action: Step['action'] = 'tool_call'): Step => ({
-  id, title: id, description: '', action, tool, params: {}, depends_on: [], parallel: true, expected_output: '', verification: [],
+  id,
+  title: id,
+  description: '',
+  action,
+  tool,
+  params: {},
+  depends_on: [],
+  parallel: true,
+  expected_output: '',
+  verification: [],
 });
-const route = (...queues: string[]): ToolRoute => ({ queues, cost_per_call_usd: 0, tokens_per_call: 0, idempotent: true });
+const route = (...queues: string[]): ToolRoute => ({
+  queues,
+  cost_per_call_usd: 0,
+  tokens_per_call: 0,
+  idempotent: true,
+});
 
 describe('routing steps to worker pools', () => {
   test('each step goes to the pool serving its tool, with the reason recorded', () => {
     const { decisions } = routeSteps([step('1.1', 'shipments')], { shipments: route('waste-pool') }, 'planner');
-    expect(decisions).toEqual([{ step_id: '1.1', tool: 'shipments', queue: 'waste-pool', reason: 'the only pool serving shipments' }]);
+    expect(decisions).toEqual([
+      { step_id: '1.1', tool: 'shipments', queue: 'waste-pool', reason: 'the only pool serving shipments' },
+    ]);
   });
 
   test('equal pools take turns, and the turn counter carries over to the next routing', () => {

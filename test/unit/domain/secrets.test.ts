@@ -18,18 +18,28 @@ describe('redactSecrets', () => {
   });
 
   it("keeps a URL's scheme, user and host and replaces only its password", () => {
-    expect(redactSecrets('read postgres://app:s3cret-Pw@db.internal:5432/ops now')).toBe(`read postgres://app:${REDACTED}@db.internal:5432/ops now`);
+    expect(redactSecrets('read postgres://app:s3cret-Pw@db.internal:5432/ops now')).toBe(
+      `read postgres://app:${REDACTED}@db.internal:5432/ops now`,
+    );
     expect(redactSecrets('mongodb+srv://u:p%40ss@cluster0/x')).toBe(`mongodb+srv://u:${REDACTED}@cluster0/x`);
   });
 
   it('leaves URLs without a password, ports and plain words alone', () => {
-    for (const text of ['https://example.com:8080/a@b', 'ssh://git@github.com/x', 'mail me at ops@example.com', 'skip the sk- prefix', 'eyJ is how JSON starts']) {
+    for (const text of [
+      'https://example.com:8080/a@b',
+      'ssh://git@github.com/x',
+      'mail me at ops@example.com',
+      'skip the sk- prefix',
+      'eyJ is how JSON starts',
+    ]) {
       expect(redactSecrets(text)).toBe(text);
     }
   });
 
   it('replaces name=value credentials, keeping the name', () => {
-    expect(redactSecrets('password=hunter2 and api_key: "a b c"')).toBe(`password=${REDACTED} and api_key: ${REDACTED}`);
+    expect(redactSecrets('password=hunter2 and api_key: "a b c"')).toBe(
+      `password=${REDACTED} and api_key: ${REDACTED}`,
+    );
   });
 
   it('changes nothing when applied twice', () => {

@@ -18,7 +18,7 @@ describe('shellQuote', () => {
     for (const id of ['plan-m1x2-ab12cd', '1.2', 'weekly_report', 'a/b:c@d,e%f+g']) expect(shellQuote(id)).toBe(id);
   });
 
-  it('single-quotes anything else, a quote inside as \'\\\'\'', () => {
+  it("single-quotes anything else, a quote inside as '\\''", () => {
     expect(shellQuote('q2;touch pwned;echo 1')).toBe("'q2;touch pwned;echo 1'");
     expect(shellQuote("it's")).toBe("'it'\\''s'");
     expect(shellQuote('')).toBe("''");
@@ -28,9 +28,12 @@ describe('shellQuote', () => {
   it('gives sh the value itself as one word, for any text', () => {
     expect(shellWord(shellQuote('q2;touch pwned;echo 1'))).toBe('q2;touch pwned;echo 1');
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...";&|$`'\"\\ \t\n*?[]{}()<>~#=!%a1-_.:/@"), maxLength: 30 }), (text) => {
-        expect(shellWord(shellQuote(text))).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...';&|$`\'"\\ \t\n*?[]{}()<>~#=!%a1-_.:/@'), maxLength: 30 }),
+        (text) => {
+          expect(shellWord(shellQuote(text))).toBe(text);
+        },
+      ),
       { seed: 33, numRuns: 40 },
     );
   });
@@ -43,11 +46,19 @@ describe('step ids a model writes', () => {
     return plan;
   };
 
-  it.each(['q2;touch pwned;echo 1', 'a b', '$(id)', '-1', 'k:1', 'x'.repeat(65), ''])('refuses %j as a validation issue (SCHEMA) and as a schema error of the reply', (id) => {
-    const issues = validatePlan(planWithStepId(id), { catalog });
-    expect(issues).toEqual([expect.objectContaining({ code: 'SCHEMA', message: expect.stringMatching(/^tasks\[0\]\.steps\[0\]\.id: a step id is 1–64 letters, digits/) })]);
-    expect(() => parsePlanJson(JSON.stringify(planWithStepId(id)))).toThrow(PlanSchemaError);
-  });
+  it.each(['q2;touch pwned;echo 1', 'a b', '$(id)', '-1', 'k:1', 'x'.repeat(65), ''])(
+    'refuses %j as a validation issue (SCHEMA) and as a schema error of the reply',
+    (id) => {
+      const issues = validatePlan(planWithStepId(id), { catalog });
+      expect(issues).toEqual([
+        expect.objectContaining({
+          code: 'SCHEMA',
+          message: expect.stringMatching(/^tasks\[0\]\.steps\[0\]\.id: a step id is 1–64 letters, digits/),
+        }),
+      ]);
+      expect(() => parsePlanJson(JSON.stringify(planWithStepId(id)))).toThrow(PlanSchemaError);
+    },
+  );
 
   it.each(['1.1', 'fetch-shipments', 'A_2', 'x'.repeat(64)])('accepts %j', (id) => {
     expect(validatePlan(planWithStepId(id), { catalog })).toEqual([]);

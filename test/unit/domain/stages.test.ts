@@ -2,7 +2,17 @@ import { InvalidTransitionError, STAGES, canTransition, isTerminal, transition, 
 
 describe('stage machine', () => {
   it('walks the happy path', () => {
-    const path: Stage[] = ['CREATED', 'ANALYZING', 'PLANNING', 'CRITIQUING', 'AWAITING_APPROVAL', 'APPROVED', 'ROUTED', 'EXECUTING', 'COMPLETED'];
+    const path: Stage[] = [
+      'CREATED',
+      'ANALYZING',
+      'PLANNING',
+      'CRITIQUING',
+      'AWAITING_APPROVAL',
+      'APPROVED',
+      'ROUTED',
+      'EXECUTING',
+      'COMPLETED',
+    ];
     for (let i = 1; i < path.length; i++) expect(transition(path[i - 1]!, path[i]!)).toBe(path[i]);
   });
 
@@ -49,7 +59,9 @@ describe('stage machine', () => {
       expect(transition(left, 'BUDGET_EXHAUSTED')).toBe('BUDGET_EXHAUSTED');
       expect(transition('BUDGET_EXHAUSTED', left, left)).toBe(left);
     }
-    expect(() => transition('BUDGET_EXHAUSTED', 'EXECUTING', 'PLANNING')).toThrow(/must return to the stage it left \(PLANNING\)/);
+    expect(() => transition('BUDGET_EXHAUSTED', 'EXECUTING', 'PLANNING')).toThrow(
+      /must return to the stage it left \(PLANNING\)/,
+    );
     expect(() => transition('BUDGET_EXHAUSTED', 'PLANNING')).toThrow(InvalidTransitionError);
     expect(() => transition('BUDGET_EXHAUSTED', 'COMPLETED', 'EXECUTING')).toThrow(InvalidTransitionError);
     expect(transition('BUDGET_EXHAUSTED', 'CANCELLED')).toBe('CANCELLED');

@@ -26,7 +26,10 @@ describe('stepsToStart', () => {
 
   test('the first ready step the budget cannot afford stops the rest, keeping the order', () => {
     const steps = [step(), step(), step()];
-    expect(stepsToStart(steps, ['PENDING', 'PENDING', 'PENDING'], (i) => i < 1)).toEqual({ start: [0], stop: 'budget' });
+    expect(stepsToStart(steps, ['PENDING', 'PENDING', 'PENDING'], (i) => i < 1)).toEqual({
+      start: [0],
+      stop: 'budget',
+    });
   });
 
   test('a cancelled step is never restarted', () => {

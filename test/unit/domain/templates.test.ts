@@ -1,7 +1,12 @@
 import { TemplateResolutionError, referencedSteps, resolveTemplates, scanTemplates } from '../../../src/domain';
 
 const results = {
-  0: { data: [{ id: 's1', weight: 10 }, { id: 's2', weight: 20 }] },
+  0: {
+    data: [
+      { id: 's1', weight: 10 },
+      { id: 's2', weight: 20 },
+    ],
+  },
   1: { data: { facility: { id: 'f9', name: 'Hannover' }, tags: ['a', 'b'] } },
   2: { data: [{ items: [{ code: 'x' }] }, { items: [{ code: 'y' }, { code: 'z' }] }] },
   3: { data: null },
@@ -19,7 +24,10 @@ function failure(fn: () => unknown): TemplateResolutionError {
 
 describe('template parsing', () => {
   it('finds every reference with its step, path and location', () => {
-    const scan = scanTemplates({ ids: '${step[0].data.*.id}', nested: { list: ['x ${step[2].data[0].items} y ${step[1].data.facility.id}'] } });
+    const scan = scanTemplates({
+      ids: '${step[0].data.*.id}',
+      nested: { list: ['x ${step[2].data[0].items} y ${step[1].data.facility.id}'] },
+    });
     expect(scan.refs.map((r) => [r.step, r.location, r.raw])).toEqual([
       [0, 'ids', '${step[0].data.*.id}'],
       [2, 'nested.list[0]', '${step[2].data[0].items}'],
@@ -30,11 +38,17 @@ describe('template parsing', () => {
   });
 
   it('reports strings that look like broken templates', () => {
-    expect(scanTemplates({ a: '${step[0].data[*].id}', b: '${step[one]}', c: 'fine ${other}' }).malformed.map((m) => m.location)).toEqual(['a', 'b']);
+    expect(
+      scanTemplates({ a: '${step[0].data[*].id}', b: '${step[one]}', c: 'fine ${other}' }).malformed.map(
+        (m) => m.location,
+      ),
+    ).toEqual(['a', 'b']);
   });
 
   it('referencedSteps is sorted and unique', () => {
-    expect(referencedSteps({ a: '${step[3].data}', b: ['${step[1].data}', '${step[3].data.x}'], c: 5 })).toEqual([1, 3]);
+    expect(referencedSteps({ a: '${step[3].data}', b: ['${step[1].data}', '${step[3].data.x}'], c: 5 })).toEqual([
+      1, 3,
+    ]);
     expect(referencedSteps({ a: 'no templates' })).toEqual([]);
   });
 
@@ -46,7 +60,9 @@ describe('template parsing', () => {
       malformed: '${step[7].data[*].id} and ${step[x]}',
       other: 12,
     };
-    expect(referencedSteps(params)).toEqual([...new Set(scanTemplates(params).refs.map((r) => r.step))].sort((a, b) => a - b));
+    expect(referencedSteps(params)).toEqual(
+      [...new Set(scanTemplates(params).refs.map((r) => r.step))].sort((a, b) => a - b),
+    );
     expect(referencedSteps(params)).toEqual([0, 1, 2, 4]);
   });
 });
@@ -57,11 +73,18 @@ describe('resolveTemplates', () => {
   });
 
   it('nests maps: one array per mapped level', () => {
-    expect(resolveTemplates({ codes: '${step[2].data.*.items.*.code}' }, results)).toEqual({ codes: [['x'], ['y', 'z']] });
+    expect(resolveTemplates({ codes: '${step[2].data.*.items.*.code}' }, results)).toEqual({
+      codes: [['x'], ['y', 'z']],
+    });
   });
 
   it('indexes arrays with [i] and walks nested keys', () => {
-    expect(resolveTemplates({ first: '${step[0].data[1].id}', fid: '${step[1].data.facility.id}', tag: '${step[1].data.tags[0]}' }, results)).toEqual({
+    expect(
+      resolveTemplates(
+        { first: '${step[0].data[1].id}', fid: '${step[1].data.facility.id}', tag: '${step[1].data.tags[0]}' },
+        results,
+      ),
+    ).toEqual({
       first: 's2',
       fid: 'f9',
       tag: 'a',
@@ -69,7 +92,12 @@ describe('resolveTemplates', () => {
   });
 
   it('keeps the raw value of a whole-string template (number, object, null)', () => {
-    expect(resolveTemplates({ w: '${step[0].data[0].weight}', f: '${step[1].data.facility}', n: '${step[3].data}', all: '${step[0]}' }, results)).toEqual({
+    expect(
+      resolveTemplates(
+        { w: '${step[0].data[0].weight}', f: '${step[1].data.facility}', n: '${step[3].data}', all: '${step[0]}' },
+        results,
+      ),
+    ).toEqual({
       w: 10,
       f: { id: 'f9', name: 'Hannover' },
       n: null,
@@ -79,13 +107,20 @@ describe('resolveTemplates', () => {
 
   it('interpolates embedded templates as text: strings as-is, the rest as JSON', () => {
     expect(
-      resolveTemplates({ msg: 'Facility ${step[1].data.facility.name} (${step[1].data.facility.id}) got ${step[0].data[0].weight}kg; ids=${step[0].data.*.id}' }, results),
+      resolveTemplates(
+        {
+          msg: 'Facility ${step[1].data.facility.name} (${step[1].data.facility.id}) got ${step[0].data[0].weight}kg; ids=${step[0].data.*.id}',
+        },
+        results,
+      ),
     ).toEqual({ msg: 'Facility Hannover (f9) got 10kg; ids=["s1","s2"]' });
   });
 
   it('resolves inside nested params and leaves other values alone', () => {
     const params = { filter: { ids: ['${step[0].data[0].id}', 'lit'], limit: 5, on: true, none: null } };
-    expect(resolveTemplates(params, results)).toEqual({ filter: { ids: ['s1', 'lit'], limit: 5, on: true, none: null } });
+    expect(resolveTemplates(params, results)).toEqual({
+      filter: { ids: ['s1', 'lit'], limit: 5, on: true, none: null },
+    });
     expect(params.filter.ids[0]).toBe('${step[0].data[0].id}'); // input untouched
   });
 

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { InvalidInputError, checkJsonSchema, toolSpecFromJsonSchema, toolSpecFromZod, type JsonSchema } from '../../../src/domain';
+import {
+  InvalidInputError,
+  checkJsonSchema,
+  toolSpecFromJsonSchema,
+  toolSpecFromZod,
+  type JsonSchema,
+} from '../../../src/domain';
 import { catalog } from '../../support/plans';
 
 describe('ToolSpec builders', () => {
@@ -12,11 +18,23 @@ describe('ToolSpec builders', () => {
     expect(shipments.parameters).not.toHaveProperty('$schema');
     const report = catalog[3]!;
     expect(report.required).toEqual(['path', 'content']);
-    expect(report).toMatchObject({ cost_per_call_usd: 0, tokens_per_call: 0, task_queue: 'tools-files', idempotent: false, tags: [] });
+    expect(report).toMatchObject({
+      cost_per_call_usd: 0,
+      tokens_per_call: 0,
+      task_queue: 'tools-files',
+      idempotent: false,
+      tags: [],
+    });
   });
 
   it('keeps an explicit additionalProperties of a loose zod object', () => {
-    const spec = toolSpecFromZod({ name: 'loose', description: 'd', params: z.looseObject({ a: z.string() }), task_queue: 'q', idempotent: true });
+    const spec = toolSpecFromZod({
+      name: 'loose',
+      description: 'd',
+      params: z.looseObject({ a: z.string() }),
+      task_queue: 'q',
+      idempotent: true,
+    });
     expect(spec.parameters.additionalProperties).not.toBe(false);
     expect(checkJsonSchema({ a: 'x', extra: 1 }, spec.parameters)).toEqual([]);
   });
@@ -34,9 +52,15 @@ describe('ToolSpec builders', () => {
 
   it('rejects a definition whose params are not an object schema, or with a bad name', () => {
     const base = { description: 'd', task_queue: 'q', idempotent: true };
-    expect(() => toolSpecFromJsonSchema({ ...base, name: 'x', parameters: { type: 'string' } })).toThrow(InvalidInputError);
-    expect(() => toolSpecFromJsonSchema({ ...base, name: 'bad name!', parameters: { type: 'object' } })).toThrow(/name/);
-    expect(() => toolSpecFromJsonSchema({ ...base, name: 'x', parameters: { type: 'object' }, cost_per_call_usd: -1 })).toThrow(InvalidInputError);
+    expect(() => toolSpecFromJsonSchema({ ...base, name: 'x', parameters: { type: 'string' } })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => toolSpecFromJsonSchema({ ...base, name: 'bad name!', parameters: { type: 'object' } })).toThrow(
+      /name/,
+    );
+    expect(() =>
+      toolSpecFromJsonSchema({ ...base, name: 'x', parameters: { type: 'object' }, cost_per_call_usd: -1 }),
+    ).toThrow(InvalidInputError);
   });
 });
 
@@ -63,13 +87,37 @@ describe('checkJsonSchema', () => {
 
   it('accepts a value that matches', () => {
     expect(
-      paths({ name: 'a', limit: 3, ratio: 0.5, flag: true, status: 'open', day: '2026-11-23', at: '2026-11-23T10:00:00Z', ids: ['a'], nested: { x: 1 }, maybe: null, either: 2 }),
+      paths({
+        name: 'a',
+        limit: 3,
+        ratio: 0.5,
+        flag: true,
+        status: 'open',
+        day: '2026-11-23',
+        at: '2026-11-23T10:00:00Z',
+        ids: ['a'],
+        nested: { x: 1 },
+        maybe: null,
+        either: 2,
+      }),
     ).toEqual([]);
   });
 
   it('reports each violation with its path and keyword', () => {
     expect(
-      paths({ limit: 2.5, ratio: 'x', flag: 'yes', status: 'shut', day: '23/11/2026', at: 'noon', ids: ['a', 3], nested: { y: 1 }, maybe: 1, either: true, extra: 1 }),
+      paths({
+        limit: 2.5,
+        ratio: 'x',
+        flag: 'yes',
+        status: 'shut',
+        day: '23/11/2026',
+        at: 'noon',
+        ids: ['a', 3],
+        nested: { y: 1 },
+        maybe: 1,
+        either: true,
+        extra: 1,
+      }),
     ).toEqual([
       'name:required',
       'limit:type',
@@ -93,7 +141,14 @@ describe('checkJsonSchema', () => {
   });
 
   it('accepts a whole ${step[N]...} template for any type', () => {
-    expect(paths({ name: '${step[0].data[0].name}', limit: '${step[0].data[0].n}', ids: '${step[1].data.*.id}', nested: '${step[2].data}' })).toEqual([]);
+    expect(
+      paths({
+        name: '${step[0].data[0].name}',
+        limit: '${step[0].data[0].n}',
+        ids: '${step[1].data.*.id}',
+        nested: '${step[2].data}',
+      }),
+    ).toEqual([]);
   });
 
   it('accepts an embedded template only where a string is allowed, skipping enum and format', () => {

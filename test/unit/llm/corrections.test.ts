@@ -15,12 +15,27 @@ const harness = new LlmHarness();
 afterEach(() => harness.close());
 
 function generate(llm?: LlmSettings) {
-  return new LlmPlanner(harness.client).generate({ request: request(LLM_GOAL), requirements, catalog, stamp: STAMP, ...(llm ? { llm } : {}) });
+  return new LlmPlanner(harness.client).generate({
+    request: request(LLM_GOAL),
+    requirements,
+    catalog,
+    stamp: STAMP,
+    ...(llm ? { llm } : {}),
+  });
 }
 
 const draft = (steps: unknown[], status = 'FEASIBLE') => JSON.stringify({ status, missing_capabilities: [], steps });
-const good = draft([{ title: 'Contaminated shipments', tool: 'shipments', params: { has_contaminants: true, date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [] }]);
-const invented = draft([{ title: 'Contaminated shipments', tool: 'search_shipments', params: { has_contaminants: true }, depends_on: [] }]);
+const good = draft([
+  {
+    title: 'Contaminated shipments',
+    tool: 'shipments',
+    params: { has_contaminants: true, date_from: '2026-11-16', date_to: '2026-11-22' },
+    depends_on: [],
+  },
+]);
+const invented = draft([
+  { title: 'Contaminated shipments', tool: 'search_shipments', params: { has_contaminants: true }, depends_on: [] },
+]);
 
 async function caught(promise: Promise<unknown>): Promise<PlannerError> {
   return await promise.then(
@@ -41,10 +56,17 @@ describe('correction turns', () => {
   });
 
   it('name the exact missing field of a reply in the full plan format', async () => {
-    const noSteps = JSON.stringify({ status: 'FEASIBLE', tasks: [{ id: '1', title: 'Collect' }], complexity: 1, estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1 } });
+    const noSteps = JSON.stringify({
+      status: 'FEASIBLE',
+      tasks: [{ id: '1', title: 'Collect' }],
+      complexity: 1,
+      estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1 },
+    });
     await harness.start({ script: [noSteps, good] });
     await generate();
-    expect(harness.messages(1).at(-1)!.content).toContain('tasks[0].steps: missing required field (array); add "steps"');
+    expect(harness.messages(1).at(-1)!.content).toContain(
+      'tasks[0].steps: missing required field (array); add "steps"',
+    );
   });
 
   it('do not send a repeated reply back as new: the instruction changes and the temperature rises', async () => {
@@ -71,9 +93,15 @@ describe('correction turns', () => {
 
 describe('LLM settings', () => {
   it('the worker’s defaults set temperature, attempts and max_tokens; the run’s settings win', async () => {
-    await harness.start({ script: [invented, good, invented] }, { defaults: { temperature: 0.4, attempts: 2, max_tokens: 900 } });
+    await harness.start(
+      { script: [invented, good, invented] },
+      { defaults: { temperature: 0.4, attempts: 2, max_tokens: 900 } },
+    );
     await generate();
-    expect(harness.server.requests.map((r) => [r.body.temperature, r.body.max_tokens])).toEqual([[0.4, 900], [0.4, 900]]);
+    expect(harness.server.requests.map((r) => [r.body.temperature, r.body.max_tokens])).toEqual([
+      [0.4, 900],
+      [0.4, 900],
+    ]);
 
     const error = await caught(generate({ attempts: 1, temperature: 0.9 }));
     expect(error).toBeInstanceOf(PlanningExhaustedError);

@@ -32,7 +32,11 @@ describe('prices', () => {
         fc.nat(10_000_000),
         (model, prompt, completion, cachedRaw) => {
           const cached = Math.min(cachedRaw, prompt);
-          const withCache = costOf(model, { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached });
+          const withCache = costOf(model, {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            cached_tokens: cached,
+          });
           const without = costOf(model, { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0 });
           return withCache >= 0 && withCache <= without;
         },
@@ -46,7 +50,9 @@ describe('LlmClient errors over HTTP', () => {
   afterEach(() => harness.close());
 
   async function failure(client: LlmClient): Promise<PlannerError> {
-    const error = await client.complete([{ role: 'user', content: 'Reply in JSON' }], { temperature: 0, json: true }).catch((e: unknown) => e);
+    const error = await client
+      .complete([{ role: 'user', content: 'Reply in JSON' }], { temperature: 0, json: true })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmCallError);
     return error as PlannerError;
   }
@@ -95,7 +101,8 @@ describe('scripted server fault injection', () => {
     const server = await startScriptedLlmServer({ reply: () => '{}', faults: { rate: 0.3, seed, kinds: ['error'] } });
     servers.push(server);
     const client = new LlmClient({ baseURL: server.baseURL, model: 'm', timeoutMs: 5_000 });
-    for (let i = 0; i < 20; i++) await client.complete([{ role: 'user', content: 'JSON' }], { temperature: 0 }).catch(() => undefined);
+    for (let i = 0; i < 20; i++)
+      await client.complete([{ role: 'user', content: 'JSON' }], { temperature: 0 }).catch(() => undefined);
     return server.requests.map((r) => r.outcome);
   }
 

@@ -10,7 +10,9 @@ function commonPrefix(a: string, b: string): string {
 
 describe('system prompts', () => {
   it('open with the same text up to and including the whole catalog, whatever the role', () => {
-    const [analyzer, planner, critic] = [analyzerSystemPrompt, plannerSystemPrompt, premortemSystemPrompt].map((p) => p(WASTE_CATALOG));
+    const [analyzer, planner, critic] = [analyzerSystemPrompt, plannerSystemPrompt, premortemSystemPrompt].map((p) =>
+      p(WASTE_CATALOG),
+    );
     const shared = commonPrefix(commonPrefix(analyzer!, planner!), critic!);
     for (const tool of WASTE_CATALOG) expect(shared).toContain(`### ${tool.name}\n${tool.description}`);
     expect(shared.length / planner!.length).toBeGreaterThan(0.6); // most of each prompt is the cached prefix

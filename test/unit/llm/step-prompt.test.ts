@@ -2,7 +2,8 @@
 import { countTokens } from '../../../src/tools/workspace/tokens';
 import { fitInputs, llmStepMessages } from '../../../src/llm/step-prompt';
 
-const rows = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ id: `S${i}`, contaminant: 'lead', kg: i })));
+const rows = (n: number) =>
+  JSON.stringify(Array.from({ length: n }, (_, i) => ({ id: `S${i}`, contaminant: 'lead', kg: i })));
 
 describe('fitInputs', () => {
   test('inputs that fit the budget pass whole, unmarked', () => {
@@ -25,14 +26,21 @@ describe('fitInputs', () => {
     expect(a!.truncated).toBe(true);
     expect(a!.shown_tokens).toBe(budget - countTokens(small));
     expect(a!.tokens).toBe(countTokens(large));
-    expect(a!.text).toMatch(new RegExp(`\\[truncated: ${a!.shown_tokens} of ${a!.tokens} tokens shown; the full data is sha256:large\\]$`));
+    expect(a!.text).toMatch(
+      new RegExp(`\\[truncated: ${a!.shown_tokens} of ${a!.tokens} tokens shown; the full data is sha256:large\\]$`),
+    );
     expect(large.startsWith(a!.text.slice(0, a!.text.indexOf('\n[truncated')))).toBe(true);
   });
 });
 
 test('the prompt carries the goal, the instruction, the expected output and each input under its label and ref', () => {
   const [system, user] = llmStepMessages(
-    { goal: 'Report contaminated shipments', title: 'Summarize', instruction: 'Summarize the rows by contaminant', expected_output: 'a short paragraph' },
+    {
+      goal: 'Report contaminated shipments',
+      title: 'Summarize',
+      instruction: 'Summarize the rows by contaminant',
+      expected_output: 'a short paragraph',
+    },
     fitInputs([{ label: 'step 0', ref: 'sha256:r', text: rows(2) }], 1_000),
   );
   expect(system!.role).toBe('system');

@@ -8,7 +8,10 @@ import { LlmHarness } from '../../support/llm';
 const harness = new LlmHarness();
 afterEach(() => harness.close());
 
-const schema = { name: 'answer', schema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] } };
+const schema = {
+  name: 'answer',
+  schema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] },
+};
 const ask = [{ role: 'user' as const, content: 'Reply with JSON' }];
 
 describe('LlmClient structured outputs', () => {
@@ -16,7 +19,10 @@ describe('LlmClient structured outputs', () => {
     await harness.start({ script: ['{"ok": true}'] }, { model: 'schema-model-1' });
     await harness.client.complete(ask, { temperature: 0, schema, maxTokens: 300 });
     const body = harness.server.requests[0]!.body;
-    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema: schema.schema, strict: true } });
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: schema.schema, strict: true },
+    });
     expect(body.max_tokens).toBe(300);
   });
 
@@ -46,8 +52,15 @@ describe('LlmClient structured outputs', () => {
   });
 
   it('gives one call its own timeout', async () => {
-    await harness.start({ script: [{ content: '{"ok": true}', delay_ms: 3_000 }] }, { model: 'schema-model-4', timeoutMs: 30_000 });
+    await harness.start(
+      { script: [{ content: '{"ok": true}', delay_ms: 3_000 }] },
+      { model: 'schema-model-4', timeoutMs: 30_000 },
+    );
     const error = await harness.client.complete(ask, { temperature: 0, timeoutMs: 1_000 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'PLAN-005', retryable: true, message: expect.stringContaining('timed out after 1000 ms') });
+    expect(error).toMatchObject({
+      code: 'PLAN-005',
+      retryable: true,
+      message: expect.stringContaining('timed out after 1000 ms'),
+    });
   });
 });

@@ -20,11 +20,20 @@ describe('catalog matching', () => {
       { param: 'facility_id', base: 'facility', baseStem: stem('facilities'), many: false },
     ]);
     expect(detected.enums.map(([p]) => p)).toEqual(['risk_level']);
-    expect(detected.rowFields).toEqual(new Set(['id', 'shipment_id', 'facility_id', 'contaminant', 'risk_level', 'concentration_ppm', 'detected_on']));
+    expect(detected.rowFields).toEqual(
+      new Set(['id', 'shipment_id', 'facility_id', 'contaminant', 'risk_level', 'concentration_ppm', 'detected_on']),
+    );
   });
 
   test("a word's apostrophe-s is dropped, other apostrophes kept, and positions count the words", () => {
-    expect(tokenize("Hamburg's carriers' loads, O’Brien 2 trucks").map(({ text, lower, stem: s, pos }) => [text, lower, s, pos])).toEqual([
+    expect(
+      tokenize("Hamburg's carriers' loads, O’Brien 2 trucks").map(({ text, lower, stem: s, pos }) => [
+        text,
+        lower,
+        s,
+        pos,
+      ]),
+    ).toEqual([
       ['Hamburg', 'hamburg', 'hamburg', 0],
       ['carriers', 'carriers', 'carrier', 1],
       ['loads', 'loads', 'load', 2],

@@ -5,7 +5,12 @@ import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { mcpToolSpec } from '../../../src/tools/mcp/pack';
 import { request, STAMP, stepsOf } from '../../support/planning';
 
-const TEXT_RESULT = { type: 'object', properties: { content: { type: 'string' } }, required: ['content'], additionalProperties: false };
+const TEXT_RESULT = {
+  type: 'object',
+  properties: { content: { type: 'string' } },
+  required: ['content'],
+  additionalProperties: false,
+};
 const ROOT = '/srv/notes';
 const pathParam = { type: 'string', examples: [ROOT] };
 
@@ -13,8 +18,13 @@ const pathParam = { type: 'string', examples: [ROOT] };
 const FILES: ToolSpec[] = [
   mcpToolSpec('files', {
     name: 'search_files',
-    description: 'Recursively search for files matching a glob-style pattern. Returns full paths to all matching items.',
-    inputSchema: { type: 'object', properties: { path: pathParam, pattern: { type: 'string' } }, required: ['path', 'pattern'] },
+    description:
+      'Recursively search for files matching a glob-style pattern. Returns full paths to all matching items.',
+    inputSchema: {
+      type: 'object',
+      properties: { path: pathParam, pattern: { type: 'string' } },
+      required: ['path', 'pattern'],
+    },
     outputSchema: TEXT_RESULT,
   }),
   mcpToolSpec('files', {
@@ -32,7 +42,11 @@ const FILES: ToolSpec[] = [
   mcpToolSpec('files', {
     name: 'write_file',
     description: 'Create a new file or overwrite an existing file.',
-    inputSchema: { type: 'object', properties: { path: pathParam, content: { type: 'string' } }, required: ['path', 'content'] },
+    inputSchema: {
+      type: 'object',
+      properties: { path: pathParam, content: { type: 'string' } },
+      required: ['path', 'content'],
+    },
     outputSchema: TEXT_RESULT,
   }),
 ];
@@ -42,7 +56,11 @@ const DOCS: ToolSpec[] = [
   mcpToolSpec('docs', {
     name: 'findDocuments',
     description: 'Find wiki documents by words of their title. Returns the path of each document, one a line.',
-    inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'Words of the title' } }, required: ['query'] },
+    inputSchema: {
+      type: 'object',
+      properties: { query: { type: 'string', description: 'Words of the title' } },
+      required: ['query'],
+    },
     outputSchema: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
   }),
   mcpToolSpec('docs', {
@@ -67,7 +85,9 @@ describe('the ranking planner answers a question about stored files by searching
       { tool: 'search_files', params: { path: ROOT, pattern: '**/*{travel,budget,q3}*{,/**}' }, depends_on: [] },
       { tool: 'read_multiple_files', params: { paths: '${step[0].data.paths}' }, depends_on: [0] },
     ]);
-    expect(p.assumptions.join('\n')).toContain('search_files looks for files named by its key words (travel, budget, q3)');
+    expect(p.assumptions.join('\n')).toContain(
+      'search_files looks for files named by its key words (travel, budget, q3)',
+    );
     expect(validatePlan(p, { catalog: FILES })).toEqual([]);
   });
 
@@ -92,13 +112,20 @@ describe('the ranking planner answers a question about stored files by searching
     expect(stepsOf(p).map((s) => s.tool)).toEqual(['search_files', 'read_multiple_files']);
   });
 
-  test("a question about today asks for live values, which stored files do not hold: IMPOSSIBLE", () => {
+  test('a question about today asks for live values, which stored files do not hold: IMPOSSIBLE', () => {
     expect(plan("What is today's exchange rate from euros to US dollars?", FILES).status).toBe('IMPOSSIBLE');
   });
 
   test('a catalog whose search does not list paths, or that has no reader, is not searched', () => {
-    const opaque = DOCS.map((t): ToolSpec => (t.name === 'findDocuments' ? { ...t, result: { type: 'object', properties: { hits: { type: 'number' } } } } : t));
+    const opaque = DOCS.map((t): ToolSpec =>
+      t.name === 'findDocuments' ? { ...t, result: { type: 'object', properties: { hits: { type: 'number' } } } } : t,
+    );
     expect(plan('Who attended the kickoff?', opaque).status).toBe('IMPOSSIBLE');
-    expect(plan('Who attended the kickoff?', DOCS.filter((t) => t.name !== 'readDocument')).status).toBe('IMPOSSIBLE');
+    expect(
+      plan(
+        'Who attended the kickoff?',
+        DOCS.filter((t) => t.name !== 'readDocument'),
+      ).status,
+    ).toBe('IMPOSSIBLE');
   });
 });

@@ -14,19 +14,44 @@ import { LIBRARY_CATALOG } from '../../support/library-catalog';
 import { NOW, planOfSteps } from '../../support/planning';
 
 function ground(goal: string, catalog: readonly ToolSpec[], steps: Partial<Step>[]) {
-  const grounding = groundingOf(parsePlanningRequest({ goal, trace_id: 't', tool_catalog: 'c', budget: { cost_usd: 1, tokens: 1000, calls: 10 }, now: NOW }), catalog);
+  const grounding = groundingOf(
+    parsePlanningRequest({
+      goal,
+      trace_id: 't',
+      tool_catalog: 'c',
+      budget: { cost_usd: 1, tokens: 1000, calls: 10 },
+      now: NOW,
+    }),
+    catalog,
+  );
   const plan = groundedPlan(planOfSteps(goal, steps), grounding, catalog);
-  return { plan, steps: flattenSteps(plan).map((s) => ({ id: s.id, tool: s.tool, params: s.params, depends_on: s.depends_on })), issues: planIssues(plan, { catalog, grounding }) };
+  return {
+    plan,
+    steps: flattenSteps(plan).map((s) => ({ id: s.id, tool: s.tool, params: s.params, depends_on: s.depends_on })),
+    issues: planIssues(plan, { catalog, grounding }),
+  };
 }
 
 describe('groundedPlan', () => {
-  test('a guessed facility id becomes a facilities lookup by the goal\'s place and type, read by a .* template; the period goes to the step with dates', () => {
-    const { plan, steps, issues } = ground('Which carriers delivered shipments to the landfill in München last month?', WASTE_CATALOG, [
-      { tool: 'shipments', params: { facility_id: 'FAC-0001', status: 'delivered' } },
-    ]);
+  test("a guessed facility id becomes a facilities lookup by the goal's place and type, read by a .* template; the period goes to the step with dates", () => {
+    const { plan, steps, issues } = ground(
+      'Which carriers delivered shipments to the landfill in München last month?',
+      WASTE_CATALOG,
+      [{ tool: 'shipments', params: { facility_id: 'FAC-0001', status: 'delivered' } }],
+    );
     expect(steps).toEqual([
       { id: '1.1', tool: 'facilities', params: { type: 'landfill', location: 'München' }, depends_on: [] },
-      { id: '1.2', tool: 'shipments', params: { facility_id: '${step[0].data.*.id}', status: 'delivered', date_from: '2026-10-01', date_to: '2026-10-31' }, depends_on: [0] },
+      {
+        id: '1.2',
+        tool: 'shipments',
+        params: {
+          facility_id: '${step[0].data.*.id}',
+          status: 'delivered',
+          date_from: '2026-10-01',
+          date_to: '2026-10-31',
+        },
+        depends_on: [0],
+      },
     ]);
     expect(issues).toEqual([]);
     expect(plan.assumptions).toEqual([
@@ -36,10 +61,14 @@ describe('groundedPlan', () => {
   });
 
   test('templates and dependencies of the steps after a lookup move with them', () => {
-    const { steps, issues } = ground('Contaminants found in shipments to facilities in Hannover yesterday', WASTE_CATALOG, [
-      { tool: 'shipments', params: { facility_id: 'Hannover', date_from: '2026-11-22', date_to: '2026-11-22' } },
-      { tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
-    ]);
+    const { steps, issues } = ground(
+      'Contaminants found in shipments to facilities in Hannover yesterday',
+      WASTE_CATALOG,
+      [
+        { tool: 'shipments', params: { facility_id: 'Hannover', date_from: '2026-11-22', date_to: '2026-11-22' } },
+        { tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
+      ],
+    );
     expect(steps.map((s) => [s.tool, s.params, s.depends_on])).toEqual([
       ['facilities', { location: 'Hannover' }, []],
       ['shipments', { facility_id: '${step[0].data.*.id}', date_from: '2026-11-22', date_to: '2026-11-22' }, [0]],
@@ -49,30 +78,59 @@ describe('groundedPlan', () => {
   });
 
   test('an id the user wrote stays; with nothing of the goal to look an id up by, the guess is left for validation to send back', () => {
-    const given = ground('Shipments to FAC-02 last week', WASTE_CATALOG, [{ tool: 'shipments', params: { facility_id: 'FAC-02', date_from: '2026-11-16', date_to: '2026-11-22' } }]);
+    const given = ground('Shipments to FAC-02 last week', WASTE_CATALOG, [
+      { tool: 'shipments', params: { facility_id: 'FAC-02', date_from: '2026-11-16', date_to: '2026-11-22' } },
+    ]);
     expect(given.plan.assumptions).toEqual([]);
-    const nothing = ground('Shipments to the big facility last week', WASTE_CATALOG, [{ tool: 'shipments', params: { facility_id: 'FAC-01' } }]);
+    const nothing = ground('Shipments to the big facility last week', WASTE_CATALOG, [
+      { tool: 'shipments', params: { facility_id: 'FAC-01' } },
+    ]);
     expect(nothing.steps.map((s) => s.tool)).toEqual(['shipments']);
     expect(nothing.issues.map((i) => i.code)).toEqual(['UNVERIFIED_ID']);
   });
 
   test('a filter value the goal never says ("none", a limit of 20) is dropped; the goal\'s own values stay', () => {
-    const { plan, steps } = ground('Show me all medium-risk contaminant detections from the last 7 days', WASTE_CATALOG, [
-      { tool: 'contaminants-detected', params: { risk_level: 'medium', contaminant: 'none', limit: 20, date_from: '2026-11-17', date_to: '2026-11-23' } },
+    const { plan, steps } = ground(
+      'Show me all medium-risk contaminant detections from the last 7 days',
+      WASTE_CATALOG,
+      [
+        {
+          tool: 'contaminants-detected',
+          params: {
+            risk_level: 'medium',
+            contaminant: 'none',
+            limit: 20,
+            date_from: '2026-11-17',
+            date_to: '2026-11-23',
+          },
+        },
+      ],
+    );
+    expect(steps.map((s) => s.params)).toEqual([
+      { risk_level: 'medium', date_from: '2026-11-17', date_to: '2026-11-23' },
     ]);
-    expect(steps.map((s) => s.params)).toEqual([{ risk_level: 'medium', date_from: '2026-11-17', date_to: '2026-11-23' }]);
     expect(plan.assumptions).toEqual([
       'contaminant="none" of step 1.1 was dropped: the goal does not ask for it',
       'limit=20 of step 1.1 was dropped: the goal does not ask for it',
     ]);
-    expect(ground('The 5 latest lead detections', WASTE_CATALOG, [{ tool: 'contaminants-detected', params: { contaminant: 'lead', limit: 5 } }]).plan.assumptions).toEqual([]);
+    expect(
+      ground('The 5 latest lead detections', WASTE_CATALOG, [
+        { tool: 'contaminants-detected', params: { contaminant: 'lead', limit: 5 } },
+      ]).plan.assumptions,
+    ).toEqual([]);
   });
 
   test('an enum value the goal never names is dropped, one it names is kept', () => {
-    const { plan, steps } = ground('List all waste facilities in Hannover', WASTE_CATALOG, [{ tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } }]);
+    const { plan, steps } = ground('List all waste facilities in Hannover', WASTE_CATALOG, [
+      { tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } },
+    ]);
     expect(steps.map((s) => s.params)).toEqual([{ location: 'Hannover' }]);
     expect(plan.assumptions).toEqual(['type="sorting" of step 1.1 was dropped: the goal does not ask for it']);
-    expect(ground('List the sorting facilities in Hannover', WASTE_CATALOG, [{ tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } }]).plan.assumptions).toEqual([]);
+    expect(
+      ground('List the sorting facilities in Hannover', WASTE_CATALOG, [
+        { tool: 'facilities', params: { location: 'Hannover', type: 'sorting' } },
+      ]).plan.assumptions,
+    ).toEqual([]);
   });
 
   test('on the library: a city given as a member id becomes a members lookup, the status joins the loans step', () => {

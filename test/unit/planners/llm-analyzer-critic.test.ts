@@ -4,7 +4,11 @@ import { decide } from '../../../src/domain/critique';
 import { parsePlanJson, type Plan } from '../../../src/domain/plan';
 import { PREMORTEM_EXAMPLE } from '../../../src/llm/prompts';
 import { LlmAnalyzer } from '../../../src/planners/analyze/llm-analyzer';
-import { PREMORTEM_CRITIC_ID, PREMORTEM_TEMPERATURE, PremortemCritic } from '../../../src/planners/critique/premortem-critic';
+import {
+  PREMORTEM_CRITIC_ID,
+  PREMORTEM_TEMPERATURE,
+  PremortemCritic,
+} from '../../../src/planners/critique/premortem-critic';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { LLM_GOAL, LlmHarness, planReply } from '../../support/llm';
 import { request, STAMP } from '../../support/planning';
@@ -18,7 +22,13 @@ function analysisReply(overrides: Record<string, unknown> = {}): string {
     clarification: null,
     steps: ['Fetch contaminated shipments of the period'],
     required_capabilities: ['shipments'],
-    complexity_indicators: { estimated_steps: 1, external_services: [], has_conditionals: false, has_iteration: false, has_temporal_filter: false },
+    complexity_indicators: {
+      estimated_steps: 1,
+      external_services: [],
+      has_conditionals: false,
+      has_iteration: false,
+      has_temporal_filter: false,
+    },
     intent: { type: 'query', confidence: 0.9 },
     entities: [],
     temporal_references: [],
@@ -33,16 +43,27 @@ describe('LlmAnalyzer', () => {
       options: ['Contaminated shipments', 'Rejected inspections', 'Facility capacity'],
       default_option: 0,
     };
-    await harness.start({ script: [analysisReply({ is_clear: false, clarification, steps: [], intent: { type: 'query', confidence: 0.3 } })] });
-    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({ request: request('Do the waste thing'), catalog });
+    await harness.start({
+      script: [
+        analysisReply({ is_clear: false, clarification, steps: [], intent: { type: 'query', confidence: 0.3 } }),
+      ],
+    });
+    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({
+      request: request('Do the waste thing'),
+      catalog,
+    });
 
     expect(requirements.is_clear).toBe(false);
     expect(requirements.clarification).toEqual(clarification);
     expect(llm_calls).toHaveLength(1);
     const body = harness.server.requests[0]!.body;
     // A structured output: only the fields the model decides, the clarification nullable.
-    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'requirements', strict: true } });
-    const schema = (body.response_format as unknown as { json_schema: { schema: { required: string[] } } }).json_schema.schema;
+    expect(body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'requirements', strict: true },
+    });
+    const schema = (body.response_format as unknown as { json_schema: { schema: { required: string[] } } }).json_schema
+      .schema;
     expect(schema.required).toEqual(['is_clear', 'clarification', 'steps', 'required_capabilities', 'intent']);
     expect(body.temperature).toBe(0);
     const system = body.messages[0]!.content;
@@ -58,49 +79,88 @@ describe('LlmAnalyzer', () => {
         analysisReply(),
       ],
     });
-    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({ request: request(LLM_GOAL), catalog });
+    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({
+      request: request(LLM_GOAL),
+      catalog,
+    });
 
     expect(requirements.steps).toEqual(['Fetch contaminated shipments of the period']);
     expect(llm_calls).toHaveLength(3);
-    expect(harness.messages(1)[3]!.content).toContain('[PLAN-002] clarification: an unclear goal needs a clarifying question');
-    expect(harness.messages(2)[5]!.content).toContain('[PLAN-002] steps[0]: must be abstract: no ${...} template variables');
+    expect(harness.messages(1)[3]!.content).toContain(
+      '[PLAN-002] clarification: an unclear goal needs a clarifying question',
+    );
+    expect(harness.messages(2)[5]!.content).toContain(
+      '[PLAN-002] steps[0]: must be abstract: no ${...} template variables',
+    );
     expect(JSON.stringify(harness.messages(2).slice(0, 4))).toBe(JSON.stringify(harness.messages(1)));
   });
 
   it("asks about a goal the rules find vague even when the model calls it clear, with the pack's options", async () => {
     await harness.start({ script: [analysisReply()] });
-    const lexicon = { report: { question: 'Which report do you need?', options: ['Shipments from last week', 'Inspections rejected this week'] } };
+    const lexicon = {
+      report: {
+        question: 'Which report do you need?',
+        options: ['Shipments from last week', 'Inspections rejected this week'],
+      },
+    };
     const analyzer = new LlmAnalyzer(harness.client, (name) => (name === 'waste' ? lexicon : {}));
-    const { requirements } = await analyzer.analyze({ request: request('Check the reports', { tool_catalog: 'waste' }), catalog });
+    const { requirements } = await analyzer.analyze({
+      request: request('Check the reports', { tool_catalog: 'waste' }),
+      catalog,
+    });
 
     expect(requirements.is_clear).toBe(false);
-    expect(requirements.clarification).toEqual({ question: 'Which report do you need?', options: [...lexicon.report.options, 'Something else (describe it)'], default_option: 0 });
+    expect(requirements.clarification).toEqual({
+      question: 'Which report do you need?',
+      options: [...lexicon.report.options, 'Something else (describe it)'],
+      default_option: 0,
+    });
   });
 
   it('does not ask again once the user has answered and the rules find the goal plannable', async () => {
-    const clarification = { question: 'Which shipments?', options: ['Contaminated ones', 'Rejected ones'], default_option: 0 };
-    await harness.start({ script: [analysisReply({ is_clear: false, clarification }), analysisReply({ is_clear: false, clarification })] });
+    const clarification = {
+      question: 'Which shipments?',
+      options: ['Contaminated ones', 'Rejected ones'],
+      default_option: 0,
+    };
+    await harness.start({
+      script: [analysisReply({ is_clear: false, clarification }), analysisReply({ is_clear: false, clarification })],
+    });
     const answered = await new LlmAnalyzer(harness.client).analyze({
-      request: request('Check the reports', { context: [{ role: 'user', content: 'Contaminated shipments from last week' }] }),
+      request: request('Check the reports', {
+        context: [{ role: 'user', content: 'Contaminated shipments from last week' }],
+      }),
       catalog,
     });
     expect(answered.requirements).toMatchObject({ is_clear: true, clarification: null });
 
     // Without an answer the model's question stands.
-    const unanswered = await new LlmAnalyzer(harness.client).analyze({ request: request('Get contaminated shipments'), catalog });
+    const unanswered = await new LlmAnalyzer(harness.client).analyze({
+      request: request('Get contaminated shipments'),
+      catalog,
+    });
     expect(unanswered.requirements).toMatchObject({ is_clear: false, clarification });
   });
 
   it("does not ask the model's question about a clear goal when no option names anything of the goal or the catalog (a copy of the prompt's example)", async () => {
-    const copied = { question: 'Which orders do you mean by "the problem orders"?', options: ['Orders that are overdue', 'Orders with a failed payment'], default_option: 0 };
+    const copied = {
+      question: 'Which orders do you mean by "the problem orders"?',
+      options: ['Orders that are overdue', 'Orders with a failed payment'],
+      default_option: 0,
+    };
     await harness.start({ script: [analysisReply({ is_clear: false, clarification: copied })] });
-    const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request('List all waste facilities in Hannover'), catalog });
+    const { requirements } = await new LlmAnalyzer(harness.client).analyze({
+      request: request('List all waste facilities in Hannover'),
+      catalog,
+    });
     expect(requirements).toMatchObject({ is_clear: true, clarification: null });
   });
 
   it('keeps each requirement step once, however often the model repeats it', async () => {
     const repeated = 'Fetch contaminated shipments of the period';
-    await harness.start({ script: [analysisReply({ steps: [repeated, repeated, 'Fetch their contaminants', repeated] })] });
+    await harness.start({
+      script: [analysisReply({ steps: [repeated, repeated, 'Fetch their contaminants', repeated] })],
+    });
     const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request(LLM_GOAL), catalog });
     expect(requirements.steps).toEqual([repeated, 'Fetch their contaminants']);
   });
@@ -145,21 +205,34 @@ describe('PremortemCritic', () => {
 
   it('returns the critiques under its critic id, asking for a pre-mortem of the plan', async () => {
     const critiques = [
-      { severity: 'warning', step_id: '1.2', message: 'No shipments last week leaves shipment_ids empty', suggestion: 'Skip step 1.2 on an empty result' },
+      {
+        severity: 'warning',
+        step_id: '1.2',
+        message: 'No shipments last week leaves shipment_ids empty',
+        suggestion: 'Skip step 1.2 on an empty result',
+      },
       { severity: 'info', step_id: null, message: 'No limit on shipments', suggestion: 'Set limit' },
     ];
     await harness.start({ script: [JSON.stringify({ critiques })] });
     const result = await review();
 
     expect(result.critiques).toEqual([
-      { critic: PREMORTEM_CRITIC_ID, severity: 'warning', step_id: '1.2', message: critiques[0]!.message, suggestion: critiques[0]!.suggestion },
+      {
+        critic: PREMORTEM_CRITIC_ID,
+        severity: 'warning',
+        step_id: '1.2',
+        message: critiques[0]!.message,
+        suggestion: critiques[0]!.suggestion,
+      },
       { critic: 'llm-premortem', severity: 'info', message: 'No limit on shipments', suggestion: 'Set limit' },
     ]);
     expect(result.llm_calls).toHaveLength(1);
     const body = harness.server.requests[0]!.body;
     expect(body.temperature).toBe(PREMORTEM_TEMPERATURE);
     expect(body.messages[0]!.content).toContain('Imagine the plan you are given was run and FAILED');
-    expect(body.messages[1]!.content).toContain('{"id":"1.2","title":"Fetch their contaminants","tool":"contaminants-detected"'); // a lean view of the plan, ids included
+    expect(body.messages[1]!.content).toContain(
+      '{"id":"1.2","title":"Fetch their contaminants","tool":"contaminants-detected"',
+    ); // a lean view of the plan, ids included
     expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'critiques' } });
   });
 
@@ -173,17 +246,34 @@ describe('PremortemCritic', () => {
     const result = await review();
     expect(result.critiques).toEqual([]);
     expect(result.llm_calls).toHaveLength(2);
-    expect(harness.messages(1)[3]!.content).toContain('[PLAN-002] critiques[0].step_id: the plan has no step "9.9" (its steps: 1.1, 1.2)');
+    expect(harness.messages(1)[3]!.content).toContain(
+      '[PLAN-002] critiques[0].step_id: the plan has no step "9.9" (its steps: 1.1, 1.2)',
+    );
   });
 
   it('keeps an error only when it quotes a value its step passes that neither the user gave nor the system resolved; any other becomes a warning, a copy of the example goes', async () => {
     const critiques = [
       // grounded: step 1.2 really passes this template
-      { severity: 'error', step_id: '1.2', message: 'shipment_ids ${step[0].data.*.id} is empty when no shipment matched', suggestion: 'Skip on empty' },
+      {
+        severity: 'error',
+        step_id: '1.2',
+        message: 'shipment_ids ${step[0].data.*.id} is empty when no shipment matched',
+        suggestion: 'Skip on empty',
+      },
       // invented: step 1.1 passes no such date (the model took the date from nowhere)
-      { severity: 'error', step_id: '1.1', message: 'The date range ends on 2026-11-23, today: nothing is returned', suggestion: 'Use a later date' },
+      {
+        severity: 'error',
+        step_id: '1.1',
+        message: 'The date range ends on 2026-11-23, today: nothing is returned',
+        suggestion: 'Use a later date',
+      },
       // vouched for: step 1.1 passes this date, but it is the end of "last week" as the system resolved it
-      { severity: 'error', step_id: '1.1', message: 'date_to 2026-11-22 leaves out shipments of today', suggestion: '' },
+      {
+        severity: 'error',
+        step_id: '1.1',
+        message: 'date_to 2026-11-22 leaves out shipments of today',
+        suggestion: '',
+      },
       // plan-wide: nothing to quote
       { severity: 'error', step_id: null, message: 'The plan may fail', suggestion: '' },
       { ...PREMORTEM_EXAMPLE },
@@ -198,7 +288,9 @@ describe('PremortemCritic', () => {
       [undefined, 'warning'],
     ]);
     expect(result.critiques[1]!.message).toContain('not grounded in a value the step passes');
-    expect(decide(result.critiques, { strict: false, max_refinements: 2, refinements_done: 0 }).blocking).toHaveLength(1);
+    expect(decide(result.critiques, { strict: false, max_refinements: 2, refinements_done: 0 }).blocking).toHaveLength(
+      1,
+    );
     expect(harness.server.requests[0]!.body.messages[0]!.content).toContain(JSON.stringify(PREMORTEM_EXAMPLE.message)); // the example the copy came from
   });
 
@@ -208,6 +300,8 @@ describe('PremortemCritic', () => {
     expect(error).toBeInstanceOf(PlanningExhaustedError);
     expect(error.retryable).toBe(false);
     expect(harness.server.calls).toBe(3);
-    expect((error.details.attempt_errors as string[][])[1]!.some((l) => l.startsWith('[PLAN-002] critiques[0].severity'))).toBe(true);
+    expect(
+      (error.details.attempt_errors as string[][])[1]!.some((l) => l.startsWith('[PLAN-002] critiques[0].severity')),
+    ).toBe(true);
   });
 });

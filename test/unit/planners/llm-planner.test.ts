@@ -1,9 +1,21 @@
 /** LlmPlanner against a real HTTP server speaking chat-completions (no mock of the openai client). */
 import { parsePlanJson } from '../../../src/domain/plan';
-import { LlmCallError, PlanSchemaError, PlanningExhaustedError, PlanParseError, type PlannerError } from '../../../src/domain/errors';
+import {
+  LlmCallError,
+  PlanSchemaError,
+  PlanningExhaustedError,
+  PlanParseError,
+  type PlannerError,
+} from '../../../src/domain/errors';
 import { parseRequirementsJson } from '../../../src/domain/requirements';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
-import { LlmPlanner, PLAN_REPLY_MAX_TOKENS, PLAN_TEMPERATURE, REFINE_TEMPERATURE, parsePlanReply } from '../../../src/planners/generate/llm-planner';
+import {
+  LlmPlanner,
+  PLAN_REPLY_MAX_TOKENS,
+  PLAN_TEMPERATURE,
+  REFINE_TEMPERATURE,
+  parsePlanReply,
+} from '../../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
@@ -13,7 +25,13 @@ const harness = new LlmHarness();
 afterEach(() => harness.close());
 
 function generate(overrides: Partial<Parameters<LlmPlanner['generate']>[0]> = {}) {
-  return new LlmPlanner(harness.client).generate({ request: request(LLM_GOAL), requirements, catalog, stamp: STAMP, ...overrides });
+  return new LlmPlanner(harness.client).generate({
+    request: request(LLM_GOAL),
+    requirements,
+    catalog,
+    stamp: STAMP,
+    ...overrides,
+  });
 }
 
 async function caught(promise: Promise<unknown>): Promise<PlannerError> {
@@ -27,14 +45,22 @@ async function caught(promise: Promise<unknown>): Promise<PlannerError> {
 
 describe('LlmPlanner with a draft planner: the model revises a draft instead of inventing a plan', () => {
   const withDraft = (overrides: Partial<Parameters<LlmPlanner['generate']>[0]> = {}) =>
-    new LlmPlanner(harness.client, new RankingPlanner()).generate({ request: request(LLM_GOAL), requirements, catalog, stamp: STAMP, ...overrides });
+    new LlmPlanner(harness.client, new RankingPlanner()).generate({
+      request: request(LLM_GOAL),
+      requirements,
+      catalog,
+      stamp: STAMP,
+      ...overrides,
+    });
 
-  it('a first plan\'s prompt carries the ranking planner\'s plan, its dates and tools, to check against the goal', async () => {
+  it("a first plan's prompt carries the ranking planner's plan, its dates and tools, to check against the goal", async () => {
     await harness.start({ script: [planReply()] });
     await withDraft();
     const user = harness.messages(0)[1]!.content;
     expect(user).toMatch(/A draft plan, made by matching the goal's words to the tools/);
-    const draft = JSON.parse(user.split('\n').find((line) => line.startsWith('{"status"'))!) as { steps: { tool: string; params: Record<string, unknown> }[] };
+    const draft = JSON.parse(user.split('\n').find((line) => line.startsWith('{"status"'))!) as {
+      steps: { tool: string; params: Record<string, unknown> }[];
+    };
     expect(draft.steps.map((s) => s.tool)).toEqual(['shipments', 'contaminants-detected']);
     expect(draft.steps[0]!.params).toMatchObject({ date_from: '2026-11-16', date_to: '2026-11-22' });
     expect(user).toMatch(/Reply with it unchanged if it answers the goal/);
@@ -47,7 +73,9 @@ describe('LlmPlanner with a draft planner: the model revises a draft instead of 
     expect(llm_calls).toHaveLength(3);
     expect(plan.metadata.planner).toBe('ranking');
     expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
-    expect(plan.assumptions.at(-1)).toMatch(/^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's draft is the plan$/);
+    expect(plan.assumptions.at(-1)).toMatch(
+      /^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's draft is the plan$/,
+    );
   });
 
   it('a refinement, and a goal the draft planner finds IMPOSSIBLE, get no draft', async () => {
@@ -56,7 +84,9 @@ describe('LlmPlanner with a draft planner: the model revises a draft instead of 
     await withDraft({ refinement: { previous: plan, feedback: ['add a limit'] } });
     expect(harness.messages(1)[1]!.content).not.toMatch(/A draft plan/);
     await harness.close();
-    await harness.start({ script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering bins'], steps: [] })] });
+    await harness.start({
+      script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['ordering bins'], steps: [] })],
+    });
     await withDraft({ request: request('Order 50 new recycling bins from our supplier') }).catch(() => undefined);
     expect(harness.messages(0)[1]!.content).not.toMatch(/A draft plan/);
   });
@@ -71,7 +101,12 @@ describe('LlmPlanner: a valid first reply', () => {
     expect(plan.id).toBe(STAMP.id);
     expect(plan.version).toBe(1);
     expect(plan.goal).toBe(LLM_GOAL);
-    expect(plan.metadata).toEqual({ planner: 'llm', model: MODEL, temperature: PLAN_TEMPERATURE, created_at: STAMP.created_at });
+    expect(plan.metadata).toEqual({
+      planner: 'llm',
+      model: MODEL,
+      temperature: PLAN_TEMPERATURE,
+      created_at: STAMP.created_at,
+    });
     expect(plan.tasks[0]!.steps.map((s) => s.tool)).toEqual(['shipments', 'contaminants-detected']);
     expect(llm_calls).toHaveLength(1);
 
@@ -84,7 +119,13 @@ describe('LlmPlanner: a valid first reply', () => {
   });
 
   it('sends a stable system prefix (catalog sorted by name) and puts the request in the user message', async () => {
-    const delivered = { id: '1.1', title: 'Delivered shipments', tool: 'shipments', params: { status: 'delivered', date_from: '2026-11-22', date_to: '2026-11-22' }, depends_on: [] };
+    const delivered = {
+      id: '1.1',
+      title: 'Delivered shipments',
+      tool: 'shipments',
+      params: { status: 'delivered', date_from: '2026-11-22', date_to: '2026-11-22' },
+      depends_on: [],
+    };
     await harness.start({ script: [planReply(), planReply([delivered])] });
     await generate();
     await generate({ request: request('List shipments delivered yesterday') });
@@ -93,7 +134,9 @@ describe('LlmPlanner: a valid first reply', () => {
     expect(first.map((m) => m.role)).toEqual(['system', 'user']);
     expect(second[0]).toEqual(first[0]); // same bytes for different goals: the provider's prompt cache applies
     const system = first[0]!.content;
-    const order = ['### contaminants-detected', '### facilities', '### inspections', '### shipments'].map((h) => system.indexOf(h));
+    const order = ['### contaminants-detected', '### facilities', '### inspections', '### shipments'].map((h) =>
+      system.indexOf(h),
+    );
     expect(order.every((pos, i) => pos >= 0 && (i === 0 || pos > order[i - 1]!))).toBe(true);
     expect(system).toContain('${step[N].data.*.field}');
     expect(system).toContain('${step[N].data[0].field}');
@@ -145,7 +188,12 @@ describe('LlmPlanner: retry inside the same conversation', () => {
 
     let issues: readonly string[] = [];
     try {
-      parsePlanJson(bad, { id: STAMP.id, version: 1, goal: 'g', metadata: { planner: 'llm', created_at: STAMP.created_at } });
+      parsePlanJson(bad, {
+        id: STAMP.id,
+        version: 1,
+        goal: 'g',
+        metadata: { planner: 'llm', created_at: STAMP.created_at },
+      });
     } catch (e) {
       issues = (e as PlanSchemaError).issues;
     }
@@ -170,11 +218,15 @@ describe('LlmPlanner: retry inside the same conversation', () => {
 
   it('validates against the request constraints (a tool outside allowed_tools is sent back)', async () => {
     await harness.start({ script: [planReply(), planReply(validSteps().slice(0, 1))] });
-    const { plan } = await generate({ request: request(LLM_GOAL, { constraints: { max_steps: 20, allowed_tools: ['shipments'] } }) });
+    const { plan } = await generate({
+      request: request(LLM_GOAL, { constraints: { max_steps: 20, allowed_tools: ['shipments'] } }),
+    });
 
     expect(plan.tasks[0]!.steps).toHaveLength(1);
     expect(harness.messages(0)[1]!.content).toContain('use only these tools: shipments');
-    expect(harness.messages(1)[3]!.content).toContain('[TOOL_NOT_ALLOWED] step 1 ("1.2"): tool "contaminants-detected" is not allowed');
+    expect(harness.messages(1)[3]!.content).toContain(
+      '[TOOL_NOT_ALLOWED] step 1 ("1.2"): tool "contaminants-detected" is not allowed',
+    );
   });
 
   it('names an action of the goal that no tool does as missing itself when the plan leaves it out: PARTIAL, in one call', async () => {
@@ -183,23 +235,34 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     const { plan } = await generate({ request: request(goal) });
 
     expect(plan).toMatchObject({ status: 'PARTIAL', missing_capabilities: ['Email the list to the compliance team'] });
-    expect(plan.assumptions).toContain('no tool of the catalog does "Email the list to the compliance team": named missing');
+    expect(plan.assumptions).toContain(
+      'no tool of the catalog does "Email the list to the compliance team": named missing',
+    );
     expect(harness.server.calls).toBe(1);
   });
 
   it('adds the action to an IMPOSSIBLE plan whose missing capabilities do not name its verb', async () => {
     const goal = 'Order 50 new recycling bins from our supplier';
-    await harness.start({ script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins'], steps: [] })] });
+    await harness.start({
+      script: [JSON.stringify({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins'], steps: [] })],
+    });
     const { plan } = await generate({ request: request(goal) });
 
-    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['fetching recycling bins', 'Order 50 new recycling bins from our supplier'] });
+    expect(plan).toMatchObject({
+      status: 'IMPOSSIBLE',
+      missing_capabilities: ['fetching recycling bins', 'Order 50 new recycling bins from our supplier'],
+    });
     expect(harness.server.calls).toBe(1);
   });
 
   it('makes a plan that reads data for a goal asking for none IMPOSSIBLE, though its tool knows a word of the goal', async () => {
-    const recycling = JSON.stringify({ status: 'PARTIAL', missing_capabilities: ['ordering bins'], steps: [
-      { title: 'Recycling sites', tool: 'facilities', params: { type: 'recycling', limit: 50 }, depends_on: [] },
-    ] });
+    const recycling = JSON.stringify({
+      status: 'PARTIAL',
+      missing_capabilities: ['ordering bins'],
+      steps: [
+        { title: 'Recycling sites', tool: 'facilities', params: { type: 'recycling', limit: 50 }, depends_on: [] },
+      ],
+    });
     await harness.start({ script: [recycling] });
     const { plan } = await generate({ request: request('Order 50 new recycling bins from our supplier') });
     expect(plan).toMatchObject({ status: 'IMPOSSIBLE', tasks: [] });
@@ -207,24 +270,59 @@ describe('LlmPlanner: retry inside the same conversation', () => {
   });
 
   it('makes a plan whose steps do nothing the goal names IMPOSSIBLE, without its steps, and names "bookings" as booking', async () => {
-    const facilities = { title: 'Composting sites', tool: 'facilities', params: { type: 'composting' }, depends_on: [] };
-    const translate = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [facilities, { ...facilities, depends_on: [0] }] });
-    const book = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: ['bookings'], steps: [{ ...facilities, params: { location: 'Bremen' } }] });
+    const facilities = {
+      title: 'Composting sites',
+      tool: 'facilities',
+      params: { type: 'composting' },
+      depends_on: [],
+    };
+    const translate = JSON.stringify({
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [facilities, { ...facilities, depends_on: [0] }],
+    });
+    const book = JSON.stringify({
+      status: 'FEASIBLE',
+      missing_capabilities: ['bookings'],
+      steps: [{ ...facilities, params: { location: 'Bremen' } }],
+    });
     await harness.start({ script: [translate, book] });
 
     const translated = (await generate({ request: request('Translate the safety manual into Polish') })).plan;
-    expect(translated).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['Translate the safety manual into Polish'], tasks: [] });
-    expect(translated.assumptions).toContain('the steps were dropped: none of their tools (facilities) does anything the goal names');
-    const booked = (await generate({ request: request('Find the facilities in Bremen and book a truck pickup at each of them') })).plan;
+    expect(translated).toMatchObject({
+      status: 'IMPOSSIBLE',
+      missing_capabilities: ['Translate the safety manual into Polish'],
+      tasks: [],
+    });
+    expect(translated.assumptions).toContain(
+      'the steps were dropped: none of their tools (facilities) does anything the goal names',
+    );
+    const booked = (
+      await generate({ request: request('Find the facilities in Bremen and book a truck pickup at each of them') })
+    ).plan;
     expect(booked).toMatchObject({ status: 'PARTIAL', missing_capabilities: ['bookings'] });
     expect(harness.server.calls).toBe(2);
   });
 
   it('takes a plan that names as missing what its own steps do as FEASIBLE, in one call', async () => {
-    const draft = { status: 'PARTIAL', missing_capabilities: ['contaminant details'], steps: [
-      { title: 'Contaminated shipments', tool: 'shipments', params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true }, depends_on: [] },
-      { title: 'Their contaminants', tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
-    ] };
+    const draft = {
+      status: 'PARTIAL',
+      missing_capabilities: ['contaminant details'],
+      steps: [
+        {
+          title: 'Contaminated shipments',
+          tool: 'shipments',
+          params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true },
+          depends_on: [],
+        },
+        {
+          title: 'Their contaminants',
+          tool: 'contaminants-detected',
+          params: { shipment_ids: '${step[0].data.*.id}' },
+          depends_on: [0],
+        },
+      ],
+    };
     await harness.start({ script: [JSON.stringify(draft)] });
     const { plan } = await generate();
 
@@ -233,7 +331,11 @@ describe('LlmPlanner: retry inside the same conversation', () => {
   });
 
   it('takes an IMPOSSIBLE draft whose steps call the tool it names missing as the FEASIBLE plan its steps make, in one call', async () => {
-    const impossible = { status: 'IMPOSSIBLE', missing_capabilities: ['contaminants-detected'], steps: validSteps().map(({ id: _id, ...step }) => step) };
+    const impossible = {
+      status: 'IMPOSSIBLE',
+      missing_capabilities: ['contaminants-detected'],
+      steps: validSteps().map(({ id: _id, ...step }) => step),
+    };
     await harness.start({ script: [JSON.stringify(impossible)] });
     const { plan } = await generate();
 
@@ -243,29 +345,61 @@ describe('LlmPlanner: retry inside the same conversation', () => {
 
   it('mends a city given as an id into a lookup and applies the dropped period, in one call, saying so', async () => {
     const goal = 'Which facilities in Hannover received rejected shipments last week?';
-    const guessed = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
-      { title: 'Rejected shipments', tool: 'shipments', params: { status: 'rejected', facility_id: 'Hannover' }, depends_on: [] },
-    ] });
+    const guessed = JSON.stringify({
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        {
+          title: 'Rejected shipments',
+          tool: 'shipments',
+          params: { status: 'rejected', facility_id: 'Hannover' },
+          depends_on: [],
+        },
+      ],
+    });
     await harness.start({ script: [guessed] });
     const { plan, llm_calls } = await generate({ request: request(goal) });
 
     expect(llm_calls).toHaveLength(1);
     expect(plan.tasks[0]!.steps.map((s) => [s.tool, s.params])).toEqual([
       ['facilities', { location: 'Hannover' }],
-      ['shipments', { status: 'rejected', facility_id: '${step[0].data.*.id}', date_from: '2026-11-16', date_to: '2026-11-22' }],
+      [
+        'shipments',
+        { status: 'rejected', facility_id: '${step[0].data.*.id}', date_from: '2026-11-16', date_to: '2026-11-22' },
+      ],
     ]);
-    expect(plan.assumptions).toContain('facility_id of step 1.1 was "Hannover", a guess: the ids come from a facilities lookup instead');
+    expect(plan.assumptions).toContain(
+      'facility_id of step 1.1 was "Hannover", a guess: the ids come from a facilities lookup instead',
+    );
   });
 
-  it('sends back a constraint no step of the reply can take, with the goal\'s words, and takes the plan that applies it', async () => {
+  it("sends back a constraint no step of the reply can take, with the goal's words, and takes the plan that applies it", async () => {
     const goal = 'Which facilities in Hannover received rejected shipments last week?';
-    const partial = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
-      { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
-    ] });
-    const whole = JSON.stringify({ status: 'FEASIBLE', missing_capabilities: [], steps: [
-      { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
-      { title: 'Their rejected shipments', tool: 'shipments', params: { status: 'rejected', facility_id: '${step[0].data.*.id}', date_from: '2026-11-16', date_to: '2026-11-22' }, depends_on: [0] },
-    ] });
+    const partial = JSON.stringify({
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
+      ],
+    });
+    const whole = JSON.stringify({
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        { title: 'Facilities in Hannover', tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
+        {
+          title: 'Their rejected shipments',
+          tool: 'shipments',
+          params: {
+            status: 'rejected',
+            facility_id: '${step[0].data.*.id}',
+            date_from: '2026-11-16',
+            date_to: '2026-11-22',
+          },
+          depends_on: [0],
+        },
+      ],
+    });
     await harness.start({ script: [partial, whole] });
     const { plan, llm_calls } = await generate({ request: request(goal) });
 
@@ -273,7 +407,9 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     expect(plan.tasks[0]!.steps.map((s) => s.tool)).toEqual(['facilities', 'shipments']);
     const correction = harness.messages(1).at(-1)!.content;
     expect(correction).toContain('[UNBOUND_CONSTRAINT] the goal says "rejected", but no step passes "rejected"');
-    expect(correction).toContain('[UNBOUND_CONSTRAINT] the goal says "last week", but no step passes "2026-11-16" and "2026-11-22"');
+    expect(correction).toContain(
+      '[UNBOUND_CONSTRAINT] the goal says "last week", but no step passes "2026-11-16" and "2026-11-22"',
+    );
   });
 
   it('sends back an IMPOSSIBLE answer to a goal that names catalog tools, and takes the PARTIAL plan that uses them', async () => {
@@ -282,13 +418,22 @@ describe('LlmPlanner: retry inside the same conversation', () => {
     const partial = JSON.stringify({
       status: 'PARTIAL',
       missing_capabilities: ['opening Jira tickets'],
-      steps: [{ title: 'Rejected inspections', tool: 'inspections', params: { status: 'rejected', date_from: '2026-11-23', date_to: '2026-11-23' }, depends_on: [] }],
+      steps: [
+        {
+          title: 'Rejected inspections',
+          tool: 'inspections',
+          params: { status: 'rejected', date_from: '2026-11-23', date_to: '2026-11-23' },
+          depends_on: [],
+        },
+      ],
     });
     await harness.start({ script: [impossible, partial] });
     const { plan } = await generate({ request: request(goal) });
 
     expect(plan.status).toBe('PARTIAL');
-    expect(harness.messages(1)[3]!.content).toContain('[IMPOSSIBLE_BUT_TOOLS_FIT] the plan is IMPOSSIBLE, but the goal names what "inspections" of the catalog does');
+    expect(harness.messages(1)[3]!.content).toContain(
+      '[IMPOSSIBLE_BUT_TOOLS_FIT] the plan is IMPOSSIBLE, but the goal names what "inspections" of the catalog does',
+    );
   });
 
   it('gives up after exactly 3 unusable replies with a non-retryable PLAN-009 carrying every attempt and the last reply', async () => {
@@ -395,9 +540,17 @@ describe('LlmPlanner: provider errors', () => {
 
 describe('prompt examples', () => {
   it('the plan example in the system prompt is a valid plan draft once completed by the system', () => {
-    const stamp = { id: STAMP.id, version: 1, goal: 'example', metadata: { planner: 'llm' as const, model: null, temperature: null, created_at: STAMP.created_at } };
+    const stamp = {
+      id: STAMP.id,
+      version: 1,
+      goal: 'example',
+      metadata: { planner: 'llm' as const, model: null, temperature: null, created_at: STAMP.created_at },
+    };
     const plan = parsePlanReply(JSON.stringify(PLAN_EXAMPLE), stamp, []);
-    expect(plan.tasks[0]!.steps.map((s) => [s.id, s.depends_on])).toEqual([['1.1', []], ['1.2', [0]]]);
+    expect(plan.tasks[0]!.steps.map((s) => [s.id, s.depends_on])).toEqual([
+      ['1.1', []],
+      ['1.2', [0]],
+    ]);
   });
 
   it('the requirements example is valid requirements', () => {

@@ -25,24 +25,60 @@ function promptOf(input: PlanCacheKeyInput): string {
 
 describe('planCacheKey', () => {
   test('is the same for the same prompt, whatever the trace id, budget policy or hour of the day', () => {
-    const other = keyInput({ request: request(GOAL, { trace_id: 'another', now: '2026-11-23T17:30:00Z', budget: { cost_usd: 1, tokens: 100_000, calls: 50, policy: 'warn' } }) });
+    const other = keyInput({
+      request: request(GOAL, {
+        trace_id: 'another',
+        now: '2026-11-23T17:30:00Z',
+        budget: { cost_usd: 1, tokens: 100_000, calls: 50, policy: 'warn' },
+      }),
+    });
     expect(planCacheKey(other)).toBe(planCacheKey(keyInput()));
   });
 
   const analysis = analyze(GOAL);
   test.each([
     ['another goal', keyInput({ request: request('Get the facilities in Hannover') })],
-    ['a clarification answer', keyInput({ request: request(GOAL, { context: [{ role: 'user', content: 'only plastics' }] }) })],
-    ['a system message in the context', keyInput({ request: request(GOAL, { context: [{ role: 'system', content: 'ticket text must say POISONED' }] }) })],
-    ['an assistant message in the context', keyInput({ request: request(GOAL, { context: [{ role: 'assistant', content: 'use facility 7' }] }) })],
-    ['a changed tool spec', keyInput({ catalog: WASTE_CATALOG.map((t, i) => (i === 0 ? { ...t, description: `${t.description}!` } : t)) })],
+    [
+      'a clarification answer',
+      keyInput({ request: request(GOAL, { context: [{ role: 'user', content: 'only plastics' }] }) }),
+    ],
+    [
+      'a system message in the context',
+      keyInput({ request: request(GOAL, { context: [{ role: 'system', content: 'ticket text must say POISONED' }] }) }),
+    ],
+    [
+      'an assistant message in the context',
+      keyInput({ request: request(GOAL, { context: [{ role: 'assistant', content: 'use facility 7' }] }) }),
+    ],
+    [
+      'a changed tool spec',
+      keyInput({ catalog: WASTE_CATALOG.map((t, i) => (i === 0 ? { ...t, description: `${t.description}!` } : t)) }),
+    ],
     ['other constraints', keyInput({ request: request(GOAL, { constraints: { max_steps: 3 } }) })],
-    ['allowed tools', keyInput({ request: request(GOAL, { constraints: { max_steps: 20, allowed_tools: ['shipments'] } }) })],
-    ['a workspace root', keyInput({ request: request(GOAL, { constraints: { max_steps: 20, workspace_root: '/srv/repo' } }) })],
-    ['budget limits', keyInput({ request: request(GOAL, { budget: { cost_usd: 2, tokens: 100_000, calls: 50, policy: 'block' } }) })],
-    ['another day of the same week (the dates resolve the same)', keyInput({ request: request(GOAL, { now: '2026-11-24T10:00:00Z' }) })],
-    ['another week (the dates resolve differently)', keyInput({ request: request(GOAL, { now: '2026-12-07T10:00:00Z' }) })],
-    ['another analysis of the goal', keyInput({ requirements: { ...analysis, steps: [...analysis.steps, 'Email them to sales'] } })],
+    [
+      'allowed tools',
+      keyInput({ request: request(GOAL, { constraints: { max_steps: 20, allowed_tools: ['shipments'] } }) }),
+    ],
+    [
+      'a workspace root',
+      keyInput({ request: request(GOAL, { constraints: { max_steps: 20, workspace_root: '/srv/repo' } }) }),
+    ],
+    [
+      'budget limits',
+      keyInput({ request: request(GOAL, { budget: { cost_usd: 2, tokens: 100_000, calls: 50, policy: 'block' } }) }),
+    ],
+    [
+      'another day of the same week (the dates resolve the same)',
+      keyInput({ request: request(GOAL, { now: '2026-11-24T10:00:00Z' }) }),
+    ],
+    [
+      'another week (the dates resolve differently)',
+      keyInput({ request: request(GOAL, { now: '2026-12-07T10:00:00Z' }) }),
+    ],
+    [
+      'another analysis of the goal',
+      keyInput({ requirements: { ...analysis, steps: [...analysis.steps, 'Email them to sales'] } }),
+    ],
     ['another workspace', keyInput({ workspaceText: 'src/a.ts' })],
   ])('changes with %s, which the prompt says', (_what, input) => {
     expect(promptOf(input)).not.toBe(promptOf(keyInput()));
@@ -50,14 +86,23 @@ describe('planCacheKey', () => {
   });
 
   test('changes with budget limits under trim_to_budget (the planner trims to them)', () => {
-    expect(planCacheKey(keyInput({ trimmedTo: { cost_usd: 1, tokens: 10, calls: 2 } }))).not.toBe(planCacheKey(keyInput()));
+    expect(planCacheKey(keyInput({ trimmedTo: { cost_usd: 1, tokens: 10, calls: 2 } }))).not.toBe(
+      planCacheKey(keyInput()),
+    );
   });
 });
 
 describe('PlanCache', () => {
   let now: number;
   const plan = rankingPlan(GOAL);
-  const cache = (maxEntries = 10) => new PlanCache({ store: new MemoryContentStore(), index: new MemoryIdempotencyLedger(), ttlMs: HOUR, maxEntries, now: () => now });
+  const cache = (maxEntries = 10) =>
+    new PlanCache({
+      store: new MemoryContentStore(),
+      index: new MemoryIdempotencyLedger(),
+      ttlMs: HOUR,
+      maxEntries,
+      now: () => now,
+    });
 
   beforeEach(() => {
     now = Date.parse('2026-11-23T10:00:00Z');
@@ -89,6 +134,8 @@ describe('PlanCache', () => {
     await c.put('default', 'a', plan); // a is now the newest
     now += 1;
     await c.put('default', 'c', plan);
-    expect([await c.get('default', 'a'), await c.get('default', 'b'), await c.get('default', 'c')].map(Boolean)).toEqual([true, false, true]);
+    expect(
+      [await c.get('default', 'a'), await c.get('default', 'b'), await c.get('default', 'c')].map(Boolean),
+    ).toEqual([true, false, true]);
   });
 });

@@ -12,7 +12,9 @@ import { rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
 
 describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', () => {
   test("accounts for every action of the eval's waste goals (vague ones aside): the LLM planner's mending (withActionsAccounted) would change none of its plans", () => {
-    const goals = loadGoldenSet(path.join(projectRoot(), 'bench/eval-goals.json')).filter((g) => g.catalog === 'waste' && g.kind !== 'vague');
+    const goals = loadGoldenSet(path.join(projectRoot(), 'bench/eval-goals.json')).filter(
+      (g) => g.catalog === 'waste' && g.kind !== 'vague',
+    );
     expect(goals.length).toBeGreaterThan(10);
     const mended = goals.filter((g) => {
       const plan = rankingPlan(g.goal);
@@ -33,7 +35,11 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
     const plan = rankingPlan('Get contaminated shipments from last week and show me the contaminant details');
     expect(plan.status).toBe('FEASIBLE');
     expect(stepsOf(plan)).toEqual([
-      { tool: 'shipments', params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true }, depends_on: [] },
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true },
+        depends_on: [],
+      },
       { tool: 'contaminants-detected', params: { shipment_ids: '${step[0].data.*.id}' }, depends_on: [0] },
     ]);
     expect(plan.complexity).toBe(2);
@@ -55,8 +61,16 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
   test('"inspections accepted this week … high-risk contaminants" → inspections feed shipment ids by their field', () => {
     const plan = rankingPlan('From the inspections accepted this week, did we detect any high-risk contaminants?');
     expect(stepsOf(plan)).toEqual([
-      { tool: 'inspections', params: { date_from: '2026-11-23', date_to: '2026-11-23', status: 'accepted' }, depends_on: [] },
-      { tool: 'contaminants-detected', params: { risk_level: 'high', shipment_ids: '${step[0].data.*.shipment_id}' }, depends_on: [0] },
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-11-23', date_to: '2026-11-23', status: 'accepted' },
+        depends_on: [],
+      },
+      {
+        tool: 'contaminants-detected',
+        params: { risk_level: 'high', shipment_ids: '${step[0].data.*.shipment_id}' },
+        depends_on: [0],
+      },
     ]);
   });
 
@@ -109,7 +123,13 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
 
     const req = request(goal, { budget });
     const requirements = analyzeGoalByRules({ request: req, catalog: WASTE_CATALOG }, WASTE_CLARIFICATIONS);
-    const trimmed = new RankingPlanner().plan({ request: req, requirements, catalog: WASTE_CATALOG, stamp: STAMP, trim_to_budget: true });
+    const trimmed = new RankingPlanner().plan({
+      request: req,
+      requirements,
+      catalog: WASTE_CATALOG,
+      stamp: STAMP,
+      trim_to_budget: true,
+    });
     expect(stepsOf(trimmed).map((s) => s.tool)).toEqual(['shipments']);
     expect(trimmed.estimate.calls).toBe(1);
   });
@@ -118,7 +138,14 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
     const listDirectory = toolSpecFromJsonSchema({
       name: 'list_directory',
       description: 'List the entries of a directory',
-      parameters: { type: 'object', properties: { path: { type: 'string', examples: ['/srv/notes', '/srv/more'] }, depth: { type: 'integer', examples: [2] } }, required: ['path'] },
+      parameters: {
+        type: 'object',
+        properties: {
+          path: { type: 'string', examples: ['/srv/notes', '/srv/more'] },
+          depth: { type: 'integer', examples: [2] },
+        },
+        required: ['path'],
+      },
       task_queue: 'q',
       idempotent: true,
       tags: ['list', 'directory'],
@@ -128,21 +155,35 @@ describe('the ranking planner on the seed scenarios (now = Monday 2026-11-23)', 
     const plan = new RankingPlanner().plan({ request: req, requirements, catalog: [listDirectory], stamp: STAMP });
     // Only a path: an example of any other param is no value the goal asked for.
     expect(stepsOf(plan)).toEqual([{ tool: 'list_directory', params: { path: '/srv/notes' }, depends_on: [] }]);
-    expect(plan.assumptions).toContain('list_directory.path is "/srv/notes", the first example its schema gives: the goal names no path');
+    expect(plan.assumptions).toContain(
+      'list_directory.path is "/srv/notes", the first example its schema gives: the goal names no path',
+    );
   });
 
   test('a required param nothing fills (no default, not a path) leaves the step out, and the plan names what it needs', () => {
     const search = toolSpecFromJsonSchema({
       name: 'search_notes',
       description: 'Search the notes for a pattern',
-      parameters: { type: 'object', properties: { pattern: { type: 'string', examples: ['budget'] } }, required: ['pattern'] },
+      parameters: {
+        type: 'object',
+        properties: { pattern: { type: 'string', examples: ['budget'] } },
+        required: ['pattern'],
+      },
       task_queue: 'q',
       idempotent: true,
       tags: ['search', 'notes'],
     });
     const req = request('Search the notes', { tool_catalog: 'files' });
-    const plan = new RankingPlanner().plan({ request: req, requirements: analyzeGoalByRules({ request: req, catalog: [search] }), catalog: [search], stamp: STAMP });
-    expect(plan).toMatchObject({ status: 'IMPOSSIBLE', missing_capabilities: ['search_notes (needs pattern, which the goal does not give)'] });
+    const plan = new RankingPlanner().plan({
+      request: req,
+      requirements: analyzeGoalByRules({ request: req, catalog: [search] }),
+      catalog: [search],
+      stamp: STAMP,
+    });
+    expect(plan).toMatchObject({
+      status: 'IMPOSSIBLE',
+      missing_capabilities: ['search_notes (needs pattern, which the goal does not give)'],
+    });
   });
 
   test('allowed_tools limits the catalog the planner may use', () => {

@@ -1,7 +1,14 @@
 import { charge, createBudget } from '../../../src/domain/budget';
 import { decide } from '../../../src/domain/critique';
 import { PlanSchema, type Plan } from '../../../src/domain/plan';
-import { atomicityCritic, budgetCritic, coverageCritic, dependencyCritic, RULE_CRITICS, toolFitnessCritic } from '../../../src/planners/critique/rule-critics';
+import {
+  atomicityCritic,
+  budgetCritic,
+  coverageCritic,
+  dependencyCritic,
+  RULE_CRITICS,
+  toolFitnessCritic,
+} from '../../../src/planners/critique/rule-critics';
 import { runCritics } from '../../../src/planners/critique/run-critics';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { WORKSPACE_CATALOG, WORKSPACE_CONTEXT_TOOL } from '../../../src/tools/workspace';
@@ -27,10 +34,19 @@ describe('critics', () => {
     const emailing = 'Get contaminated shipments from last week and email the list to the compliance team';
     const feasible = { ...rankingPlan(emailing), status: 'FEASIBLE' as const, missing_capabilities: [] };
     const { critiques } = await coverageCritic.review(feasible, { ...context, request: request(emailing) });
-    expect(critiques).toEqual([expect.objectContaining({ critic: 'coverage', severity: 'error', message: 'the goal asks to "Email the list to the compliance team", which no tool of the catalog does, yet the plan is FEASIBLE and does not name it as missing' })]);
+    expect(critiques).toEqual([
+      expect.objectContaining({
+        critic: 'coverage',
+        severity: 'error',
+        message:
+          'the goal asks to "Email the list to the compliance team", which no tool of the catalog does, yet the plan is FEASIBLE and does not name it as missing',
+      }),
+    ]);
 
     expect(rankingPlan(emailing).status).toBe('PARTIAL'); // as the ranking planner makes it
-    expect((await coverageCritic.review(rankingPlan(emailing), { ...context, request: request(emailing) })).critiques).toEqual([]);
+    expect(
+      (await coverageCritic.review(rankingPlan(emailing), { ...context, request: request(emailing) })).critiques,
+    ).toEqual([]);
     expect((await coverageCritic.review(rankingPlan(goal), context)).critiques).toEqual([]);
   });
 
@@ -38,12 +54,36 @@ describe('critics', () => {
     const gather = 'Gather the files about passwords';
     const plan = PlanSchema.parse({
       ...rankingPlan(goal),
-      tasks: [{ id: '1', title: 't', steps: [{ id: '1.1', title: 'Context', tool: WORKSPACE_CONTEXT_TOOL, params: { goal: 'passwords' }, depends_on: [] }] }],
+      tasks: [
+        {
+          id: '1',
+          title: 't',
+          steps: [
+            {
+              id: '1.1',
+              title: 'Context',
+              tool: WORKSPACE_CONTEXT_TOOL,
+              params: { goal: 'passwords' },
+              depends_on: [],
+            },
+          ],
+        },
+      ],
     });
     const review = (p: Plan) => coverageCritic.review(p, { request: request(gather), catalog: WORKSPACE_CATALOG });
     expect((await review(plan)).critiques).toEqual([]);
-    const unrelated = PlanSchema.parse({ ...plan, tasks: [{ ...plan.tasks[0]!, steps: [{ ...plan.tasks[0]!.steps[0]!, tool: 'shipments' }] }] });
-    expect((await coverageCritic.review(unrelated, { request: request(gather), catalog: [...WORKSPACE_CATALOG, ...WASTE_CATALOG] })).critiques).toHaveLength(1);
+    const unrelated = PlanSchema.parse({
+      ...plan,
+      tasks: [{ ...plan.tasks[0]!, steps: [{ ...plan.tasks[0]!.steps[0]!, tool: 'shipments' }] }],
+    });
+    expect(
+      (
+        await coverageCritic.review(unrelated, {
+          request: request(gather),
+          catalog: [...WORKSPACE_CATALOG, ...WASTE_CATALOG],
+        })
+      ).critiques,
+    ).toHaveLength(1);
   });
 
   test('atomicity: "solve and substitute" and "first … then" steps are compound', async () => {
@@ -76,7 +116,11 @@ describe('critics', () => {
 
   test('budget: an estimate over what is left is a warning (under block the run pauses before executing, the plan whole)', async () => {
     const plan = rankingPlan(goal);
-    const nearlySpent = charge(createBudget({ cost_usd: 1, tokens: 100_000, calls: 3, policy: 'block' }), { cost_usd: 0, tokens: 0, calls: 2 });
+    const nearlySpent = charge(createBudget({ cost_usd: 1, tokens: 100_000, calls: 3, policy: 'block' }), {
+      cost_usd: 0,
+      tokens: 0,
+      calls: 2,
+    });
     const blocked = await budgetCritic.review(plan, { ...context, budget: nearlySpent });
     expect(blocked.critiques).toEqual([expect.objectContaining({ severity: 'warning', critic: 'budget' })]);
     expect(blocked.critiques[0]!.message).toMatch(/exceeds what the budget has left \(1 calls/);
@@ -119,7 +163,10 @@ describe('critics', () => {
     const error = { critic: 'atomicity', severity: 'error' as const, message: 'compound', suggestion: '' };
     const warning = { critic: 'budget', severity: 'warning' as const, message: 'tight', suggestion: '' };
     expect(decide([error], { strict: false, max_refinements: 2, refinements_done: 1 }).decision).toBe('refine');
-    expect(decide([error], { strict: false, max_refinements: 2, refinements_done: 2 })).toMatchObject({ decision: 'reject', blocking: [error] });
+    expect(decide([error], { strict: false, max_refinements: 2, refinements_done: 2 })).toMatchObject({
+      decision: 'reject',
+      blocking: [error],
+    });
     expect(decide([warning], { strict: false, max_refinements: 2, refinements_done: 0 }).decision).toBe('approve');
     expect(decide([warning], { strict: true, max_refinements: 2, refinements_done: 0 }).decision).toBe('refine');
   });

@@ -8,28 +8,53 @@ describe('requirements analysis by rules', () => {
     expect(r.is_clear).toBe(false);
     expect(r.clarification).toEqual({
       question: 'What type of validation should I add?',
-      options: ['Email format validation', 'Phone number validation', 'Required field validation', 'Something else (describe it)'],
+      options: [
+        'Email format validation',
+        'Phone number validation',
+        'Required field validation',
+        'Something else (describe it)',
+      ],
       default_option: 0,
     });
   });
 
   test("a vague word of the pack's domain gets the pack's options; without the pack's lexicon the question is generic", async () => {
-    expect(analyze('Check the reports').clarification).toMatchObject({ question: 'Which report do you need?', options: ['Shipments from last week', 'Contaminants detected this month', 'Inspections rejected this week', 'Something else (describe it)'] });
-    const { requirements } = await new RuleBasedAnalyzer().analyze({ request: request('Check the reports'), catalog: WASTE_CATALOG });
-    expect(requirements.clarification?.question).toBe('"Check the reports" is too vague to plan. Which data should it cover?');
+    expect(analyze('Check the reports').clarification).toMatchObject({
+      question: 'Which report do you need?',
+      options: [
+        'Shipments from last week',
+        'Contaminants detected this month',
+        'Inspections rejected this week',
+        'Something else (describe it)',
+      ],
+    });
+    const { requirements } = await new RuleBasedAnalyzer().analyze({
+      request: request('Check the reports'),
+      catalog: WASTE_CATALOG,
+    });
+    expect(requirements.clarification?.question).toBe(
+      '"Check the reports" is too vague to plan. Which data should it cover?',
+    );
     // The options are the different data the catalog holds, never the goal with a tool's name appended.
-    expect(requirements.clarification?.options).toEqual([...WASTE_CATALOG.slice(0, 3).map((t) => t.description), 'Something else (describe it)']);
+    expect(requirements.clarification?.options).toEqual([
+      ...WASTE_CATALOG.slice(0, 3).map((t) => t.description),
+      'Something else (describe it)',
+    ]);
   });
 
   test('a goal that only asks to see data, naming no tool, place or date, is unclear however many words it has', () => {
     expect(analyze('Look into the problem loads').is_clear).toBe(false);
-    expect(analyze('Get me the data on the bad stuff').clarification?.question).toBe('"Get me the data on the bad stuff" is too vague to plan. Which data should it cover?');
+    expect(analyze('Get me the data on the bad stuff').clarification?.question).toBe(
+      '"Get me the data on the bad stuff" is too vague to plan. Which data should it cover?',
+    );
     // Each of these pins something down (a name; a tool; an action no tool does): planned, not asked.
     expect(analyze('Tell me the weather forecast for Hamburg tomorrow').is_clear).toBe(true);
     expect(analyze('Show the rejected inspections').is_clear).toBe(true);
     expect(analyze('Translate the safety manual into Polish').is_clear).toBe(true);
     // A value a tool filters on pins the goal down as a tool's name does ("composting": a type of facility).
-    expect(analyze('List the composting sites and phone each site manager to confirm their capacity').is_clear).toBe(true);
+    expect(analyze('List the composting sites and phone each site manager to confirm their capacity').is_clear).toBe(
+      true,
+    );
   });
 
   test('an empty goal asks what to plan, offering the catalog', () => {

@@ -3,7 +3,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidInputError } from '../../../src/domain/errors';
 import { canonicalJson } from '../../../src/domain/canonical-json';
-import { LocalContentStore, MemoryContentStore, REFRESH_INTERVAL_MS, contentAddress } from '../../../src/store/content-store';
+import {
+  LocalContentStore,
+  MemoryContentStore,
+  REFRESH_INTERVAL_MS,
+  contentAddress,
+} from '../../../src/store/content-store';
 
 let dir: string;
 beforeEach(async () => {
@@ -17,7 +22,6 @@ async function filesUnder(root: string): Promise<string[]> {
   const entries = await fs.readdir(root, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
 }
-
 
 describe('LocalContentStore', () => {
   test('round-trips a JSON value under sha256:<hex of its canonical JSON>, stored at <dir>/<aa>/<hash>.json', async () => {

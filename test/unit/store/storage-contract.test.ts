@@ -26,7 +26,10 @@ const kinds: [string, () => Promise<{ open: Open; dispose(): Promise<void> }>][]
     'local files',
     async () => {
       const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'planner-storage-'));
-      return { open: (options) => new LocalStorage(dir, options), dispose: () => fs.rm(dir, { recursive: true, force: true }) };
+      return {
+        open: (options) => new LocalStorage(dir, options),
+        dispose: () => fs.rm(dir, { recursive: true, force: true }),
+      };
     },
   ],
   [
@@ -60,7 +63,10 @@ describe.each(kinds)('storage contract: %s', (_kind, location) => {
       const { store } = storage();
       const value = { rows: [{ id: 'SHP-0001', weight_kg: 1200.5, ok: true }], note: 'Köln ✓' };
       const stored = await store.put(value, { workflowId: 'wf-1' });
-      expect(stored).toEqual({ ref: contentAddress(value).ref, bytes: Buffer.byteLength(canonicalJson(value), 'utf8') });
+      expect(stored).toEqual({
+        ref: contentAddress(value).ref,
+        bytes: Buffer.byteLength(canonicalJson(value), 'utf8'),
+      });
       expect(await store.get(stored.ref)).toEqual(value);
     });
 
@@ -74,7 +80,9 @@ describe.each(kinds)('storage contract: %s', (_kind, location) => {
     test('concurrent puts of one large value from two instances leave it whole and readable', async () => {
       const [one, two] = [storage(), storage()];
       const value = { big: 'x'.repeat(200_000), rows: Array.from({ length: 500 }, (_, i) => ({ i })) };
-      const refs = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).store.put(value, { workflowId: `wf-${i}` })));
+      const refs = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).store.put(value, { workflowId: `wf-${i}` })),
+      );
       expect(new Set(refs.map((r) => r.ref)).size).toBe(1);
       expect(await one.store.get(refs[0]!.ref)).toEqual(value);
     });
@@ -86,7 +94,9 @@ describe.each(kinds)('storage contract: %s', (_kind, location) => {
 
     test('a missing ref is an InvalidInputError (PLAN-006) naming it, with a hint about sharing the store', async () => {
       const ref = contentAddress({ never: 'stored' }).ref;
-      const err = await storage().store.get(ref).catch((e: unknown) => e);
+      const err = await storage()
+        .store.get(ref)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidInputError);
       expect(err).toMatchObject({ code: 'PLAN-006' });
       expect((err as InvalidInputError).message).toContain(ref);
@@ -126,7 +136,11 @@ describe.each(kinds)('storage contract: %s', (_kind, location) => {
     });
 
     test('an intent without an outcome, left by a worker that died, stops the retry on another instance (PLAN-014)', async () => {
-      await storage().ledger.record(intentKey('wf-1/1.1:abc'), { at: '2026-11-23T10:00:00.000Z' }, { workflowId: 'wf-1' });
+      await storage().ledger.record(
+        intentKey('wf-1/1.1:abc'),
+        { at: '2026-11-23T10:00:00.000Z' },
+        { workflowId: 'wf-1' },
+      );
       let effects = 0;
       const err = await once(storage().ledger, 'wf-1/1.1:abc', async () => ++effects).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StepOutcomeUnknownError);
@@ -214,7 +228,9 @@ describe('PostgreSQL storage', () => {
       const client = new Client({ connectionString: url });
       await client.connect();
       try {
-        const { rows } = await client.query<{ version: number }>('SELECT version FROM planner.migrations ORDER BY version');
+        const { rows } = await client.query<{ version: number }>(
+          'SELECT version FROM planner.migrations ORDER BY version',
+        );
         expect(rows.map((r) => r.version)).toEqual([1]);
       } finally {
         await client.end();

@@ -46,7 +46,9 @@ describe.each([
   test('an attempt that failed with an unknown outcome is not run again: StepOutcomeUnknownError (at-most-once)', async () => {
     const ledger = makeLedger();
     let effects = 0;
-    await expect(once(ledger, 'k', async () => Promise.reject(new Error(`lost after effect ${++effects}`)))).rejects.toThrow('lost');
+    await expect(
+      once(ledger, 'k', async () => Promise.reject(new Error(`lost after effect ${++effects}`))),
+    ).rejects.toThrow('lost');
     const err = await once(ledger, 'k', async () => ++effects).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StepOutcomeUnknownError);
     expect(err).toMatchObject({ code: 'PLAN-014', retryable: false, details: { idempotency_key: 'k' } });
@@ -55,7 +57,9 @@ describe.each([
 
   test('a keyed tool (it dedupes on the key) runs again after an unknown outcome (exactly-once)', async () => {
     const ledger = makeLedger();
-    await expect(once(ledger, 'k', async () => Promise.reject(new Error('lost')), { keyed: true })).rejects.toThrow('lost');
+    await expect(once(ledger, 'k', async () => Promise.reject(new Error('lost')), { keyed: true })).rejects.toThrow(
+      'lost',
+    );
     expect(await once(ledger, 'k', async () => 'ok', { keyed: true })).toEqual({ value: 'ok', replayed: false });
   });
 
@@ -71,9 +75,15 @@ describe.each([
 test('the file ledger survives a restart (a new instance on the same folder) and leaves no temp files', async () => {
   let effects = 0;
   await once(new FileIdempotencyLedger(dir), 'key', async () => ({ at: ++effects }));
-  expect(await once(new FileIdempotencyLedger(dir), 'key', async () => ({ at: ++effects }))).toEqual({ value: { at: 1 }, replayed: true });
+  expect(await once(new FileIdempotencyLedger(dir), 'key', async () => ({ at: ++effects }))).toEqual({
+    value: { at: 1 },
+    replayed: true,
+  });
   expect(effects).toBe(1);
   const files = (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
   // the intent and the outcome, one file each
-  expect(files.map((f) => f.name)).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json$/), expect.stringMatching(/^[0-9a-f]{64}\.json$/)]);
+  expect(files.map((f) => f.name)).toEqual([
+    expect.stringMatching(/^[0-9a-f]{64}\.json$/),
+    expect.stringMatching(/^[0-9a-f]{64}\.json$/),
+  ]);
 });

@@ -2,20 +2,39 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InvalidInputError } from '../../../src/domain/errors';
-import { isStdioServer, loadPlannerConfig, parsePlannerConfig, parsePlannerConfigText } from '../../../src/tools/mcp/config';
+import {
+  isStdioServer,
+  loadPlannerConfig,
+  parsePlannerConfig,
+  parsePlannerConfigText,
+} from '../../../src/tools/mcp/config';
 
 describe('planner.config.json', () => {
-  test('parses stdio and Streamable HTTP servers in Claude Desktop\'s format, with defaults', () => {
+  test("parses stdio and Streamable HTTP servers in Claude Desktop's format, with defaults", () => {
     const config = parsePlannerConfig({
       mcpServers: {
-        files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/data'], env: { DEBUG: '1' }, cwd: '/srv' },
+        files: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/data'],
+          env: { DEBUG: '1' },
+          cwd: '/srv',
+        },
         bare: { command: 'my-server' },
         search: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' }, timeout_ms: 5000 },
       },
     });
-    expect(config.mcpServers.files).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/data'], env: { DEBUG: '1' }, cwd: '/srv' });
+    expect(config.mcpServers.files).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/data'],
+      env: { DEBUG: '1' },
+      cwd: '/srv',
+    });
     expect(config.mcpServers.bare).toEqual({ command: 'my-server', args: [], env: {} });
-    expect(config.mcpServers.search).toEqual({ url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' }, timeout_ms: 5000 });
+    expect(config.mcpServers.search).toEqual({
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Bearer x' },
+      timeout_ms: 5000,
+    });
     expect(isStdioServer(config.mcpServers.files!)).toBe(true);
     expect(isStdioServer(config.mcpServers.search!)).toBe(false);
   });

@@ -5,11 +5,16 @@ import { mcpResultData } from '../../../src/tools/mcp/result';
 
 describe('MCP result → step data', () => {
   test('structuredContent wins over the content blocks', () => {
-    expect(mcpResultData('s', 't', { content: [{ type: 'text', text: 'x' }], structuredContent: { content: 'x', n: 1 } })).toEqual({ content: 'x', n: 1 });
+    expect(
+      mcpResultData('s', 't', { content: [{ type: 'text', text: 'x' }], structuredContent: { content: 'x', n: 1 } }),
+    ).toEqual({ content: 'x', n: 1 });
   });
 
   test('one text block: JSON is parsed, other text stays text', () => {
-    expect(mcpResultData('s', 't', { content: [{ type: 'text', text: '[{"id": 1}, {"id": 2}]' }] })).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(mcpResultData('s', 't', { content: [{ type: 'text', text: '[{"id": 1}, {"id": 2}]' }] })).toEqual([
+      { id: 1 },
+      { id: 2 },
+    ]);
     expect(mcpResultData('s', 't', { content: [{ type: 'text', text: ' {"a": true}\n' }] })).toEqual({ a: true });
     expect(mcpResultData('s', 't', { content: [{ type: 'text', text: '[FILE] notes.txt' }] })).toBe('[FILE] notes.txt');
     expect(mcpResultData('s', 't', { content: [{ type: 'text', text: '{not json' }] })).toBe('{not json');
@@ -39,10 +44,17 @@ describe('MCP result → step data', () => {
       content: '/notes/a.md\n/notes/meetings/b.md\n',
       paths: ['/notes/a.md', '/notes/meetings/b.md'],
     });
-    expect(mcpResultData('s', 't', { structuredContent: { content: 'No matches found' } })).toEqual({ content: 'No matches found' });
-    expect(mcpResultData('s', 't', { structuredContent: { content: '/notes/a.md\n[FILE] b.md' } })).toEqual({ content: '/notes/a.md\n[FILE] b.md' });
+    expect(mcpResultData('s', 't', { structuredContent: { content: 'No matches found' } })).toEqual({
+      content: 'No matches found',
+    });
+    expect(mcpResultData('s', 't', { structuredContent: { content: '/notes/a.md\n[FILE] b.md' } })).toEqual({
+      content: '/notes/a.md\n[FILE] b.md',
+    });
     // A field of the server's own is never overwritten.
-    expect(mcpResultData('s', 't', { structuredContent: { content: '/a', paths: 3 } })).toEqual({ content: '/a', paths: 3 });
+    expect(mcpResultData('s', 't', { structuredContent: { content: '/a', paths: 3 } })).toEqual({
+      content: '/a',
+      paths: 3,
+    });
   });
 
   test('no content is null; a legacy toolResult is taken as-is', () => {
@@ -50,14 +62,22 @@ describe('MCP result → step data', () => {
     expect(mcpResultData('s', 't', { toolResult: { ok: 1 } })).toEqual({ ok: 1 });
   });
 
-  test('isError → a permanent, typed McpToolError carrying the tool\'s message', () => {
-    const run = () => mcpResultData('files', 'read_text_file', { isError: true, content: [{ type: 'text', text: 'ENOENT: no such file' }] });
+  test("isError → a permanent, typed McpToolError carrying the tool's message", () => {
+    const run = () =>
+      mcpResultData('files', 'read_text_file', {
+        isError: true,
+        content: [{ type: 'text', text: 'ENOENT: no such file' }],
+      });
     expect(run).toThrow(McpToolError);
     try {
       run();
     } catch (e) {
       expect(e).toBeInstanceOf(StepFailedError);
-      expect(e).toMatchObject({ code: 'PLAN-008', retryable: false, details: { server: 'files', tool: 'read_text_file', error: 'ENOENT: no such file' } });
+      expect(e).toMatchObject({
+        code: 'PLAN-008',
+        retryable: false,
+        details: { server: 'files', tool: 'read_text_file', error: 'ENOENT: no such file' },
+      });
     }
   });
 });
@@ -66,7 +86,11 @@ describe('MCP tool → catalog entry', () => {
   const info = {
     name: 'read_text_file',
     description: 'Read a file.',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' }, head: { type: 'number' } }, required: ['path'] },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, head: { type: 'number' } },
+      required: ['path'],
+    },
     annotations: { readOnlyHint: true },
   };
 
@@ -81,7 +105,11 @@ describe('MCP tool → catalog entry', () => {
     });
     expect(mcpToolSpec('files', { ...info, annotations: { idempotentHint: true } }).idempotent).toBe(true);
     expect(mcpToolSpec('files', { ...info, annotations: { destructiveHint: true } }).idempotent).toBe(false);
-    expect(mcpToolSpec('files', { name: 'ping' })).toMatchObject({ description: 'ping', parameters: { type: 'object', properties: {} }, required: [] });
+    expect(mcpToolSpec('files', { name: 'ping' })).toMatchObject({
+      description: 'ping',
+      parameters: { type: 'object', properties: {} },
+      required: [],
+    });
     expect(mcpTaskQueue('x')).toBe('durable-planner-tools-mcp-x');
   });
 
@@ -89,10 +117,15 @@ describe('MCP tool → catalog entry', () => {
     const text = { type: 'object', properties: { content: { type: 'string' } }, additionalProperties: false };
     expect(mcpToolSpec('s', { name: 'search', inputSchema: { type: 'object' }, outputSchema: text }).result).toEqual({
       ...text,
-      properties: { content: { type: 'string' }, paths: expect.objectContaining({ type: 'array', items: { type: 'string' } }) },
+      properties: {
+        content: { type: 'string' },
+        paths: expect.objectContaining({ type: 'array', items: { type: 'string' } }),
+      },
     });
     const counts = { type: 'object', properties: { n: { type: 'number' } } };
-    expect(mcpToolSpec('s', { name: 'count', inputSchema: { type: 'object' }, outputSchema: counts }).result).toEqual(counts);
+    expect(mcpToolSpec('s', { name: 'count', inputSchema: { type: 'object' }, outputSchema: counts }).result).toEqual(
+      counts,
+    );
   });
 
   test('tags: words of snake, kebab and camel case names, without stop words', () => {

@@ -27,7 +27,12 @@ const ctx = { idempotencyKey: 'k', heartbeat() {}, signal: new AbortController()
 test('nothing is opened until a tool runs; an open that failed is tried again by the next call', async () => {
   connections = 0;
   const pack = createLazyWastePack({ today: '2026-11-25', databaseUrl: url });
-  expect(pack.tools.map((t) => t.spec.name)).toEqual(['shipments', 'facilities', 'contaminants-detected', 'inspections']);
+  expect(pack.tools.map((t) => t.spec.name)).toEqual([
+    'shipments',
+    'facilities',
+    'contaminants-detected',
+    'inspections',
+  ]);
   await new Promise((r) => setTimeout(r, 200));
   expect(connections).toBe(0);
 

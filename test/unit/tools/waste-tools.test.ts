@@ -10,7 +10,13 @@ import { createToolActivities } from '../../../src/activities/tools';
 import { resolveTemporalReferences } from '../../../src/domain/dates';
 import type { StepExecutionInput, StepResult } from '../../../src/domain/step-execution';
 import { MemoryContentStore } from '../../../src/store/content-store';
-import { ContaminantDetectionRow, FacilityRow, InspectionRow, ShipmentRow, WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import {
+  ContaminantDetectionRow,
+  FacilityRow,
+  InspectionRow,
+  ShipmentRow,
+  WASTE_CATALOG,
+} from '../../../src/tools/waste/catalog';
 import { generateWasteData } from '../../../src/tools/waste/data';
 import { createWastePack, type WastePack } from '../../../src/tools/waste';
 
@@ -37,7 +43,11 @@ afterAll(async () => {
 });
 
 let stepCounter = 0;
-async function step(tool: string, params: Record<string, unknown>, inputs: Record<string, StepResult> = {}): Promise<unknown[]> {
+async function step(
+  tool: string,
+  params: Record<string, unknown>,
+  inputs: Record<string, StepResult> = {},
+): Promise<unknown[]> {
   const n = stepCounter++;
   const input: StepExecutionInput = {
     workflow_id: 'wf-waste',
@@ -90,16 +100,22 @@ describe('waste tools on PGlite', () => {
     expect(shipments.every((r) => r.has_contaminants === true)).toBe(true);
     expect(shipments.every((r) => r.shipped_on >= week.date_from && r.shipped_on <= week.date_to)).toBe(true);
 
-    const detections = (await step('contaminants-detected', { shipment_ids: '${step[0].data.*.id}' }, { 0: first })) as z.output<typeof ContaminantDetectionRow>[];
+    const detections = (await step(
+      'contaminants-detected',
+      { shipment_ids: '${step[0].data.*.id}' },
+      { 0: first },
+    )) as z.output<typeof ContaminantDetectionRow>[];
     expectRows(detections, ContaminantDetectionRow);
     const ids = new Set(shipments.map((s) => s.id));
     expect(detections.length).toBeGreaterThanOrEqual(shipments.length); // every contaminated shipment has ≥ 1 detection
     expect(detections.every((d) => ids.has(d.shipment_id))).toBe(true);
     expect(new Set(detections.map((d) => d.shipment_id))).toEqual(ids);
-    expect(detections.every((d) => /^CON-\d{4}$/.test(d.id) && ['low', 'medium', 'high', 'critical'].includes(d.risk_level))).toBe(true);
+    expect(
+      detections.every((d) => /^CON-\d{4}$/.test(d.id) && ['low', 'medium', 'high', 'critical'].includes(d.risk_level)),
+    ).toBe(true);
   });
 
-  test('scenario 3: today\'s contaminants in Hannover (facilities location is case-insensitive, then ${step[0].data[0].id})', async () => {
+  test("scenario 3: today's contaminants in Hannover (facilities location is case-insensitive, then ${step[0].data[0].id})", async () => {
     const facilities = (await step('facilities', { location: 'hannover' })) as z.output<typeof FacilityRow>[];
     const first = last;
     expectRows(facilities, FacilityRow);
@@ -108,20 +124,34 @@ describe('waste tools on PGlite', () => {
     expect(facilities[0]!.id).toBe('FAC-01');
 
     const today = range('today');
-    const detections = (await step('contaminants-detected', { facility_id: '${step[0].data[0].id}', ...today }, { 0: first })) as z.output<typeof ContaminantDetectionRow>[];
+    const detections = (await step(
+      'contaminants-detected',
+      { facility_id: '${step[0].data[0].id}', ...today },
+      { 0: first },
+    )) as z.output<typeof ContaminantDetectionRow>[];
     expect(detections.length).toBeGreaterThan(0);
     expect(detections.every((d) => d.facility_id === 'FAC-01' && d.detected_on === TODAY)).toBe(true);
   });
 
   test('scenario 4: inspections accepted this week → high-risk contaminants in those shipments (${step[0].data.*.shipment_id})', async () => {
     const week = range('this week');
-    const inspections = (await step('inspections', { status: 'accepted', ...week })) as z.output<typeof InspectionRow>[];
+    const inspections = (await step('inspections', { status: 'accepted', ...week })) as z.output<
+      typeof InspectionRow
+    >[];
     const first = last;
     expectRows(inspections, InspectionRow);
     expect(inspections.length).toBeGreaterThan(0);
-    expect(inspections.every((i) => i.status === 'accepted' && i.inspected_on >= week.date_from && i.inspected_on <= week.date_to)).toBe(true);
+    expect(
+      inspections.every(
+        (i) => i.status === 'accepted' && i.inspected_on >= week.date_from && i.inspected_on <= week.date_to,
+      ),
+    ).toBe(true);
 
-    const detections = (await step('contaminants-detected', { shipment_ids: '${step[0].data.*.shipment_id}', risk_level: 'high' }, { 0: first })) as z.output<typeof ContaminantDetectionRow>[];
+    const detections = (await step(
+      'contaminants-detected',
+      { shipment_ids: '${step[0].data.*.shipment_id}', risk_level: 'high' },
+      { 0: first },
+    )) as z.output<typeof ContaminantDetectionRow>[];
     expect(detections.length).toBeGreaterThan(0);
     const ids = new Set(inspections.map((i) => i.shipment_id));
     expect(detections.every((d) => d.risk_level === 'high' && ids.has(d.shipment_id))).toBe(true);
@@ -130,15 +160,21 @@ describe('waste tools on PGlite', () => {
   test('filters combine: status, facility, carrier, type, capacity, contaminant name, limit (default 100)', async () => {
     expect(await step('shipments', {})).toHaveLength(100);
     expect(await step('shipments', { limit: 7 })).toHaveLength(7);
-    const rejected = (await step('shipments', { status: 'rejected', facility_id: 'FAC-03' })) as z.output<typeof ShipmentRow>[];
+    const rejected = (await step('shipments', { status: 'rejected', facility_id: 'FAC-03' })) as z.output<
+      typeof ShipmentRow
+    >[];
     expect(rejected.length).toBeGreaterThan(0);
     expect(rejected.every((r) => r.status === 'rejected' && r.facility_id === 'FAC-03')).toBe(true);
     const carrier = (await step('shipments', { carrier: 'ecotrans ag' })) as z.output<typeof ShipmentRow>[];
     expect(carrier.length).toBeGreaterThan(0);
     expect(carrier.every((r) => r.carrier === 'EcoTrans AG')).toBe(true);
-    const big = (await step('facilities', { min_capacity_tons: 700, type: 'incineration' })) as z.output<typeof FacilityRow>[];
+    const big = (await step('facilities', { min_capacity_tons: 700, type: 'incineration' })) as z.output<
+      typeof FacilityRow
+    >[];
     expect(big.map((f) => f.id)).toEqual(['FAC-03', 'FAC-07']);
-    const lead = (await step('contaminants-detected', { contaminant: 'LEAD' })) as z.output<typeof ContaminantDetectionRow>[];
+    const lead = (await step('contaminants-detected', { contaminant: 'LEAD' })) as z.output<
+      typeof ContaminantDetectionRow
+    >[];
     expect(lead.length).toBeGreaterThan(0);
     expect(lead.every((d) => d.contaminant === 'lead')).toBe(true);
     expect(await step('contaminants-detected', { shipment_ids: [] })).toEqual([]);
@@ -163,29 +199,42 @@ describe('generated data set', () => {
     const data = generateWasteData(TODAY);
     expect(generateWasteData(new Date(NOW))).toEqual(data);
     expect(data.facilities).toHaveLength(8);
-    expect(new Set(data.facilities.map((f) => f.location))).toEqual(new Set(['Hannover', 'Bremen', 'Hamburg', 'Berlin', 'Köln', 'München', 'Leipzig']));
+    expect(new Set(data.facilities.map((f) => f.location))).toEqual(
+      new Set(['Hannover', 'Bremen', 'Hamburg', 'Berlin', 'Köln', 'München', 'Leipzig']),
+    );
     expect(data.shipments).toHaveLength(300);
     const contaminated = data.shipments.filter((s) => s.has_contaminants).length / data.shipments.length;
     expect(contaminated).toBeGreaterThan(0.2);
     expect(contaminated).toBeLessThan(0.4);
     expect(data.inspections.length / data.shipments.length).toBeGreaterThan(0.8);
-    for (const name of ['lead', 'asbestos', 'PCB', 'mercury', 'cadmium', 'hydrocarbons']) expect(data.detections.some((d) => d.contaminant === name)).toBe(true);
+    for (const name of ['lead', 'asbestos', 'PCB', 'mercury', 'cadmium', 'hydrocarbons'])
+      expect(data.detections.some((d) => d.contaminant === name)).toBe(true);
   });
 
   test('for ANY day: today has detections at FAC-01 (Hannover), an accepted inspection today of a shipment with a high-risk detection, and every day a contaminated shipment', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-12-31T00:00:00Z'), noInvalidDate: true }), (date) => {
-        const data = generateWasteData(date);
-        const today = data.today;
-        expect(data.detections.some((d) => d.facility_id === 'FAC-01' && d.detected_on === today)).toBe(true);
-        const highRisk = new Set(data.detections.filter((d) => d.risk_level === 'high').map((d) => d.shipment_id));
-        expect(data.inspections.some((i) => i.status === 'accepted' && i.inspected_on === today && highRisk.has(i.shipment_id))).toBe(true);
-        const contaminatedDays = new Set(data.shipments.filter((s) => s.has_contaminants).map((s) => s.shipped_on));
-        expect(contaminatedDays.size).toBe(60);
-        expect(data.shipments.every((s) => s.shipped_on <= today) && data.inspections.every((i) => i.inspected_on <= today)).toBe(true);
-        const shipped = new Map(data.shipments.map((s) => [s.id, s.shipped_on]));
-        expect(data.inspections.every((i) => i.inspected_on >= shipped.get(i.shipment_id)!)).toBe(true);
-      }),
+      fc.property(
+        fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-12-31T00:00:00Z'), noInvalidDate: true }),
+        (date) => {
+          const data = generateWasteData(date);
+          const today = data.today;
+          expect(data.detections.some((d) => d.facility_id === 'FAC-01' && d.detected_on === today)).toBe(true);
+          const highRisk = new Set(data.detections.filter((d) => d.risk_level === 'high').map((d) => d.shipment_id));
+          expect(
+            data.inspections.some(
+              (i) => i.status === 'accepted' && i.inspected_on === today && highRisk.has(i.shipment_id),
+            ),
+          ).toBe(true);
+          const contaminatedDays = new Set(data.shipments.filter((s) => s.has_contaminants).map((s) => s.shipped_on));
+          expect(contaminatedDays.size).toBe(60);
+          expect(
+            data.shipments.every((s) => s.shipped_on <= today) &&
+              data.inspections.every((i) => i.inspected_on <= today),
+          ).toBe(true);
+          const shipped = new Map(data.shipments.map((s) => [s.id, s.shipped_on]));
+          expect(data.inspections.every((i) => i.inspected_on >= shipped.get(i.shipment_id)!)).toBe(true);
+        },
+      ),
       { numRuns: 50 },
     );
   });

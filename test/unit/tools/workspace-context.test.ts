@@ -3,7 +3,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { getEncoding } from 'js-tiktoken';
 import { InvalidInputError } from '../../../src/domain/errors';
-import { countTokens, createWorkspacePack, gatherWorkspaceContext, matchesGlob, WorkspaceContextParams } from '../../../src/tools/workspace';
+import {
+  countTokens,
+  createWorkspacePack,
+  gatherWorkspaceContext,
+  matchesGlob,
+  WorkspaceContextParams,
+} from '../../../src/tools/workspace';
 
 let root: string;
 let outside: string;
@@ -13,7 +19,8 @@ async function write(rel: string, content: string, base = root): Promise<void> {
   await fs.writeFile(path.join(base, rel), content, 'utf8');
 }
 
-const filler = (word: string, n: number) => Array.from({ length: n }, (_, i) => `// ${word} line ${i}: nothing relevant here`).join('\n');
+const filler = (word: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `// ${word} line ${i}: nothing relevant here`).join('\n');
 
 beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'planner-ws-'));
@@ -65,7 +72,11 @@ describe('gatherWorkspaceContext', () => {
   });
 
   test('ranks the file that matches the goal first and includes everything with a big budget', async () => {
-    const ctx = await gatherWorkspaceContext({ root, goal: 'Add email validation to the signup form', max_context_tokens: 50_000 });
+    const ctx = await gatherWorkspaceContext({
+      root,
+      goal: 'Add email validation to the signup form',
+      max_context_tokens: 50_000,
+    });
     expect(ctx.files[0]!.path).toBe('src/forms/signup.ts');
     expect(ctx.files[0]!.score).toBeGreaterThan(ctx.files[1]!.score);
     expect(ctx.tokenizer).toBe('o200k_base');
@@ -73,16 +84,35 @@ describe('gatherWorkspaceContext', () => {
     expect(ctx.total_tokens).toBe(countTokens(ctx.text));
     const readable = ctx.files.filter((f) => f.path !== 'logo.dat');
     expect(readable.every((f) => f.included === 'full')).toBe(true);
-    expect(ctx.files.find((f) => f.path === 'logo.dat')).toMatchObject({ included: 'omitted', reason: expect.stringMatching(/binary/) });
+    expect(ctx.files.find((f) => f.path === 'logo.dat')).toMatchObject({
+      included: 'omitted',
+      reason: expect.stringMatching(/binary/),
+    });
     expect(ctx.text.startsWith('=== workspace structure')).toBe(true);
     expect(ctx.text).toContain('=== src/forms/signup.ts ===\nexport function SignupForm');
     expect(ctx.text.indexOf('src/forms/signup.ts ===')).toBeLessThan(ctx.text.indexOf('src/server/db.ts ==='));
-    expect(ctx.structure).toBe(['src/', '  forms/', '    signup.ts', '  server/', '    db.ts', '  utils/', '    strings.ts', 'README.md', 'logo.dat'].join('\n'));
+    expect(ctx.structure).toBe(
+      [
+        'src/',
+        '  forms/',
+        '    signup.ts',
+        '  server/',
+        '    db.ts',
+        '  utils/',
+        '    strings.ts',
+        'README.md',
+        'logo.dat',
+      ].join('\n'),
+    );
   });
 
   test('default excludes leave out node_modules, dist, lockfiles and binaries by extension', async () => {
     await write('assets/pic.png', 'not really a png');
-    const ctx = await gatherWorkspaceContext({ root, goal: 'signup form email validation', max_context_tokens: 50_000 });
+    const ctx = await gatherWorkspaceContext({
+      root,
+      goal: 'signup form email validation',
+      max_context_tokens: 50_000,
+    });
     const paths = ctx.files.map((f) => f.path);
     expect(paths).not.toContain('node_modules/left-pad/index.js');
     expect(paths).not.toContain('dist/signup.js');
@@ -92,9 +122,17 @@ describe('gatherWorkspaceContext', () => {
   });
 
   test('a budget smaller than everything keeps whole files, trims one, omits the rest, never exceeding it', async () => {
-    const all = await gatherWorkspaceContext({ root, goal: 'email validation for the signup form', max_context_tokens: 50_000 });
+    const all = await gatherWorkspaceContext({
+      root,
+      goal: 'email validation for the signup form',
+      max_context_tokens: 50_000,
+    });
     for (const budget of [60, 120, 250, 400, 700, Math.floor(all.total_tokens * 0.75)]) {
-      const ctx = await gatherWorkspaceContext({ root, goal: 'email validation for the signup form', max_context_tokens: budget });
+      const ctx = await gatherWorkspaceContext({
+        root,
+        goal: 'email validation for the signup form',
+        max_context_tokens: budget,
+      });
       expect(ctx.total_tokens).toBe(countTokens(ctx.text));
       expect(ctx.total_tokens).toBeLessThanOrEqual(budget);
       expect(ctx.files.map((f) => f.path).sort()).toEqual(all.files.map((f) => f.path).sort());
@@ -105,7 +143,11 @@ describe('gatherWorkspaceContext', () => {
       }
       expect(ctx.files.filter((f) => f.included === 'trimmed').length).toBeLessThanOrEqual(1);
     }
-    const ctx = await gatherWorkspaceContext({ root, goal: 'email validation for the signup form', max_context_tokens: Math.floor(all.total_tokens * 0.5) });
+    const ctx = await gatherWorkspaceContext({
+      root,
+      goal: 'email validation for the signup form',
+      max_context_tokens: Math.floor(all.total_tokens * 0.5),
+    });
     expect(ctx.files[0]).toMatchObject({ path: 'src/forms/signup.ts', included: 'full' });
     expect(ctx.files.some((f) => f.included === 'omitted' && /budget exhausted/.test(f.reason))).toBe(true);
     const trimmed = ctx.files.find((f) => f.included === 'trimmed');
@@ -135,31 +177,55 @@ describe('gatherWorkspaceContext', () => {
   });
 
   test('an explicit exclude replaces the defaults; an absolute include inside the root is made relative', async () => {
-    const ctx = await gatherWorkspaceContext({ root, goal: 'pad', include: [path.join(root, 'node_modules/**')], exclude: [], max_context_tokens: 10_000 });
+    const ctx = await gatherWorkspaceContext({
+      root,
+      goal: 'pad',
+      include: [path.join(root, 'node_modules/**')],
+      exclude: [],
+      max_context_tokens: 10_000,
+    });
     expect(ctx.files.map((f) => f.path)).toEqual(['node_modules/left-pad/index.js']);
   });
 
-  test.each([['../etc/**'], ['src/../../x/**'], ['/etc/**'], ['~/secrets/**']])('include %s is rejected with PLAN-006', async (pattern) => {
-    const run = gatherWorkspaceContext({ root, goal: 'x', include: [pattern], max_context_tokens: 1000 });
-    await expect(run).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(run).rejects.toMatchObject({ code: 'PLAN-006', hint: expect.stringMatching(/relative to the workspace root/) });
-  });
+  test.each([['../etc/**'], ['src/../../x/**'], ['/etc/**'], ['~/secrets/**']])(
+    'include %s is rejected with PLAN-006',
+    async (pattern) => {
+      const run = gatherWorkspaceContext({ root, goal: 'x', include: [pattern], max_context_tokens: 1000 });
+      await expect(run).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(run).rejects.toMatchObject({
+        code: 'PLAN-006',
+        hint: expect.stringMatching(/relative to the workspace root/),
+      });
+    },
+  );
 
   test('an outside absolute exclude is rejected too, and so is a relative or missing root', async () => {
-    await expect(gatherWorkspaceContext({ root, goal: 'x', exclude: [outside], max_context_tokens: 1000 })).rejects.toMatchObject({ code: 'PLAN-006' });
-    await expect(gatherWorkspaceContext({ root: 'relative/dir', goal: 'x', max_context_tokens: 1000 })).rejects.toMatchObject({
+    await expect(
+      gatherWorkspaceContext({ root, goal: 'x', exclude: [outside], max_context_tokens: 1000 }),
+    ).rejects.toMatchObject({ code: 'PLAN-006' });
+    await expect(
+      gatherWorkspaceContext({ root: 'relative/dir', goal: 'x', max_context_tokens: 1000 }),
+    ).rejects.toMatchObject({
       code: 'PLAN-006',
       hint: expect.stringMatching(/absolute/),
     });
-    await expect(gatherWorkspaceContext({ root: path.join(root, 'nope'), goal: 'x', max_context_tokens: 1000 })).rejects.toMatchObject({ code: 'PLAN-006' });
-    await expect(gatherWorkspaceContext({ root, goal: 'x', max_context_tokens: 0 })).rejects.toMatchObject({ code: 'PLAN-006' });
+    await expect(
+      gatherWorkspaceContext({ root: path.join(root, 'nope'), goal: 'x', max_context_tokens: 1000 }),
+    ).rejects.toMatchObject({ code: 'PLAN-006' });
+    await expect(gatherWorkspaceContext({ root, goal: 'x', max_context_tokens: 0 })).rejects.toMatchObject({
+      code: 'PLAN-006',
+    });
   });
 
   test('symlinks out of the root are skipped and recorded; symlinks inside are read; linked folders are not followed', async () => {
     await fs.symlink(path.join(outside, 'secret.txt'), path.join(root, 'src/forms/signup-secret.txt'));
     await fs.symlink(outside, path.join(root, 'outside-dir'));
     await fs.symlink(path.join(root, 'README.md'), path.join(root, 'readme-link.md'));
-    const ctx = await gatherWorkspaceContext({ root, goal: 'signup form email validation secret', max_context_tokens: 50_000 });
+    const ctx = await gatherWorkspaceContext({
+      root,
+      goal: 'signup form email validation secret',
+      max_context_tokens: 50_000,
+    });
     expect(ctx.text).not.toContain('TOP SECRET');
     expect(ctx.files.find((f) => f.path === 'src/forms/signup-secret.txt')).toMatchObject({
       included: 'omitted',
@@ -182,10 +248,21 @@ describe('workspace pack', () => {
     const pack = createWorkspacePack(root);
     expect(pack.catalog).toBe('workspace');
     const tool = pack.tools[0]!;
-    expect(tool.spec).toMatchObject({ name: 'workspace-context', task_queue: 'durable-planner-tools-workspace', idempotent: true });
+    expect(tool.spec).toMatchObject({
+      name: 'workspace-context',
+      task_queue: 'durable-planner-tools-workspace',
+      idempotent: true,
+    });
     expect(tool.spec.required.sort()).toEqual(['goal', 'max_context_tokens']);
-    const params = tool.paramsSchema.parse({ goal: 'Add email validation to the signup form', max_context_tokens: 2000 });
-    const out = await tool.run(params, { idempotencyKey: 'k', heartbeat: () => {}, signal: new AbortController().signal });
+    const params = tool.paramsSchema.parse({
+      goal: 'Add email validation to the signup form',
+      max_context_tokens: 2000,
+    });
+    const out = await tool.run(params, {
+      idempotencyKey: 'k',
+      heartbeat: () => {},
+      signal: new AbortController().signal,
+    });
     expect(() => tool.resultSchema!.parse(out.data)).not.toThrow();
     const data = out.data as { files: { path: string }[]; total_tokens: number };
     expect(data.files[0]!.path).toBe('src/forms/signup.ts');

@@ -11,23 +11,53 @@ import { ProgressLog } from '../../../src/workflows/progress';
 import { rankingPlan } from '../../support/planning';
 
 function newState(): PlanningState {
-  return initialState({ request: { goal: 'Get contaminated shipments from last week', now: '2026-11-23T10:00:00Z' } }, 'wf-progress');
+  return initialState(
+    { request: { goal: 'Get contaminated shipments from last week', now: '2026-11-23T10:00:00Z' } },
+    'wf-progress',
+  );
 }
 
 function step(id: string, status: StepRecord['status'], preview = ''): StepRecord {
-  const result = status === 'COMPLETED' ? { ref: 'sha256:x', bytes: 2048, items: 3, preview, usage: { cost_usd: 0, tokens: 0, calls: 1 }, idempotency_key: 'k', replayed: false } : undefined;
+  const result =
+    status === 'COMPLETED'
+      ? {
+          ref: 'sha256:x',
+          bytes: 2048,
+          items: 3,
+          preview,
+          usage: { cost_usd: 0, tokens: 0, calls: 1 },
+          idempotency_key: 'k',
+          replayed: false,
+        }
+      : undefined;
   return { index: 0, id, title: `step ${id}`, tool: 'shipments', queue: 'q', status, ...(result ? { result } : {}) };
 }
 
 test('every stage is an event, in order, even stages the run passes without waiting', () => {
   const state = newState();
   const log = new ProgressLog(state);
-  for (const stage of ['ANALYZING', 'PLANNING', 'CRITIQUING', 'APPROVED', 'ROUTED', 'EXECUTING', 'COMPLETED'] as const) {
+  for (const stage of [
+    'ANALYZING',
+    'PLANNING',
+    'CRITIQUING',
+    'APPROVED',
+    'ROUTED',
+    'EXECUTING',
+    'COMPLETED',
+  ] as const) {
     state.stage = stage;
     log.observe(state);
   }
   const batch = log.after(0, state.stage);
-  expect(batch.events.map((e) => (e.kind === 'stage' ? e.stage : e.kind))).toEqual(['ANALYZING', 'PLANNING', 'CRITIQUING', 'APPROVED', 'ROUTED', 'EXECUTING', 'COMPLETED']);
+  expect(batch.events.map((e) => (e.kind === 'stage' ? e.stage : e.kind))).toEqual([
+    'ANALYZING',
+    'PLANNING',
+    'CRITIQUING',
+    'APPROVED',
+    'ROUTED',
+    'EXECUTING',
+    'COMPLETED',
+  ]);
   expect(batch.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   expect(batch).toEqual(expect.objectContaining({ seq: 7, truncated: false, closed: true, stage: 'COMPLETED' }));
   expect(log.after(7, 'COMPLETED').events).toEqual([]);
@@ -37,7 +67,12 @@ test('plan versions, step starts and ends with a clipped preview, budget charges
   const state = newState();
   const log = new ProgressLog(state);
   state.stage = 'AWAITING_CLARIFICATION';
-  state.question = { text: 'Which reports?', options: ['Shipments', 'Inspections'], default_option: 1, asked_at: 'now' };
+  state.question = {
+    text: 'Which reports?',
+    options: ['Shipments', 'Inspections'],
+    default_option: 1,
+    asked_at: 'now',
+  };
   log.observe(state);
   state.stage = 'EXECUTING';
   state.question = null;
@@ -50,8 +85,20 @@ test('plan versions, step starts and ends with a clipped preview, budget charges
   const kinds = log.after(0, state.stage).events.map((e: ProgressEvent) => e.kind);
   expect(kinds).toEqual(['stage', 'question', 'plan', 'stage', 'step', 'step', 'budget']);
   const events = log.after(0, state.stage).events;
-  expect(events[1]).toEqual(expect.objectContaining({ kind: 'question', pending: { kind: 'clarification', text: 'Which reports?', options: ['Shipments', 'Inspections'], default_option: 1 } }));
-  expect(events[5]).toEqual(expect.objectContaining({ kind: 'step', step_id: '1.1', status: 'COMPLETED', items: 3, bytes: 2048 }));
+  expect(events[1]).toEqual(
+    expect.objectContaining({
+      kind: 'question',
+      pending: {
+        kind: 'clarification',
+        text: 'Which reports?',
+        options: ['Shipments', 'Inspections'],
+        default_option: 1,
+      },
+    }),
+  );
+  expect(events[5]).toEqual(
+    expect.objectContaining({ kind: 'step', step_id: '1.1', status: 'COMPLETED', items: 3, bytes: 2048 }),
+  );
   expect((events[5] as { preview: string }).preview).toHaveLength(PROGRESS_PREVIEW_CHARS);
   // Nothing changed: nothing recorded.
   log.observe(state);
@@ -71,7 +118,9 @@ test('the buffer keeps the latest events; a watcher further behind is told it mi
   expect(fromStart.truncated).toBe(true);
   expect(log.after(50, state.stage).truncated).toBe(false);
   expect(log.after(240, state.stage)).toEqual(expect.objectContaining({ truncated: false, seq: 250 }));
-  expect(log.after(240, state.stage).events.map((e) => e.seq)).toEqual([241, 242, 243, 244, 245, 246, 247, 248, 249, 250]);
+  expect(log.after(240, state.stage).events.map((e) => e.seq)).toEqual([
+    241, 242, 243, 244, 245, 246, 247, 248, 249, 250,
+  ]);
 });
 
 test('after continue-as-new the sequence goes on and what the carried state shows is not repeated', () => {
@@ -84,7 +133,9 @@ test('after continue-as-new the sequence goes on and what the carried state show
   expect(log.lastSeq).toBe(41);
   state.stage = 'COMPLETED';
   log.observe(state);
-  expect(log.after(41, state.stage).events).toEqual([expect.objectContaining({ seq: 42, kind: 'stage', stage: 'COMPLETED' })]);
+  expect(log.after(41, state.stage).events).toEqual([
+    expect.objectContaining({ seq: 42, kind: 'stage', stage: 'COMPLETED' }),
+  ]);
   // A watcher from before the continue-as-new that had not seen #41 learns it missed events.
   expect(log.after(30, state.stage).truncated).toBe(true);
 });
@@ -92,10 +143,17 @@ test('after continue-as-new the sequence goes on and what the carried state show
 test('a run continued as new while it waits for an answer restates the question first, so a watcher joining it sees it', () => {
   const state = newState();
   state.stage = 'AWAITING_CLARIFICATION';
-  state.question = { text: 'Which reports?', options: ['Shipments', 'Inspections'], default_option: 1, asked_at: 'now' };
+  state.question = {
+    text: 'Which reports?',
+    options: ['Shipments', 'Inspections'],
+    default_option: 1,
+    asked_at: 'now',
+  };
   state.progress_seq = 5;
   const log = new ProgressLog(state);
-  expect(log.after(5, state.stage).events).toEqual([expect.objectContaining({ seq: 6, kind: 'question', pending: expect.objectContaining({ kind: 'clarification' }) })]);
+  expect(log.after(5, state.stage).events).toEqual([
+    expect.objectContaining({ seq: 6, kind: 'question', pending: expect.objectContaining({ kind: 'clarification' }) }),
+  ]);
   log.observe(state); // nothing changed since: nothing more is recorded
   expect(log.lastSeq).toBe(6);
 });
@@ -117,23 +175,47 @@ test('the Web UI view: stage, plan, a steps table with result sizes, budget, the
   state.steps = [];
   expect(planDetails(state)).toContain('| 1.1 Query shipments | shipments | PLANNED | – |');
 
-  state.steps = Array.from({ length: 500 }, (_, i) => ({ ...step(`${i}`, 'FAILED'), title: 'a | b\n'.repeat(100), error: { code: 'PLAN-008', type: 'T', message: 'e'.repeat(5000) } }));
+  state.steps = Array.from({ length: 500 }, (_, i) => ({
+    ...step(`${i}`, 'FAILED'),
+    title: 'a | b\n'.repeat(100),
+    error: { code: 'PLAN-008', type: 'T', message: 'e'.repeat(5000) },
+  }));
   const big = planDetails(state);
   expect(big.length).toBeLessThanOrEqual(CURRENT_DETAILS_MAX_CHARS);
   expect(big).toMatch(/… and \d+ more step\(s\)/);
   expect(big).toContain('**Waiting for approval**');
-  expect(big.split('\n').filter((l) => l.startsWith('| ')).every((l) => l.split(/(?<!\\)\|/).length === 6)).toBe(true);
+  expect(
+    big
+      .split('\n')
+      .filter((l) => l.startsWith('| '))
+      .every((l) => l.split(/(?<!\\)\|/).length === 6),
+  ).toBe(true);
 });
 
 test("the details' suggested commands shell-quote a workflow id and step id, in a code span a backtick cannot end", () => {
   const id = 'q2;touch pwned;echo `id`';
-  const state = initialState({ request: { goal: 'Get contaminated shipments from last week', now: '2026-11-23T10:00:00Z' } }, id);
+  const state = initialState(
+    { request: { goal: 'Get contaminated shipments from last week', now: '2026-11-23T10:00:00Z' } },
+    id,
+  );
   state.stage = 'AWAITING_APPROVAL';
   state.plan = rankingPlan('Get contaminated shipments from last week');
   expect(planDetails(state)).toContain("Approve: `` planner approve 'q2;touch pwned;echo `id`' --version 1 ``");
   state.stage = 'EXECUTING';
-  state.steps = [{ ...step('1;rm x', 'WAITING'), waiting: { for: 'decision', question: 'Did it happen?', since: '2026-11-23T10:00:00Z', until: '2026-11-24T10:00:00Z' } }];
-  expect(planDetails(state)).toContain("Decide: `` planner resolve 'q2;touch pwned;echo `id`' '1;rm x' retry|done|fail ``");
+  state.steps = [
+    {
+      ...step('1;rm x', 'WAITING'),
+      waiting: {
+        for: 'decision',
+        question: 'Did it happen?',
+        since: '2026-11-23T10:00:00Z',
+        until: '2026-11-24T10:00:00Z',
+      },
+    },
+  ];
+  expect(planDetails(state)).toContain(
+    "Decide: `` planner resolve 'q2;touch pwned;echo `id`' '1;rm x' retry|done|fail ``",
+  );
   state.stage = 'BUDGET_EXHAUSTED';
   Object.assign(state, { workflow_id: "it's" });
   expect(planDetails(state)).toContain("Raise: `planner raise-budget 'it'\\''s' --calls 10`");

@@ -32,7 +32,9 @@ const UNSHARED = /^(?:export )?const \w+(?: *: *[^=]+)? *= *(?!sharedSchema\()(?
 
 test('every module-level schema the workflow reaches is built once per worker thread', () => {
   const modules = workflowModules();
-  expect(modules.map((m) => path.relative(SRC, m))).toEqual(expect.arrayContaining(['api/input.ts', 'api/messages.ts', 'domain/plan.ts', 'workflows/resume.ts']));
+  expect(modules.map((m) => path.relative(SRC, m))).toEqual(
+    expect.arrayContaining(['api/input.ts', 'api/messages.ts', 'domain/plan.ts', 'workflows/resume.ts']),
+  );
   const offenders = modules.flatMap((file) =>
     readFileSync(file, 'utf8')
       .split('\n')
@@ -42,14 +44,25 @@ test('every module-level schema the workflow reaches is built once per worker th
 });
 
 test('the check catches what it is meant to', () => {
-  for (const line of ['export const PlanSchema = z', 'const ms = z.number();', 'export const B = UsageSchema.extend({})', 'export const A: z.ZodType<X> = z.object({'])
+  for (const line of [
+    'export const PlanSchema = z',
+    'const ms = z.number();',
+    'export const B = UsageSchema.extend({})',
+    'export const A: z.ZodType<X> = z.object({',
+  ])
     expect(UNSHARED.test(line)).toBe(true);
-  for (const line of ["export const PlanSchema = sharedSchema('domain/plan#PlanSchema', () =>", 'export const approveUpdate = defineUpdate<string>(x);', '  const options = Schema.safeParse(x);'])
+  for (const line of [
+    "export const PlanSchema = sharedSchema('domain/plan#PlanSchema', () =>",
+    'export const approveUpdate = defineUpdate<string>(x);',
+    '  const options = Schema.safeParse(x);',
+  ])
     expect(UNSHARED.test(line)).toBe(false);
 });
 
 test('no two schemas share a key', () => {
-  const keys = workflowModules().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/sharedSchema\('([^']+)'/g)].map((m) => m[1]));
+  const keys = workflowModules().flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/sharedSchema\('([^']+)'/g)].map((m) => m[1]),
+  );
   expect(keys.length).toBeGreaterThan(30);
   expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
 });
