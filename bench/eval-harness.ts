@@ -111,6 +111,9 @@ export interface ActivityRecord {
   llm_calls: number;
   tokens: number;
   completion_tokens: number;
+  /** Prompt tokens sent, and how many of them the provider's prompt cache served (its reported cached tokens). */
+  prompt_tokens: number;
+  cached_tokens: number;
   ok: boolean;
   /** Where a completed activity's LLM conversation is stored (read for `rejections`). */
   transcript_ref?: string;
@@ -199,6 +202,13 @@ export interface EvalTotals extends QualityTotals {
   mean_completion_tokens_per_plan_generation: number | null;
   p50_planning_latency_s: number | null;
   p90_planning_latency_s: number | null;
+  /** Analyses that called the LLM, and their median seconds (the others were the rules' alone, no call). */
+  llm_analyses: number;
+  p50_analysis_latency_s: number | null;
+  mean_llm_calls_per_goal: number;
+  /** Of every prompt token sent, the share the provider's prompt cache served. */
+  prefix_cache_hit_rate: number | null;
+  p50_seconds_per_goal: number | null;
   mean_seconds_per_goal: number;
   total_seconds: number;
   by_kind: Record<string, { goals: number; expected: number; answer_right: number }>;
@@ -262,6 +272,8 @@ export function planningActivitiesOf(history: temporal.api.history.v1.IHistory):
       llm_calls: calls.length,
       tokens: calls.reduce((sum, c) => sum + c.prompt_tokens + c.completion_tokens, 0),
       completion_tokens: calls.reduce((sum, c) => sum + c.completion_tokens, 0),
+      prompt_tokens: calls.reduce((sum, c) => sum + c.prompt_tokens, 0),
+      cached_tokens: calls.reduce((sum, c) => sum + c.cached_tokens, 0),
       ok: done !== undefined && done !== null,
       ...stored,
     });
@@ -530,6 +542,33 @@ function groupBy<K extends string>(results: readonly GoalResult[], key: (r: Goal
   return groups;
 }
 
+/** The LLM path's speed figures (issue 38): analyses that called the model, calls per goal, the prompt cache's share. */
+function llmPathFigures(results: readonly GoalResult[]) {
+  const activities = results.flatMap((r) => r.activities);
+  const analyses = activities.filter((a) => a.activity === 'analyzeRequirements' && a.llm_calls > 0);
+  const prompt = activities.reduce((sum, a) => sum + a.prompt_tokens, 0);
+  const cached = activities.reduce((sum, a) => sum + a.cached_tokens, 0);
+  return {
+    llm_analyses: analyses.length,
+    p50_analysis_latency_s: roundOrNull(
+      quantile(
+        analyses.map((a) => a.seconds),
+        0.5,
+      ),
+      1,
+    ),
+    mean_llm_calls_per_goal: round(mean(results.map((r) => r.llm_calls)) ?? 0, 2),
+    prefix_cache_hit_rate: prompt > 0 ? round(cached / prompt, 3) : null,
+    p50_seconds_per_goal: roundOrNull(
+      quantile(
+        results.map((r) => r.seconds),
+        0.5,
+      ),
+      1,
+    ),
+  };
+}
+
 export function summarize(results: readonly GoalResult[], totalSeconds: number): EvalTotals {
   const generations = results.flatMap((r) => r.plan_generations);
   // A goal still running when the eval was interrupted has no verdict: its planning figures count, its outcome not.
@@ -567,6 +606,7 @@ export function summarize(results: readonly GoalResult[], totalSeconds: number):
       ),
       1,
     ),
+    ...llmPathFigures(results),
     mean_seconds_per_goal: roundOrNull(mean(results.map((r) => r.seconds)), 1)!,
     total_seconds: round(totalSeconds, 1),
     by_kind,
@@ -620,7 +660,8 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
     `plan: tools F1 ${t.mean_plan_nodes_f1 ?? '-'}, dependencies F1 ${t.mean_plan_edges_f1 ?? '-'}, constraint coverage ${t.mean_constraint_coverage ?? '-'}, valid ${percent(t.share_valid)}; completed runs with an unverified id: ${t.runs_completed_with_unverified_id}; clear goals that asked a question: ${t.clear_goals_asked}`,
     `mean LLM calls per plan generation: ${t.mean_llm_calls_per_plan_generation ?? '-'} (${t.plan_generations} generations)`,
     `tokens per run: ${t.mean_tokens_per_run}; completion tokens per plan generation: ${t.mean_completion_tokens_per_plan_generation ?? '-'}`,
-    `planning latency p50 ${t.p50_planning_latency_s ?? '-'} s, p90 ${t.p90_planning_latency_s ?? '-'} s; ${t.mean_seconds_per_goal} s per goal, ${t.total_seconds} s in all`,
+    `planning latency p50 ${t.p50_planning_latency_s ?? '-'} s, p90 ${t.p90_planning_latency_s ?? '-'} s; ${t.mean_seconds_per_goal} s per goal (p50 ${t.p50_seconds_per_goal ?? '-'} s), ${t.total_seconds} s in all`,
+    `LLM analyses ${t.llm_analyses} (p50 ${t.p50_analysis_latency_s ?? '-'} s); ${t.mean_llm_calls_per_goal} LLM calls per goal; prompt cache served ${t.prefix_cache_hit_rate === null ? '-' : `${Math.round(t.prefix_cache_hit_rate * 100)}%`} of prompt tokens`,
   ];
   return [header, rule, ...rows.map((r) => `| ${r} |`), '', ...summary].join('\n');
 }

@@ -98,6 +98,11 @@ export interface PlannerConfig {
   llmProviders: readonly LlmProviderConfig[];
   /** PLANNER_LLM_DRAFT: the LLM planner revises the ranking planner's draft ('rules') or plans from the goal alone. */
   llmDraft: (typeof LLM_DRAFTS)[number];
+  /** PLANNER_LLM_ANALYSIS / PLANNER_LLM_PREMORTEM: 'auto' asks the model only where the rules leave something to it. */
+  llmAnalysis: LlmCallMode;
+  llmPremortem: LlmCallMode;
+  /** PLANNER_LLM_WARM_UP: a worker with an LLM sends the planner's stable prompt prefix once at start. */
+  llmWarmUp: boolean;
   planCache: PlanCacheConfig;
   temporal: TemporalSettings;
   /** The content store and ledgers of one machine (used when no databaseUrl is set); workers and the CLI must agree on it. */
@@ -139,6 +144,9 @@ export interface TelemetrySettings {
 
 /** What the LLM planner starts a first plan from: the ranking planner's draft, or the goal alone. */
 export const LLM_DRAFTS = ['rules', 'none'] as const;
+/** When the LLM analysis and pre-mortem are called: only where the rules leave something to weigh, or always. */
+export const LLM_CALL_MODES = ['auto', 'always'] as const;
+export type LlmCallMode = (typeof LLM_CALL_MODES)[number];
 
 export const MetricsPortSchema = z.coerce.number().int().min(1).max(65_535);
 
@@ -192,6 +200,9 @@ const PlannerEnvSchema = z.object({
     .optional(),
   PLANNER_METRICS_PORT: MetricsPortSchema.optional(),
   PLANNER_LLM_DRAFT: z.enum(LLM_DRAFTS).default('rules'),
+  PLANNER_LLM_ANALYSIS: z.enum(LLM_CALL_MODES).default('auto'),
+  PLANNER_LLM_PREMORTEM: z.enum(LLM_CALL_MODES).default('auto'),
+  PLANNER_LLM_WARM_UP: z.enum(['on', 'off']).default('on'),
 });
 
 /** Settings read only when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL set). */
@@ -291,6 +302,11 @@ const HINTS: Record<VariableName, string> = {
     'Set PLANNER_LLM_MAX_TOKENS to whole tokens from 16 to 200000, or unset it (the provider decides).',
   PLANNER_LLM_DRAFT:
     "Set PLANNER_LLM_DRAFT to rules (the LLM planner revises the ranking planner's draft) or none (it plans from the goal alone), or unset it (default rules).",
+  PLANNER_LLM_ANALYSIS:
+    'Set PLANNER_LLM_ANALYSIS to auto (the model analyses only goals the rules are not sure of) or always, or unset it (default auto).',
+  PLANNER_LLM_PREMORTEM:
+    'Set PLANNER_LLM_PREMORTEM to auto (only plans with side effects or rule findings) or always, or unset it (default auto).',
+  PLANNER_LLM_WARM_UP: 'Set PLANNER_LLM_WARM_UP to on or off, or unset it (default on).',
   PLANNER_LLM_ATTEMPTS: 'Set PLANNER_LLM_ATTEMPTS to a whole number from 1 to 10, or unset it (default 3).',
 };
 
@@ -434,6 +450,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     llm: firstProvider(llmProviders),
     llmProviders,
     llmDraft: values.PLANNER_LLM_DRAFT,
+    llmAnalysis: values.PLANNER_LLM_ANALYSIS,
+    llmPremortem: values.PLANNER_LLM_PREMORTEM,
+    llmWarmUp: values.PLANNER_LLM_WARM_UP === 'on',
     planCache: Object.freeze({
       ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration),
       maxEntries: values.PLANNER_PLAN_CACHE_MAX_ENTRIES,

@@ -24,7 +24,7 @@ export function createPlanningDependencies(
   if (config.llmProviders.length > 0) {
     // Required here, not imported: a worker without an LLM never loads the openai client (./llm-dependencies).
     const { llmDependencies } = require('./llm-dependencies') as typeof import('./llm-dependencies');
-    llm = llmDependencies(config.llmProviders, catalogs, config.llmDraft);
+    llm = llmDependencies(config.llmProviders, catalogs, config);
   }
   // Without a store given, the configured one (PostgreSQL at DATABASE_URL, else PLANNER_STORE_DIR); its pool lives
   // as long as the process.

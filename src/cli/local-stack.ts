@@ -10,7 +10,8 @@ import { prometheusTelemetry } from '../telemetry/metrics';
 import { tracingFromConfig, tracingPlugins } from '../telemetry/tracing';
 import { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
 import type { MakeCurrent } from '../versioning';
-import { createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
+import { DEFAULT_CATALOG } from '../tools/registry';
+import { catalogsOf, createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
 
 let runtimeInstalled = false;
 
@@ -54,7 +55,25 @@ export interface RunningWorkers {
   workers: LocalWorkers;
   /** The task queues polled, planner queue first. */
   queues: string[];
+  /** With `warmUp` and an LLM configured: what warming the provider's prompt cache did, as a line to print. */
+  warmed?: Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * Sends the planner's stable prompt prefix of the default catalog to the LLM once (src/llm/warm-up.ts), so the first
+ * run's planning call finds it in the provider's prompt cache.
+ */
+async function warmUp(config: PlannerConfig, catalog: Parameters<typeof catalogsOf>[0]): Promise<string> {
+  const { ProviderChain } = await import('../llm/providers');
+  const { warmPromptCache } = await import('../llm/warm-up');
+  const result = await warmPromptCache(
+    ProviderChain.fromConfig(config.llmProviders),
+    catalogsOf(catalog).get(DEFAULT_CATALOG),
+  );
+  return 'error' in result
+    ? `LLM prompt cache not warmed: ${result.error}`
+    : `LLM prompt cache warmed with the planner's prefix for catalog ${DEFAULT_CATALOG}: ${result.prompt_tokens} prompt tokens (${result.cached_tokens} already cached) in ${(result.ms / 1000).toFixed(1)} s`;
 }
 
 /**
@@ -73,6 +92,8 @@ export async function startWorkers(
     warn?: (line: string) => void;
     today?: string | Date;
     makeCurrent?: MakeCurrent;
+    /** Warm the LLM's prompt cache at start (PLANNER_LLM_WARM_UP): long-lived workers, not the one-run demo. */
+    warmUp?: boolean;
   } = {},
 ): Promise<RunningWorkers> {
   const admin = await Connection.connect(target.connectionOptions);
@@ -83,19 +104,22 @@ export async function startWorkers(
   }
   const connection = await NativeConnection.connect(target.connectionOptions);
   const tracing = tracingFromConfig(config);
+  const packs = await defaultToolPacks(config, { today: options.today });
   const workers = await createLocalWorkers({
     connection,
     namespace: target.namespace,
-    packs: await defaultToolPacks(config, { today: options.today }),
+    packs,
     taskQueue: options.taskQueue,
     toolQueues: options.toolQueues ?? config.toolQueues,
     config,
     plugins: tracingPlugins(tracing),
     makeCurrent: options.makeCurrent ?? 'always',
   });
+  const warm = options.warmUp && config.llmWarmUp && config.llmProviders.length > 0;
   return {
     workers,
     queues: workers.workers.map((w) => w.options.taskQueue),
+    ...(warm ? { warmed: warmUp(config, packs) } : {}),
     async close() {
       await workers.close();
       await connection.close();

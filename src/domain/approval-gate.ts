@@ -11,10 +11,13 @@ import type { ToolRoute } from './routing';
 export const APPROVAL_MODES = ['always', 'side-effects', 'never'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
-/** The steps of `plan` that call a tool which is not read-only, as `id (tool)`. */
-export function sideEffectingSteps(plan: Plan, routes: Readonly<Record<string, ToolRoute>>): string[] {
+/** The steps of `plan` that call a tool which is not read-only, as `id (tool)` (`tools`: routes or catalog specs by name). */
+export function sideEffectingSteps(
+  plan: Plan,
+  tools: Readonly<Record<string, Pick<ToolRoute, 'idempotent'>>>,
+): string[] {
   return flattenSteps(plan)
-    .filter((s) => s.action === 'tool_call' && s.tool !== null && routes[s.tool]?.idempotent !== true)
+    .filter((s) => s.action === 'tool_call' && s.tool !== null && tools[s.tool]?.idempotent !== true)
     .map((s) => `${s.id} (${s.tool})`);
 }
 

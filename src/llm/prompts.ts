@@ -199,7 +199,7 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
   } else if (draft) {
     sections.push(
       `A draft plan, made by matching the goal's words to the tools and their params (it may miss a step, pick a wrong tool or a wrong value):\n${JSON.stringify(draftOf(draft))}`,
-      'Check the draft against the goal. Reply with it unchanged if it answers the goal; otherwise reply with the plan corrected. Reply with the plan as one JSON object.',
+      'Check the draft against the goal: its tools, its params (every filter the goal states, with the right values) and its status. If it answers the goal, reply {"verdict":"keep","plan":null}. Otherwise reply {"verdict":"revise","plan":<the corrected plan>}, the plan in the format above. Reply with one JSON object.',
     );
   } else {
     sections.push('Reply with the plan as one JSON object.');

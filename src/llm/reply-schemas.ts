@@ -47,6 +47,28 @@ export function planReplySchema(tools: readonly ToolSpec[], maxSteps: number): R
   return { name: 'plan', schema: planDraftJsonSchema(tools, maxSteps, DRAFT_STEP_KINDS) };
 }
 
+/** The verdicts on a draft plan: keep it as it is, or revise it (then `plan` is the corrected plan). */
+export const DRAFT_VERDICTS = ['keep', 'revise'] as const;
+
+/**
+ * The reply to a draft (a first plan the ranking planner made): the verdict first, then the corrected plan or null.
+ * A draft that answers the goal costs the model a dozen tokens instead of the whole plan again.
+ */
+export function draftReviewReplySchema(tools: readonly ToolSpec[], maxSteps: number): ReplySchema {
+  return {
+    name: 'plan_review',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['verdict', 'plan'],
+      properties: {
+        verdict: { type: 'string', enum: [...DRAFT_VERDICTS] },
+        plan: { anyOf: [planDraftJsonSchema(tools, maxSteps, DRAFT_STEP_KINDS), { type: 'null' }] },
+      },
+    },
+  };
+}
+
 /** At most 5 critiques, each about a step of the plan (by id) or the whole plan (null). */
 export function critiquesReplySchema(stepIds: readonly string[]): ReplySchema {
   const critique = z

@@ -68,6 +68,8 @@ export interface RequirementsAnalysisResult {
   requirements: Requirements;
   llm_calls: LlmCallUsage[];
   transcript?: TranscriptMessage[];
+  /** Why the analysis took a shorter path (the rules sufficed, no LLM call): the run audits it. */
+  note?: string;
 }
 
 /** Requirements analysis: by rules (analyze/rules-analyzer.ts) or by an LLM (analyze/llm-analyzer.ts). */
@@ -84,6 +86,8 @@ export interface CritiqueContext {
   budget?: ToolBudget;
   /** The run's LLM settings (PlanningOptions.llm), for LLM critics. */
   llm?: LlmSettings;
+  /** What the other critics found, for a critic that `weighsFindings` (it runs after them). */
+  findings?: readonly Critique[];
 }
 
 export interface CriticResult {
@@ -94,5 +98,7 @@ export interface CriticResult {
 
 export interface Critic {
   readonly id: string;
+  /** Runs after the other critics and sees their critiques (`CritiqueContext.findings`). */
+  readonly weighsFindings?: boolean;
   review(plan: Plan, context: CritiqueContext): Promise<CriticResult>;
 }

@@ -73,7 +73,13 @@ function providersEnv(...servers: [string, ScriptedLlmServer][]): NodeJS.Process
     model: 'gpt-4o-mini',
     api_key_env: 'TEST_LLM_KEY',
   }));
-  return { PLANNER_LLM_PROVIDERS: JSON.stringify(providers), TEST_LLM_KEY: KEY };
+  // Every kind of call (analysis, plan, pre-mortem) goes through the chain, even where the rules would suffice.
+  return {
+    PLANNER_LLM_PROVIDERS: JSON.stringify(providers),
+    TEST_LLM_KEY: KEY,
+    PLANNER_LLM_ANALYSIS: 'always',
+    PLANNER_LLM_PREMORTEM: 'always',
+  };
 }
 
 async function withPlanner<T>(env: NodeJS.ProcessEnv, fn: (planner: TestPlanner) => Promise<T>): Promise<T> {

@@ -22,7 +22,13 @@ beforeAll(async () => {
   });
   planner = await startTestPlanner(fixtures.pack(), {
     prefix: 'llm-settings',
-    env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' },
+    // Every kind of call is made (analysis, plan, pre-mortem), even where the rules would suffice.
+    env: {
+      OPENAI_BASE_URL: llm.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      PLANNER_LLM_ANALYSIS: 'always',
+      PLANNER_LLM_PREMORTEM: 'always',
+    },
   });
 });
 afterAll(async () => {

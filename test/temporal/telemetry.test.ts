@@ -53,7 +53,15 @@ afterAll(async () => {
 });
 
 function llmEnv(): NodeJS.ProcessEnv {
-  return { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_MODEL: MODEL };
+  // Every kind of LLM call is made and counted (analysis, plan, pre-mortem), and no warm-up call adds to the counts.
+  return {
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: 'test-key',
+    PLANNER_MODEL: MODEL,
+    PLANNER_LLM_ANALYSIS: 'always',
+    PLANNER_LLM_PREMORTEM: 'always',
+    PLANNER_LLM_WARM_UP: 'off',
+  };
 }
 
 async function freePort(): Promise<number> {

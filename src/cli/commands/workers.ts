@@ -102,7 +102,8 @@ export function registerWorkerCommands(program: Command): void {
       const { target, local } = await resolveServer(config, { namespace: opts.namespace, local: true }, (line) =>
         console.log(line),
       );
-      const running = await startWorkers(target, config, { taskQueue, toolQueues });
+      const running = await startWorkers(target, config, { taskQueue, toolQueues, warmUp: true });
+      void running.warmed?.then((line) => console.log(line));
       console.log(
         `Temporal dev server: ${target.address}${local?.started ? ` (started, pid ${local.pid})` : ' (reused)'}`,
       );
@@ -160,11 +161,15 @@ export function registerWorkerCommands(program: Command): void {
           { address: opts.address, namespace: opts.namespace, local: false },
           () => undefined,
         );
-        const running = await startWorkers(target, config, { taskQueue, toolQueues, makeCurrent: 'if-none' }).catch(
-          (err: Error) => {
-            throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
-          },
-        );
+        const running = await startWorkers(target, config, {
+          taskQueue,
+          toolQueues,
+          makeCurrent: 'if-none',
+          warmUp: true,
+        }).catch((err: Error) => {
+          throw new Error(`cannot start workers on ${target.address}: ${err.message}`);
+        });
+        void running.warmed?.then((line) => console.log(line));
         console.log(
           `Workers polling ${running.queues.join(', ')} on ${target.address} (namespace ${target.namespace}).${metricsLine(port)} Ctrl-C to stop.`,
         );

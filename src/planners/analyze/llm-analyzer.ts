@@ -19,9 +19,10 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/words';
 import { toolTerms } from '../catalog-match';
-import { clarificationNeeded } from './rules-analyzer';
+import { analyzeGoalByRules, clarificationNeeded } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
+import type { LlmCallMode } from '../../config';
 import { askForJson } from '../../llm/json-conversation';
 import { requirementsReplySchema } from '../../llm/reply-schemas';
 import { analyzerSystemPrompt, analyzerUserPrompt } from '../../llm/prompts';
@@ -56,16 +57,44 @@ function clarityOf(
   return { is_clear: answer.is_clear, clarification: answer.clarification };
 }
 
+/**
+ * Why the rules' requirements are enough without the model, or undefined: a first request (no conversation yet)
+ * whose goal the rules find clear, asking for data (a query) from tools it names, with every capability it needs a
+ * tool of the catalog. Vague goals, answers to questions and actions no tool matches still go to the model.
+ */
+export function rulesSuffice(rules: Requirements, { request, catalog }: RequirementsAnalysisInput): string | undefined {
+  if (!rules.is_clear || request.context.length > 0 || rules.intent.type !== 'query') return undefined;
+  const tools = new Set(catalog.map((t) => t.name));
+  const needs = rules.required_capabilities;
+  if (needs.length === 0 || needs.some((c) => !tools.has(c))) return undefined;
+  return `the rules analysed the goal alone (a clear query of ${needs.join(', ')}): no LLM analysis call`;
+}
+
 export class LlmAnalyzer implements RequirementsAnalyzer {
   readonly kind = 'llm';
 
-  /** `lexiconOf`: the clarification lexicon registered with a catalog (by the request's tool_catalog name). */
+  private readonly lexiconOf: (catalog: string) => ClarificationLexicon;
+  private readonly calls: LlmCallMode;
+
+  /**
+   * `lexiconOf`: the clarification lexicon registered with a catalog (by the request's tool_catalog name); `calls`:
+   * `always` asks the model even where the rules suffice (PLANNER_LLM_ANALYSIS), `auto` (default) only where not.
+   */
   constructor(
     private readonly client: ChatModel,
-    private readonly lexiconOf: (catalog: string) => ClarificationLexicon = () => ({}),
-  ) {}
+    options: { lexiconOf?: (catalog: string) => ClarificationLexicon; calls?: LlmCallMode } = {},
+  ) {
+    this.lexiconOf = options.lexiconOf ?? (() => ({}));
+    this.calls = options.calls ?? 'auto';
+  }
 
-  async analyze({ request, catalog, llm }: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
+  async analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
+    const { request, catalog, llm } = input;
+    if (this.calls === 'auto') {
+      const rules = analyzeGoalByRules(input, this.lexiconOf(request.tool_catalog));
+      const note = rulesSuffice(rules, input);
+      if (note) return { requirements: rules, llm_calls: [], note };
+    }
     // The user's answers in the conversation count too: "last week" may come as the answer to a clarification.
     const goal = effectiveGoal(request);
     const resolved = temporalReferencesFor(goal, request.now);

@@ -3,13 +3,20 @@
  * 'llm-premortem') that the gatekeeper weighs with the other critics'. A critique naming a step the plan does not
  * have is sent back like any other unusable reply; an error that quotes nothing the plan passes is kept as a
  * warning (./grounding).
+ *
+ * It weighs in only where there is something to weigh: a step that can change something, or a finding of the rule
+ * critics. A read-only plan the rules found nothing in is not sent (a call costs 15-50 s on a small local model, and
+ * on such plans the eval's answers were no better for it); an `info` critique says it was skipped and why.
  */
 import { z } from 'zod';
 import { CritiqueSchema, type Critique } from '../../domain/critique';
 import { PlanSchemaError } from '../../domain/errors';
+import { sideEffectingSteps } from '../../domain/approval-gate';
 import { flattenSteps, parseJsonWith, type Plan } from '../../domain/plan';
+import type { ToolSpec } from '../../domain/tool-spec';
 import type { Critic, CriticResult, CritiqueContext } from '../types';
 import type { ChatModel } from '../../llm/chat';
+import type { LlmCallMode } from '../../config';
 import { askForJson } from '../../llm/json-conversation';
 import { critiquesReplySchema } from '../../llm/reply-schemas';
 import { PREMORTEM_EXAMPLE, premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
@@ -25,12 +32,33 @@ const ReplySchema = z.object({
   critiques: z.array(CritiqueSchema.omit({ critic: true, step_id: true }).extend({ step_id: z.string().nullish() })),
 });
 
+/** Why the pre-mortem is worth a call for `plan`, or undefined when it is read-only and the rule critics found nothing. */
+export function premortemReason(
+  plan: Plan,
+  catalog: readonly ToolSpec[],
+  findings: readonly Critique[] = [],
+): string | undefined {
+  const effects = sideEffectingSteps(plan, Object.fromEntries(catalog.map((t) => [t.name, t])));
+  if (effects.length > 0) return `side effects in ${effects.join(', ')}`;
+  const found = findings.filter((f) => f.severity !== 'info');
+  return found.length > 0 ? `the rule critics found ${found.length} issue(s)` : undefined;
+}
+
 export class PremortemCritic implements Critic {
   readonly id = PREMORTEM_CRITIC_ID;
+  readonly weighsFindings = true;
 
-  constructor(private readonly client: ChatModel) {}
+  /** `calls`: `always` reviews every plan (PLANNER_LLM_PREMORTEM), `auto` (default) only those with something to weigh. */
+  constructor(
+    private readonly client: ChatModel,
+    private readonly options: { calls?: LlmCallMode } = {},
+  ) {}
 
-  async review(plan: Plan, { request, catalog, llm }: CritiqueContext): Promise<CriticResult> {
+  async review(plan: Plan, { request, catalog, llm, findings }: CritiqueContext): Promise<CriticResult> {
+    if (this.options.calls !== 'always' && premortemReason(plan, catalog, findings) === undefined) {
+      const message = 'not run: every step is read-only and the rule critics found nothing to weigh';
+      return { critiques: [{ critic: PREMORTEM_CRITIC_ID, severity: 'info', message, suggestion: '' }], llm_calls: [] };
+    }
     const stepIds = flattenSteps(plan).map((s) => s.id);
     const {
       value: critiques,

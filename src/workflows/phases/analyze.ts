@@ -34,6 +34,7 @@ export async function analyze(run: PlanningRun): Promise<Transition> {
   const fellBack = providerFallbackNote(llm_calls);
   if (fellBack) run.audit('analysis', fellBack);
   if (analysis.fallback) run.audit('analysis', analysis.fallback);
+  if (analysis.note) run.audit('analysis', analysis.note);
   const c =
     requirements.is_clear || state.clarifications.length >= state.options.max_clarifications
       ? null

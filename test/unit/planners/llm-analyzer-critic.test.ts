@@ -8,7 +8,11 @@ import {
   PREMORTEM_CRITIC_ID,
   PREMORTEM_TEMPERATURE,
   PremortemCritic,
+  premortemReason,
 } from '../../../src/planners/critique/premortem-critic';
+import { runCritics } from '../../../src/planners/critique/run-critics';
+import type { Critic } from '../../../src/planners/types';
+import { LIBRARY_CATALOG } from '../../support/library-catalog';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { LLM_GOAL, LlmHarness, planReply } from '../../support/llm';
 import { request, STAMP } from '../../support/planning';
@@ -48,7 +52,7 @@ describe('LlmAnalyzer', () => {
         analysisReply({ is_clear: false, clarification, steps: [], intent: { type: 'query', confidence: 0.3 } }),
       ],
     });
-    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({
+    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request('Do the waste thing'),
       catalog,
     });
@@ -79,7 +83,7 @@ describe('LlmAnalyzer', () => {
         analysisReply(),
       ],
     });
-    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client).analyze({
+    const { requirements, llm_calls } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request(LLM_GOAL),
       catalog,
     });
@@ -103,7 +107,10 @@ describe('LlmAnalyzer', () => {
         options: ['Shipments from last week', 'Inspections rejected this week'],
       },
     };
-    const analyzer = new LlmAnalyzer(harness.client, (name) => (name === 'waste' ? lexicon : {}));
+    const analyzer = new LlmAnalyzer(harness.client, {
+      lexiconOf: (name) => (name === 'waste' ? lexicon : {}),
+      calls: 'always',
+    });
     const { requirements } = await analyzer.analyze({
       request: request('Check the reports', { tool_catalog: 'waste' }),
       catalog,
@@ -126,7 +133,7 @@ describe('LlmAnalyzer', () => {
     await harness.start({
       script: [analysisReply({ is_clear: false, clarification }), analysisReply({ is_clear: false, clarification })],
     });
-    const answered = await new LlmAnalyzer(harness.client).analyze({
+    const answered = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request('Check the reports', {
         context: [{ role: 'user', content: 'Contaminated shipments from last week' }],
       }),
@@ -135,7 +142,7 @@ describe('LlmAnalyzer', () => {
     expect(answered.requirements).toMatchObject({ is_clear: true, clarification: null });
 
     // Without an answer the model's question stands.
-    const unanswered = await new LlmAnalyzer(harness.client).analyze({
+    const unanswered = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request('Get contaminated shipments'),
       catalog,
     });
@@ -149,7 +156,7 @@ describe('LlmAnalyzer', () => {
       default_option: 0,
     };
     await harness.start({ script: [analysisReply({ is_clear: false, clarification: copied })] });
-    const { requirements } = await new LlmAnalyzer(harness.client).analyze({
+    const { requirements } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request('List all waste facilities in Hannover'),
       catalog,
     });
@@ -161,7 +168,10 @@ describe('LlmAnalyzer', () => {
     await harness.start({
       script: [analysisReply({ steps: [repeated, repeated, 'Fetch their contaminants', repeated] })],
     });
-    const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request(LLM_GOAL), catalog });
+    const { requirements } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
+      request: request(LLM_GOAL),
+      catalog,
+    });
     expect(requirements.steps).toEqual([repeated, 'Fetch their contaminants']);
   });
 
@@ -173,7 +183,10 @@ describe('LlmAnalyzer', () => {
     ];
     await harness.start({ script: [analysisReply({ temporal_references: fromModel })] });
     const goal = "Compare last week's contaminated shipments with those in Q3 2026";
-    const { requirements } = await new LlmAnalyzer(harness.client).analyze({ request: request(goal), catalog });
+    const { requirements } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
+      request: request(goal),
+      catalog,
+    });
 
     expect(requirements.temporal_references).toEqual([
       { phrase: 'last week', start: '2026-11-16', end: '2026-11-22' },
@@ -185,7 +198,7 @@ describe('LlmAnalyzer', () => {
 
   it('resolves dates named in the conversation (an answer to a clarification)', async () => {
     await harness.start({ script: [analysisReply()] });
-    const { requirements } = await new LlmAnalyzer(harness.client).analyze({
+    const { requirements } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request('Show contaminated shipments', { context: [{ role: 'user', content: 'from yesterday' }] }),
       catalog,
     });
@@ -201,7 +214,8 @@ describe('PremortemCritic', () => {
     goal: LLM_GOAL,
     metadata: { planner: 'llm', created_at: STAMP.created_at },
   });
-  const review = () => new PremortemCritic(harness.client).review(plan, { request: request(LLM_GOAL), catalog });
+  const review = () =>
+    new PremortemCritic(harness.client, { calls: 'always' }).review(plan, { request: request(LLM_GOAL), catalog });
 
   it('returns the critiques under its critic id, asking for a pre-mortem of the plan', async () => {
     const critiques = [
@@ -303,5 +317,112 @@ describe('PremortemCritic', () => {
     expect(
       (error.details.attempt_errors as string[][])[1]!.some((l) => l.startsWith('[PLAN-002] critiques[0].severity')),
     ).toBe(true);
+  });
+});
+
+describe('fewer LLM calls where the rules are sure (calls: auto, the default)', () => {
+  it('analyses a clear query of tools the goal names by the rules alone, with no call, and says so', async () => {
+    await harness.start({ script: [] }); // any call would get "script exhausted"
+    const result = await new LlmAnalyzer(harness.client).analyze({ request: request(LLM_GOAL), catalog });
+
+    expect(result.llm_calls).toEqual([]);
+    expect(harness.server.requests).toHaveLength(0);
+    expect(result.requirements.is_clear).toBe(true);
+    expect(result.requirements.required_capabilities).toEqual(
+      expect.arrayContaining(['shipments', 'contaminants-detected']),
+    );
+    expect(result.note).toMatch(/rules analysed the goal alone .*no LLM analysis call/);
+  });
+
+  it('does the same on a second catalog the rules were not written for', async () => {
+    await harness.start({ script: [] });
+    const result = await new LlmAnalyzer(harness.client).analyze({
+      request: request('List the loans of members who live in Leipzig'),
+      catalog: LIBRARY_CATALOG,
+    });
+    expect(result.llm_calls).toEqual([]);
+    expect(result.note).toContain('loans');
+  });
+
+  it.each([
+    ['a vague goal', 'Do the waste thing', {}],
+    ['an action no tool does', 'List the composting sites and email them to the compliance team', {}],
+    [
+      'an answer to a question',
+      'Show contaminated shipments',
+      { context: [{ role: 'user' as const, content: 'yesterday' }] },
+    ],
+  ])('still asks the model about %s', async (_what, goal, options) => {
+    await harness.start({ script: [analysisReply()] });
+    const result = await new LlmAnalyzer(harness.client).analyze({ request: request(goal, options), catalog });
+    expect(result.llm_calls).toHaveLength(1);
+    expect(result.note).toBeUndefined();
+  });
+
+  const plan: Plan = parsePlanJson(planReply(), {
+    id: STAMP.id,
+    version: 1,
+    goal: LLM_GOAL,
+    metadata: { planner: 'llm', created_at: STAMP.created_at },
+  });
+
+  it('runs no pre-mortem on a read-only plan the rule critics found nothing in, and leaves an info critique saying so', async () => {
+    await harness.start({ script: [] });
+    const result = await new PremortemCritic(harness.client).review(plan, { request: request(LLM_GOAL), catalog });
+    expect(result.llm_calls).toEqual([]);
+    expect(result.critiques).toEqual([
+      expect.objectContaining({
+        critic: PREMORTEM_CRITIC_ID,
+        severity: 'info',
+        message: expect.stringMatching(/not run/),
+      }),
+    ]);
+    expect(decide(result.critiques, { strict: true, max_refinements: 2, refinements_done: 0 }).decision).toBe(
+      'approve',
+    );
+  });
+
+  it('runs the pre-mortem when a step can change something (a tool that is not idempotent)', async () => {
+    await harness.start({ script: [JSON.stringify({ critiques: [] })] });
+    const writing = catalog.map((t) => (t.name === 'shipments' ? { ...t, idempotent: false } : t));
+    const result = await new PremortemCritic(harness.client).review(plan, {
+      request: request(LLM_GOAL),
+      catalog: writing,
+    });
+    expect(result.llm_calls).toHaveLength(1);
+    expect(premortemReason(plan, writing)).toBe('side effects in 1.1 (shipments)');
+  });
+
+  it('runs the pre-mortem when the rule critics found something to weigh', async () => {
+    await harness.start({ script: [JSON.stringify({ critiques: [] })] });
+    const findings = [{ critic: 'coverage', severity: 'warning' as const, message: 'period unused', suggestion: '' }];
+    const result = await new PremortemCritic(harness.client).review(plan, {
+      request: request(LLM_GOAL),
+      catalog,
+      findings,
+    });
+    expect(result.llm_calls).toHaveLength(1);
+  });
+
+  it('runCritics gives a critic that weighs findings what the others found, and keeps critic order', async () => {
+    const seen: unknown[] = [];
+    const weigher: Critic = {
+      id: 'weigher',
+      weighsFindings: true,
+      review: async (_plan, context) => {
+        seen.push(context.findings);
+        return { critiques: [], llm_calls: [] };
+      },
+    };
+    const finder = (id: string): Critic => ({
+      id,
+      review: async () => ({
+        critiques: [{ critic: id, severity: 'warning', message: `${id} found it`, suggestion: '' }],
+        llm_calls: [],
+      }),
+    });
+    const result = await runCritics([finder('a'), weigher, finder('b')], plan, { request: request(LLM_GOAL), catalog });
+    expect(seen).toEqual([[expect.objectContaining({ critic: 'a' }), expect.objectContaining({ critic: 'b' })]]);
+    expect(result.critiques.map((c) => c.critic)).toEqual(['a', 'b']);
   });
 });

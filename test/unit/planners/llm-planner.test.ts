@@ -63,7 +63,41 @@ describe('LlmPlanner with a draft planner: the model revises a draft instead of 
     };
     expect(draft.steps.map((s) => s.tool)).toEqual(['shipments', 'contaminants-detected']);
     expect(draft.steps[0]!.params).toMatchObject({ date_from: '2026-11-16', date_to: '2026-11-22' });
-    expect(user).toMatch(/Reply with it unchanged if it answers the goal/);
+    expect(user).toMatch(/If it answers the goal, reply \{"verdict":"keep","plan":null\}/);
+  });
+
+  it('a draft the model keeps is the plan: one short reply, the verdict schema, the plan saying the model kept it', async () => {
+    await harness.start({ script: [JSON.stringify({ verdict: 'keep', plan: null })] });
+    const { plan, llm_calls } = await withDraft();
+
+    expect(llm_calls).toHaveLength(1);
+    expect(harness.server.requests[0]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'plan_review', strict: true },
+    });
+    expect(plan.metadata).toMatchObject({ planner: 'llm', model: MODEL });
+    expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
+    expect(plan.assumptions.at(-1)).toBe("the model checked the ranking planner's draft and kept it");
+  });
+
+  it('a revised draft is the plan the model wrote; "revise" without a plan is sent back', async () => {
+    const revised = JSON.parse(planReply([validSteps()[0]!])) as unknown;
+    await harness.start({
+      script: [JSON.stringify({ verdict: 'revise', plan: null }), JSON.stringify({ verdict: 'revise', plan: revised })],
+    });
+    const { plan, llm_calls } = await withDraft();
+
+    expect(llm_calls).toHaveLength(2);
+    expect(harness.messages(1).at(-1)!.content).toMatch(/verdict "revise" needs the corrected plan/);
+    expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments']);
+    expect(plan.assumptions).not.toContain("the model checked the ranking planner's draft and kept it");
+  });
+
+  it('a reply with a plan and no verdict (a provider that ignores the schema) is taken as the revision', async () => {
+    await harness.start({ script: [planReply()] });
+    const { plan } = await withDraft();
+    expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
+    expect(plan.metadata.planner).toBe('llm');
   });
 
   it('when every reply fails validation, the draft stands: the plan says so, and every call is charged', async () => {
