@@ -50,7 +50,8 @@ test("every LLM call of the run uses the run's temperature and max_tokens, each 
   expect(outcome.stage).toBe('COMPLETED');
   const bodies = llm.requests.slice(before).map((r) => r.body);
   const names = bodies.map((b) => (b.response_format as { json_schema?: { name: string } }).json_schema?.name);
-  expect(names).toEqual(['requirements', 'plan', 'critiques']);
+  // The first plan is the model's review of the ranking planner's draft (a verdict, then the plan if revised).
+  expect(names).toEqual(['requirements', 'plan_review', 'critiques']);
   expect(bodies.map((b) => [b.temperature, b.max_tokens])).toEqual([
     [0.65, 700],
     [0.65, 700],
