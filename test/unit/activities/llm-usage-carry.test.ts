@@ -30,8 +30,9 @@ beforeAll(async () => {
 });
 afterAll(() => llm.close());
 
+// The analysis is asked of the model even where the rules would suffice: its calls are what this file charges.
 function activities(ledger: MemoryIdempotencyLedger) {
-  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' });
+  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k', PLANNER_LLM_ANALYSIS: 'always' });
   return createPlanningActivities(createPlanningDependencies({ config, store: new MemoryContentStore(), ledger }));
 }
 
@@ -98,7 +99,7 @@ test('a failed ledger write is retried: the call ends up in the ledger', async (
 test('an unclassified error after a call (a bug) still carries every call of every attempt, as a retryable PLAN-013', async () => {
   const ledger = new MemoryIdempotencyLedger();
   await ledger.record('llm-call:wf-1:run-1:7:1:0', EARLIER); // attempt 1 was answered, then failed
-  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k' });
+  const config = loadConfig({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'k', PLANNER_LLM_ANALYSIS: 'always' });
   const deps = createPlanningDependencies({ config, store: new MemoryContentStore(), ledger });
   const { analyzer } = deps.llm!;
   // The analysis is answered, then the code after the call breaks.

@@ -300,10 +300,43 @@ describe('the totals', () => {
       asked_question: false,
       tools_ok: true,
       plan_generations: [],
+      activities: [],
+      llm_calls: 0,
       tokens: 0,
       seconds: 1,
       ...r,
     }) as GoalResult;
+
+  it("gives the LLM path's speed: analyses that called the model, calls per goal, the prompt cache's share", () => {
+    const activity = (name: string, seconds: number, llm_calls: number, prompt: number, cached: number) => ({
+      activity: name,
+      seconds,
+      llm_calls,
+      tokens: prompt,
+      completion_tokens: 0,
+      prompt_tokens: prompt,
+      cached_tokens: cached,
+      ok: true,
+    });
+    const totals = summarize(
+      [
+        result({
+          llm_calls: 2,
+          seconds: 30,
+          activities: [activity('analyzeRequirements', 12, 1, 1000, 600), activity('generatePlan', 8, 1, 1000, 1000)],
+        }),
+        result({ llm_calls: 1, seconds: 10, activities: [activity('analyzeRequirements', 0.1, 0, 0, 0)] }),
+      ],
+      40,
+    );
+    expect(totals).toMatchObject({
+      llm_analyses: 1,
+      p50_analysis_latency_s: 12,
+      mean_llm_calls_per_goal: 1.5,
+      prefix_cache_hit_rate: 0.8,
+    });
+    expect(totals.p50_seconds_per_goal).toBeGreaterThanOrEqual(10);
+  });
 
   it('puts the share of right answers first, and gives held-out and tuning goals apart, and each catalog', () => {
     const totals = summarize(
