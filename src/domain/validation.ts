@@ -16,7 +16,7 @@ import { templatePathProblem } from './template-paths';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
-import { closestNames, identifierStems } from './words';
+import { closestNames, identifierStems } from './text';
 
 export interface ValidationContext {
   catalog: readonly ToolSpec[];

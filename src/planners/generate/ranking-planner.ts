@@ -17,7 +17,7 @@ import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { identifierWords, tokenize } from '../../domain/words';
+import { identifierWords, tokenize } from '../../domain/text';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
