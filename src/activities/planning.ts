@@ -40,7 +40,7 @@ import {
 import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
-import type { IdempotencyLedger } from '../tools/idempotency';
+import type { IdempotencyLedger } from '../store/idempotency';
 import { planCacheKey, type PlanCache } from '../planners/plan-cache';
 import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';
