@@ -1,16 +1,15 @@
 import {
-  BudgetExceededError,
-  InvalidInputError,
   callUsage,
   canAfford,
   charge,
   createBudget,
   estimateStepsUsage,
-  indexCatalog,
   remaining,
   requireAffordable,
   withinLimits,
-} from '../../../src/domain';
+} from '../../../src/domain/budget';
+import { BudgetExceededError, InvalidInputError } from '../../../src/domain/errors';
+import { indexCatalog } from '../../../src/domain/tool-spec';
 import { catalog } from '../../support/plans';
 
 describe('ToolBudget', () => {

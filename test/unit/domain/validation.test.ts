@@ -1,17 +1,9 @@
-import {
-  PlanSchema,
-  PlanValidationError,
-  callUsage,
-  charge,
-  createBudget,
-  validatePlan,
-  type PlanInput,
-  type ValidationContext,
-  type ValidationIssue,
-} from '../../../src/domain';
+import { callUsage, charge, createBudget } from '../../../src/domain/budget';
+import { PlanValidationError, type ValidationIssue } from '../../../src/domain/errors';
+import { PlanSchema, type PlanInput } from '../../../src/domain/plan';
+import { planIssues, runnableStepKinds, validatePlan, type ValidationContext } from '../../../src/domain/validation';
 import { z } from 'zod';
-import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain';
-import { planIssues, runnableStepKinds } from '../../../src/domain/validation';
+import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { catalog, validPlanInput } from '../../support/plans';
 
 const ctx: ValidationContext = { catalog, constraints: { max_steps: 20, workspace_root: '/work/ws' } };
