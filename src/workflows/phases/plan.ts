@@ -1,6 +1,7 @@
 /** PLANNING: a new plan version (first, refined, after a rejection or a failed step) and the routes of its tools. */
 import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import { LLM_CALL_ESTIMATE } from '../../domain/budget';
 import { createPlanVersion } from '../../domain/diff';
 import { PlanImpossibleError } from '../../domain/errors';
 import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
@@ -10,7 +11,6 @@ import { nowIso } from '../initial-state';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
-import { LLM_CALL_ESTIMATE } from './analyze';
 import { archiveOldVersions } from './archive';
 import { pauseForBudget } from './budget';
 
