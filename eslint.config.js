@@ -3,6 +3,7 @@
 //  - workflow purity: workflow code may import only the workflow API, Temporal's common types, zod, the
 //    OpenTelemetry API (spans go out through the interceptors' sink, replay-aware), the contract
 //    (src/api) and the domain (src/domain); activities only as types. Anything else could do I/O or break replay.
+// A third keeps the layers (docs/contributing.md, "Layers"): no import from a lower layer up.
 const tseslint = require('typescript-eslint');
 
 const PACKAGES = ['@temporalio/workflow', '@temporalio/common', 'zod', '@opentelemetry/api'].map((name) =>
@@ -25,6 +26,27 @@ function workflowImports(allowed) {
     },
   ];
 }
+
+/**
+ * A rule refusing imports of the src/ folders and modules in `above` from a lower layer: any import of them, or with
+ * `types: 'allowed'` a value import only (a type import ties nothing at run time and makes no cycle of modules).
+ */
+function noImportsUp(above, layer, { types }) {
+  return [
+    'error',
+    {
+      patterns: [
+        {
+          regex: `^(\\.\\./)+(src/)?(${above.join('|')})(/|$)`,
+          allowTypeImports: types === 'allowed',
+          message: `${layer} may not import ${types === 'allowed' ? 'values ' : ''}from ${above.join(', ')}: a layer above it (docs/contributing.md, "Layers").`,
+        },
+      ],
+    },
+  ];
+}
+
+const ABOVE_SERVICES = ['workflows', 'planners', 'activities', 'cli', 'worker', 'client'];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.temporal/**', 'coverage/**', 'test-output/**', 'test/lint-fixtures/**'] },
@@ -58,6 +80,58 @@ module.exports = tseslint.config(
         '\\.\\./[\\w-]+',
         '\\.\\./\\.\\./(api|domain)(/[\\w-]+)?',
       ]),
+    },
+  },
+  {
+    // The domain: pure planning logic under everything (workflow code runs it); nothing of the planner above it.
+    files: ['src/domain/**/*.ts', 'test/lint-fixtures/layers/domain/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': noImportsUp(
+        ['api', 'store', 'tools', 'llm', 'telemetry', 'dev', 'config', ...ABOVE_SERVICES],
+        'src/domain',
+        { types: 'refused' },
+      ),
+    },
+  },
+  {
+    // The contract (what clients see): the domain only.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': noImportsUp(
+        ['store', 'tools', 'llm', 'telemetry', 'dev', 'config', ...ABOVE_SERVICES],
+        'src/api',
+        { types: 'refused' },
+      ),
+    },
+  },
+  {
+    // The services (storage, tools, the LLM client, telemetry): no value from the planners, activities, workflows or CLI.
+    files: [
+      'src/store/**/*.ts',
+      'src/tools/**/*.ts',
+      'src/llm/**/*.ts',
+      'src/telemetry/**/*.ts',
+      'test/lint-fixtures/layers/tools/*.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': noImportsUp(
+        ABOVE_SERVICES,
+        'a service (store, tools, llm, telemetry)',
+        {
+          types: 'allowed',
+        },
+      ),
+    },
+  },
+  {
+    // The planners: no value from the activities that run them, the workflows or the CLI.
+    files: ['src/planners/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': noImportsUp(
+        ['workflows', 'activities', 'cli', 'worker', 'client'],
+        'src/planners',
+        { types: 'allowed' },
+      ),
     },
   },
 );

@@ -26,7 +26,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../test/fixtures/demo-pack';
-import { ledgerDir } from '../src/tools/idempotency';
+import { ledgerDir } from '../src/store/idempotency';
 import { projectRoot } from '../src/project-root';
 import { exited } from './child-processes';
 import { bundleWorkflows } from '../src/worker';

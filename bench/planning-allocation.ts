@@ -21,7 +21,7 @@ import { RULE_CRITICS } from '../src/planners/critique/rule-critics';
 import { RankingPlanner } from '../src/planners/generate/ranking-planner';
 import { projectRoot } from '../src/project-root';
 import { MemoryContentStore } from '../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../src/store/idempotency';
 import { builtInCatalogs } from '../src/tools/registry';
 import { catalogsOf } from '../src/worker';
 import { BENCH_CATALOG_NAME, BENCH_GOAL, createBenchPack } from './bench-pack';

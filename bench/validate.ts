@@ -5,14 +5,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import {
-  createBudget,
-  parsePlanJson,
-  toolSpecFromZod,
-  validatePlan,
-  type PlanInput,
-  type ValidationContext,
-} from '../src/domain';
+import { createBudget } from '../src/domain/budget';
+import { parsePlanJson, type PlanInput } from '../src/domain/plan';
+import { toolSpecFromZod } from '../src/domain/tool-spec';
+import { validatePlan, type ValidationContext } from '../src/domain/validation';
 
 const dateRange = { date_from: z.iso.date().optional(), date_to: z.iso.date().optional() };
 const tool = (name: string, params: z.ZodObject) =>

@@ -21,7 +21,7 @@ import { loadConfig, type PlannerConfig, type ToolQueues } from './config';
 import type { ContentStore } from './store/content-store';
 import { openStorage } from './store/storage';
 import { PostgresStorage } from './store/postgres';
-import type { IdempotencyLedger } from './tools/idempotency';
+import type { IdempotencyLedger } from './store/idempotency';
 import { ToolCatalogs } from './tools/registry';
 import { onQueue, withPlannerQueue } from './tools/define-tool';
 import { specsOf, type ToolImplementation, type ToolPack } from './tools/tool';

@@ -10,7 +10,7 @@ import { RankingPlanner } from '../planners/generate/ranking-planner';
 import { RuleBasedAnalyzer } from '../planners/analyze/rules-analyzer';
 import type { ContentStore } from '../store/content-store';
 import { openStorage } from '../store/storage';
-import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
+import { ledgerBeside, type IdempotencyLedger } from '../store/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createLlmStepActivities } from './llm-step';
 import { createPlanningActivities, type PlanningDependencies } from './planning';

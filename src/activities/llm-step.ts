@@ -15,7 +15,7 @@ import { INLINE_RESULT_BYTES, StepResultSchema, previewOf, type StepResult } fro
 import type { LlmClient } from '../llm/chat';
 import { fitInputs, llmStepMessages } from '../llm/step-prompt';
 import type { ContentStore } from '../store/content-store';
-import type { IdempotencyLedger } from '../tools/idempotency';
+import type { IdempotencyLedger } from '../store/idempotency';
 import { withPlannerFailures } from '../api/failures';
 import { chargingEveryCall } from './planning';
 

@@ -16,7 +16,7 @@ import {
   formatZodIssues,
 } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
-import { everyProviderFailed } from '../domain/llm-calls';
+import { everyProviderFailed, LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../domain/request';
 import { RequirementsSchema } from '../domain/requirements';
@@ -27,10 +27,8 @@ import { planIssues, runnableStepKinds } from '../domain/validation';
 import { groundingOf } from '../planners/goal-constraints';
 import { runCritics } from '../planners/critique/run-critics';
 import {
-  LlmCallUsageSchema,
   type Critic,
   type CriticResult,
-  type LlmCallUsage,
   type PlanGenerationResult,
   type Planner,
   type RequirementsAnalysisResult,
@@ -40,7 +38,7 @@ import {
 import type { LlmClient } from '../llm/chat';
 import { withLlmCallRecorder } from '../llm/usage-recorder';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
-import type { IdempotencyLedger } from '../tools/idempotency';
+import type { IdempotencyLedger } from '../store/idempotency';
 import { planCacheKey, type PlanCache } from '../planners/plan-cache';
 import type { ToolCatalogs } from '../tools/registry';
 import { gatherWorkspaceContext } from '../tools/workspace/context';

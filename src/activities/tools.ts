@@ -8,7 +8,7 @@
  *   own; each path param, found by the tool's schema or, for MCP, also by naming an existing entry, is followed to
  *   its real path; ctx.openFile checks again what a tool opens) → idempotency key → run (heartbeats, cancellation; for non-idempotent tools an intent
  *   in the ledger first, and no second run after an unknown outcome unless the tool is `keyed`: see
- *   src/tools/idempotency.ts) → check the result
+ *   src/store/idempotency.ts) → check the result
  *   against the tool's result schema → store the data → StepResult (data inlined when small).
  *
  * Planner errors leave as non-retryable ApplicationFailures (withPlannerFailures); any other error a tool throws is
@@ -38,7 +38,7 @@ import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
-import { ledgerBeside, once, type IdempotencyLedger } from '../tools/idempotency';
+import { ledgerBeside, once, type IdempotencyLedger } from '../store/idempotency';
 import { allowedWorkspaceRoot, openInsideRoot, realPathOf } from '../tools/workspace/roots';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from '../api/failures';

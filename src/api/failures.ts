@@ -15,34 +15,14 @@ import {
   PlannerError,
   PlanningTimeoutError,
   WorkerFailureError,
-  type PlannerErrorCode,
+  type FailureDetails,
 } from '../domain/errors';
 import { LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
 
-/** Failure types a client can see, with their codes; docs/messages-and-failures.md's failure table lists the same. */
-export const FAILURE_TYPES = {
-  PlanParseError: 'PLAN-001',
-  PlanSchemaError: 'PLAN-002',
-  PlanValidationError: 'PLAN-003',
-  BudgetExceededError: 'PLAN-004',
-  LlmCallError: 'PLAN-005',
-  InvalidInputError: 'PLAN-006',
-  InvalidTransitionError: 'PLAN-006',
-  CatalogUnavailableError: 'PLAN-006',
-  PlanningTimeoutError: 'PLAN-007',
-  StepFailedError: 'PLAN-008',
-  TemplateResolutionError: 'PLAN-008',
-  PlanningExhaustedError: 'PLAN-009',
-  PlanImpossibleError: 'PLAN-010',
-  PlanRejectedError: 'PLAN-011',
-  GoalUnclearError: 'PLAN-012',
-  WorkerFailureError: 'PLAN-013',
-  StoreUnavailableError: 'PLAN-013',
-  StepOutcomeUnknownError: 'PLAN-014',
-} as const satisfies Record<string, PlannerErrorCode>;
-export type FailureType = keyof typeof FAILURE_TYPES;
+/** Failure types a client can see, with their codes, and the details a failure carries (src/domain/errors.ts). */
+export { FAILURE_TYPES, type FailureDetails, type FailureType } from '../domain/errors';
 
-export const FailureDetailsSchema = sharedSchema('api/failures#FailureDetailsSchema', () =>
+export const FailureDetailsSchema: z.ZodType<FailureDetails> = sharedSchema('api/failures#FailureDetailsSchema', () =>
   z.object({
     code: z.enum(PLANNER_ERROR_CODES),
     message: z.string(),
@@ -55,7 +35,6 @@ export const FailureDetailsSchema = sharedSchema('api/failures#FailureDetailsSch
       .catchall(z.unknown()),
   }),
 );
-export type FailureDetails = z.output<typeof FailureDetailsSchema>;
 
 /** A failure as the planner reports it: its type, code, message without the hint, hint, and typed details. */
 export interface PlanFailure extends FailureDetails {
@@ -68,7 +47,7 @@ export function failureMessage(f: Pick<PlanFailure, 'code' | 'message' | 'hint'>
 }
 
 export function failureOf(err: PlannerError): PlanFailure {
-  return { type: err.name, ...err.toFailureDetails() } as PlanFailure;
+  return { type: err.name, ...err.toFailureDetails() };
 }
 
 export function toApplicationFailure(err: unknown): unknown {
@@ -131,7 +110,7 @@ export function readFailure(err: unknown): PlanFailure {
   return failureOf(new WorkerFailureError(message));
 }
 
-/** LLM calls a failed activity reports, to be charged like a result's. */
+/** LLM calls a failed activity reports, to be charged like a result's (FailureDetailsSchema checked their form). */
 export function llmCallsOfFailure(err: unknown): LlmCallUsage[] {
-  return readFailure(err).details.llm_calls ?? [];
+  return (readFailure(err).details.llm_calls as LlmCallUsage[] | undefined) ?? [];
 }

@@ -4,7 +4,7 @@
  * them through the operator service (see src/temporal-connection.ts).
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { contentTokens, tokenize } from '../domain/words';
+import { contentTokens, tokenize, utf8Length } from '../domain/text';
 
 export const PlanStageKey = defineSearchAttributeKey('PlanStage', SearchAttributeType.KEYWORD);
 export const PlanVersionKey = defineSearchAttributeKey('PlanVersion', SearchAttributeType.INT);
@@ -42,16 +42,6 @@ export function searchAttributeCliFlags(): string[] {
  */
 export const KEYWORD_LIMITS = { count: 10, chars: 64, total_bytes: 1_024 } as const;
 
-/** UTF-8 size without Buffer, which the workflow sandbox lacks. */
-function utf8Bytes(text: string): number {
-  let n = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    n += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
-
 /** `values` clipped to KEYWORD_LIMITS: each value cut (whole code points), duplicates dropped, the list cut. */
 export function clipKeywords(values: readonly string[]): string[] {
   const out: string[] = [];
@@ -59,7 +49,7 @@ export function clipKeywords(values: readonly string[]): string[] {
   for (const value of values) {
     const clipped = Array.from(value).slice(0, KEYWORD_LIMITS.chars).join('');
     if (clipped.length === 0 || out.includes(clipped)) continue;
-    const size = utf8Bytes(clipped);
+    const size = utf8Length(clipped);
     if (out.length >= KEYWORD_LIMITS.count || bytes + size > KEYWORD_LIMITS.total_bytes) break;
     out.push(clipped);
     bytes += size;

@@ -141,18 +141,33 @@ export function requireAffordable(budget: ToolBudget, estimate: Usage): Shortfal
 }
 
 /**
- * Usage a list of steps will need: each tool_call step costs its tool's per-call estimate, each llm step costs
- * `llmStep`, human and noop steps are free. Unknown tools count as one free call (validation reports them).
+ * What one LLM call is expected to use before it is made: a call of 2,000 tokens (prompt and reply); its price is
+ * the provider's, known only when it answers. The budget checks before an analysis, a plan generation and an llm step.
  */
+export const LLM_CALL_ESTIMATE: Usage = callUsage(0, 2_000);
+
+/**
+ * Usage one step is expected to need, the same at validation, in a plan's estimate and before execution: a tool_call
+ * step its tool's per-call figures (an unknown tool one free call: validation reports it), an llm step one LLM call
+ * (LLM_CALL_ESTIMATE), human and noop steps nothing.
+ */
+export function stepUsageEstimate(
+  action: ActionType,
+  tool: Pick<ToolSpec, 'cost_per_call_usd' | 'tokens_per_call'> | undefined,
+): Usage {
+  if (action === 'llm') return LLM_CALL_ESTIMATE;
+  if (action !== 'tool_call') return ZERO_USAGE;
+  return callUsage(tool?.cost_per_call_usd ?? 0, tool?.tokens_per_call ?? 0);
+}
+
+/** Usage a list of steps will need: the sum of their stepUsageEstimate. */
 export function estimateStepsUsage(
   steps: readonly { action: ActionType; tool: string | null }[],
   tools: ReadonlyMap<string, ToolSpec>,
-  llmStep: Usage = callUsage(0, 0),
 ): Usage {
-  return steps.reduce<Usage>((total, step) => {
-    if (step.action === 'llm') return addUsage(total, llmStep);
-    if (step.action !== 'tool_call') return total;
-    const tool = step.tool === null ? undefined : tools.get(step.tool);
-    return addUsage(total, callUsage(tool?.cost_per_call_usd ?? 0, tool?.tokens_per_call ?? 0));
-  }, ZERO_USAGE);
+  return steps.reduce<Usage>(
+    (total, step) =>
+      addUsage(total, stepUsageEstimate(step.action, step.tool === null ? undefined : tools.get(step.tool))),
+    ZERO_USAGE,
+  );
 }

@@ -10,25 +10,43 @@
 import type { z } from 'zod';
 import { formatPath } from './walk';
 
-export const PLANNER_ERROR_CODES = [
-  'PLAN-001',
-  'PLAN-002',
-  'PLAN-003',
-  'PLAN-004',
-  'PLAN-005',
-  'PLAN-006',
-  'PLAN-007',
-  'PLAN-008',
-  'PLAN-009',
-  'PLAN-010',
-  'PLAN-011',
-  'PLAN-012',
-  'PLAN-013',
-  'PLAN-014',
-] as const;
-export type PlannerErrorCode = (typeof PLANNER_ERROR_CODES)[number];
+/**
+ * Every failure type the planner raises, with its code: the one table. The codes, each error class's `code` and the
+ * contract's failure vocabulary (src/api/failures.ts) derive from it; docs/messages-and-failures.md lists the same.
+ */
+export const FAILURE_TYPES = {
+  PlanParseError: 'PLAN-001',
+  PlanSchemaError: 'PLAN-002',
+  PlanValidationError: 'PLAN-003',
+  BudgetExceededError: 'PLAN-004',
+  LlmCallError: 'PLAN-005',
+  InvalidInputError: 'PLAN-006',
+  InvalidTransitionError: 'PLAN-006',
+  CatalogUnavailableError: 'PLAN-006',
+  PlanningTimeoutError: 'PLAN-007',
+  StepFailedError: 'PLAN-008',
+  TemplateResolutionError: 'PLAN-008',
+  PlanningExhaustedError: 'PLAN-009',
+  PlanImpossibleError: 'PLAN-010',
+  PlanRejectedError: 'PLAN-011',
+  GoalUnclearError: 'PLAN-012',
+  WorkerFailureError: 'PLAN-013',
+  StoreUnavailableError: 'PLAN-013',
+  StepOutcomeUnknownError: 'PLAN-014',
+} as const;
+export type FailureType = keyof typeof FAILURE_TYPES;
+export type PlannerErrorCode = (typeof FAILURE_TYPES)[FailureType];
 
-/** Plain-JSON form of an error, safe to put in workflow history. */
+/** The distinct codes, in order. */
+export const PLANNER_ERROR_CODES = [...new Set(Object.values(FAILURE_TYPES))] as [
+  PlannerErrorCode,
+  ...PlannerErrorCode[],
+];
+
+/**
+ * Plain-JSON form of an error, safe to put in workflow history: what a failure's details carry (src/api/failures.ts
+ * parses it back), `details.llm_calls` listing the LLM calls a failed activity made.
+ */
 export interface FailureDetails {
   code: PlannerErrorCode;
   message: string;
@@ -64,7 +82,7 @@ export abstract class PlannerError extends Error {
 /** PLAN-001: the text is not JSON (after stripping Markdown fences). */
 export class PlanParseError extends PlannerError {
   override readonly name = 'PlanParseError';
-  readonly code = 'PLAN-001';
+  readonly code = FAILURE_TYPES.PlanParseError;
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, {
       hint: 'Return a single JSON object, optionally inside one ```json fence, with no other text.',
@@ -76,7 +94,7 @@ export class PlanParseError extends PlannerError {
 /** PLAN-002: the JSON does not match a schema; `issues` are readable "path: message" lines. */
 export class PlanSchemaError extends PlannerError {
   override readonly name = 'PlanSchemaError';
-  readonly code = 'PLAN-002';
+  readonly code = FAILURE_TYPES.PlanSchemaError;
   readonly issues: readonly string[];
   constructor(what: string, issues: readonly string[]) {
     super(`${what} does not match its schema:\n${issues.join('\n')}`, {
@@ -124,7 +142,7 @@ export type ValidationIssueCode =
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
 export class PlanValidationError extends PlannerError {
   override readonly name = 'PlanValidationError';
-  readonly code = 'PLAN-003';
+  readonly code = FAILURE_TYPES.PlanValidationError;
   readonly issues: readonly ValidationIssue[];
   constructor(issues: readonly ValidationIssue[]) {
     super(
@@ -149,7 +167,7 @@ export interface Shortfall {
 /** PLAN-004: an estimate or a charge does not fit in what is left of the budget. */
 export class BudgetExceededError extends PlannerError {
   override readonly name = 'BudgetExceededError';
-  readonly code = 'PLAN-004';
+  readonly code = FAILURE_TYPES.BudgetExceededError;
   readonly shortfalls: readonly Shortfall[];
   constructor(shortfalls: readonly Shortfall[]) {
     super(
@@ -166,7 +184,7 @@ export class BudgetExceededError extends PlannerError {
 /** PLAN-005: the LLM provider failed (network, rate limit, 5xx are retryable; auth or bad request are not). */
 export class LlmCallError extends PlannerError {
   override readonly name = 'LlmCallError';
-  readonly code = 'PLAN-005';
+  readonly code = FAILURE_TYPES.LlmCallError;
   constructor(message: string, options: { retryable: boolean; details?: Record<string, unknown>; cause?: unknown }) {
     super(message, { hint: 'Check the provider status, the API key and the model name.', ...options });
   }
@@ -175,7 +193,7 @@ export class LlmCallError extends PlannerError {
 /** PLAN-006: a request, signal, update or CLI argument is invalid. */
 export class InvalidInputError extends PlannerError {
   override readonly name: string = 'InvalidInputError';
-  readonly code = 'PLAN-006';
+  readonly code = FAILURE_TYPES.InvalidInputError;
   constructor(message: string, hint: string, details?: Record<string, unknown>) {
     super(message, { hint, details });
   }
@@ -196,7 +214,7 @@ export class InvalidTransitionError extends InvalidInputError {
 /** PLAN-007: a wait or an activity ran out of time (no approval, no budget raise, an activity past its retries). */
 export class PlanningTimeoutError extends PlannerError {
   override readonly name = 'PlanningTimeoutError';
-  readonly code = 'PLAN-007';
+  readonly code = FAILURE_TYPES.PlanningTimeoutError;
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, {
       hint: 'Answer sooner, raise the timeout in the run options, or check that a worker serves the queue.',
@@ -209,7 +227,7 @@ export class PlanningTimeoutError extends PlannerError {
 /** PLAN-008: a plan step (tool call) failed. */
 export class StepFailedError extends PlannerError {
   override readonly name: string = 'StepFailedError';
-  readonly code = 'PLAN-008';
+  readonly code = FAILURE_TYPES.StepFailedError;
   constructor(
     message: string,
     options: { retryable: boolean; hint?: string; details?: Record<string, unknown>; cause?: unknown },
@@ -243,7 +261,7 @@ export class TemplateResolutionError extends StepFailedError {
 /** PLAN-009: planning gave up after its attempt limit; `details.last_error` holds the final attempt's failure. */
 export class PlanningExhaustedError extends PlannerError {
   override readonly name = 'PlanningExhaustedError';
-  readonly code = 'PLAN-009';
+  readonly code = FAILURE_TYPES.PlanningExhaustedError;
   constructor(attempts: number, lastError: PlannerError) {
     super(`planning failed after ${attempts} attempt(s): ${lastError.message}`, {
       hint: 'Rephrase the goal more concretely, or check that the tool catalog can serve it.',
@@ -256,7 +274,7 @@ export class PlanningExhaustedError extends PlannerError {
 /** PLAN-010: the planner found the goal impossible with the catalog; `details.missing` names what is missing. */
 export class PlanImpossibleError extends PlannerError {
   override readonly name = 'PlanImpossibleError';
-  readonly code = 'PLAN-010';
+  readonly code = FAILURE_TYPES.PlanImpossibleError;
   constructor(missing: readonly string[], details?: Record<string, unknown>) {
     super(`the plan is IMPOSSIBLE: missing ${missing.join('; ') || 'unnamed capabilities'}`, {
       hint: 'Add tools that provide the missing capabilities to the catalog, or change the goal.',
@@ -268,7 +286,7 @@ export class PlanImpossibleError extends PlannerError {
 /** PLAN-011: the gatekeeper rejected the plan after its refinements. */
 export class PlanRejectedError extends PlannerError {
   override readonly name = 'PlanRejectedError';
-  readonly code = 'PLAN-011';
+  readonly code = FAILURE_TYPES.PlanRejectedError;
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, {
       hint: 'Read the critiques (planner show), then rephrase the goal or allow more refinements (max_refinements).',
@@ -280,7 +298,7 @@ export class PlanRejectedError extends PlannerError {
 /** PLAN-012: the goal stayed unclear after the allowed clarifications. */
 export class GoalUnclearError extends PlannerError {
   override readonly name = 'GoalUnclearError';
-  readonly code = 'PLAN-012';
+  readonly code = FAILURE_TYPES.GoalUnclearError;
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, {
       hint: 'Start again with a goal that names what to do and on what, or allow more clarifications (max_clarifications).',
@@ -292,7 +310,7 @@ export class GoalUnclearError extends PlannerError {
 /** PLAN-013: a worker failed in a way the planner does not classify (a crash, an unregistered activity, a bug). */
 export class WorkerFailureError extends PlannerError {
   override readonly name = 'WorkerFailureError';
-  readonly code = 'PLAN-013';
+  readonly code = FAILURE_TYPES.WorkerFailureError;
   /** `retryable`: another worker may succeed (e.g. one that has the LLM this run's planner needs). */
   constructor(message: string, details?: Record<string, unknown>, options: { retryable?: boolean } = {}) {
     super(message, {
@@ -309,7 +327,7 @@ export class WorkerFailureError extends PlannerError {
  */
 export class StoreUnavailableError extends PlannerError {
   override readonly name = 'StoreUnavailableError';
-  readonly code = 'PLAN-013';
+  readonly code = FAILURE_TYPES.StoreUnavailableError;
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, {
       hint: 'Check that the database at DATABASE_URL is up and reachable from every worker; runs wait and retry meanwhile.',
@@ -326,7 +344,7 @@ export class StoreUnavailableError extends PlannerError {
  */
 export class StepOutcomeUnknownError extends PlannerError {
   override readonly name = 'StepOutcomeUnknownError';
-  readonly code = 'PLAN-014';
+  readonly code = FAILURE_TYPES.StepOutcomeUnknownError;
   constructor(message: string, details?: Record<string, unknown>) {
     super(message, {
       hint: 'The tool may have acted; check it, then approve a re-run or mark it done.',
@@ -342,7 +360,7 @@ export class StepOutcomeUnknownError extends PlannerError {
  */
 export class CatalogUnavailableError extends PlannerError {
   override readonly name = 'CatalogUnavailableError';
-  readonly code = 'PLAN-006';
+  readonly code = FAILURE_TYPES.CatalogUnavailableError;
   constructor(message: string, hint: string, details?: Record<string, unknown>) {
     super(message, { hint, details, retryable: true });
   }

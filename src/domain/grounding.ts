@@ -12,7 +12,7 @@ import type { Plan, Step } from './plan';
 import { containsTemplate } from './templates';
 import type { ToolSpec } from './tool-spec';
 import { isRecord } from './walk';
-import { identifierStems, tokenize } from './words';
+import { identifierStems, tokenize } from './text';
 
 export const CONSTRAINT_KINDS = ['period', 'value', 'place', 'name', 'amount'] as const;
 

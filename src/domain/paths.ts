@@ -8,7 +8,8 @@
  * no marks, so for those (`path_params: "by-name"`) the name/value heuristic `isPathParam` is the fallback.
  */
 import type { JsonSchema } from './json-schema';
-import { forEachString, formatPath, isRecord, keyWords, lastKey, type PathSegment } from './walk';
+import { identifierWords } from './text';
+import { forEachString, formatPath, isRecord, lastKey, type PathSegment } from './walk';
 
 /** The JSON Schema keyword that marks a string param (or the items of an array param) as a file path. */
 export const PATH_KEYWORD = 'x-path';
@@ -68,12 +69,12 @@ const PATH_LIKE = /^(?:\/|\.\.?(?:\/|$)|~)/;
 
 /** A param named like a file path: its last word is path, file, dir, folder… (`output_dir`, `files`, `filePath`). */
 export function isPathParamName(key: string): boolean {
-  return PATH_WORDS.has(keyWords(key).at(-1) ?? '');
+  return PATH_WORDS.has(identifierWords(key).at(-1) ?? '');
 }
 
 /** A param that is a file path: named like one (path, output_dir, files...) or valued like one ("/x", "../x", "~/x"). */
 export function isPathParam(key: string | undefined, value: string): boolean {
-  const last = key === undefined ? undefined : keyWords(key).at(-1);
+  const last = key === undefined ? undefined : identifierWords(key).at(-1);
   if (last !== undefined && PATH_WORDS.has(last)) return true;
   if (last !== undefined && URL_WORDS.has(last)) return false;
   return PATH_LIKE.test(value);

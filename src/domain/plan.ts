@@ -136,6 +136,14 @@ export const PlanSchema = sharedSchema('domain/plan#PlanSchema', () =>
     }),
 );
 export type Plan = z.output<typeof PlanSchema>;
+
+/** What a new version of a plan starts from: the one it replaces and why (critiques, a rejection, a failed step). */
+export interface Refinement {
+  previous: Plan;
+  /** Why a new version is needed: critiques, a human's rejection reason, a failed step's error. */
+  feedback: string[];
+}
+
 /** What a plan looks like before defaults are applied (what an LLM may write). */
 export type PlanInput = z.input<typeof PlanSchema>;
 

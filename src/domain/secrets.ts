@@ -3,7 +3,7 @@
  * never be in them (findSecret: tools get credentials from their worker's environment); every text a person or a
  * model gives a run is redacted before the run keeps it (redactSecrets).
  */
-import { keyWords } from './walk';
+import { identifierWords } from './text';
 
 /** What a redacted secret is replaced with; matches none of the patterns, so redacting twice changes nothing. */
 export const REDACTED = '[redacted]';
@@ -42,7 +42,7 @@ const KEY_QUALIFIERS = new Set(['api', 'access', 'private', 'secret']);
 const PLACEHOLDER = /^\$\{[^}]+\}$/;
 
 function isSecretName(key: string): boolean {
-  const words = keyWords(key);
+  const words = identifierWords(key);
   const last = words[words.length - 1];
   if (last === undefined) return false;
   return SECRET_WORDS.has(last) || (last === 'key' && words.some((w) => KEY_QUALIFIERS.has(w)));

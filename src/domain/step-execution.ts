@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { UsageSchema, ZERO_USAGE } from './budget';
 import { canonicalJson } from './canonical-json';
+import { utf8Length } from './text';
 
 /** A stored result: the full `data` lives in the content-addressed store under `ref`; small data is also inlined. */
 export const StepResultSchema = sharedSchema('domain/step-execution#StepResultSchema', () =>
@@ -40,23 +41,13 @@ export function previewOf(text: string): string {
   return text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS - 1)}…`;
 }
 
-/** UTF-8 length of `text` without Buffer or TextEncoder (workflow code has neither guaranteed). */
-export function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-  }
-  return bytes;
-}
-
 /**
  * A step result that a person gave as text (a `human` step's answer, a decision's note), stored under `ref` (the
  * content address of `text`); null for a step that produced nothing, inlined.
  */
 export function textResult(text: string | null, ref: string, idempotencyKey = ''): StepResult {
   const json = canonicalJson(text);
-  const bytes = utf8Bytes(json);
+  const bytes = utf8Length(json);
   return {
     ref,
     bytes,

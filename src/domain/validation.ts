@@ -16,15 +16,13 @@ import { templatePathProblem } from './template-paths';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
-import { closestNames, identifierStems } from './words';
+import { closestNames, identifierStems } from './text';
 
 export interface ValidationContext {
   catalog: readonly ToolSpec[];
   constraints?: Partial<Constraints>;
   /** When given with policy "block", the plan's estimate must fit what is left ("warn" budgets never block). */
   budget?: ToolBudget;
-  /** Usage of one llm step for the budget check; defaults to one call of no cost. */
-  llm_step_usage?: Usage;
   /** The step kinds the run can execute (see runnableStepKinds); default all. */
   step_kinds?: readonly ActionType[];
   /** When given, the goal's constraints must reach a step and ids must come from the goal or data (./grounding). */
@@ -137,8 +135,7 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
     });
   }
-  if (context.budget?.policy === 'block')
-    issues.push(...checkBudget(plan, steps, tools, context.budget, context.llm_step_usage));
+  if (context.budget?.policy === 'block') issues.push(...checkBudget(plan, steps, tools, context.budget));
   return issues;
 }
 
@@ -293,10 +290,9 @@ function checkBudget(
   steps: readonly Step[],
   tools: ReadonlyMap<string, ToolSpec>,
   budget: ToolBudget,
-  llmStep?: Usage,
 ): ValidationIssue[] {
   // Trust neither side alone: the declared estimate may be optimistic, the catalog figures may be incomplete.
-  const computed = estimateStepsUsage(steps, tools, llmStep);
+  const computed = estimateStepsUsage(steps, tools);
   const estimate: Usage = {
     cost_usd: Math.max(computed.cost_usd, plan.estimate.cost_usd),
     tokens: Math.max(computed.tokens, plan.estimate.tokens),

@@ -1,4 +1,5 @@
 /** Small helpers for walking plain JSON values (plan params, step results). */
+import { utf8Length } from './text';
 
 export type PathSegment = string | number;
 
@@ -86,30 +87,6 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
-}
-
-/** Lower-case words of a param name: `apiKey`, `api_key` and `x-api-key` all end in ["api", "key"]. */
-export function keyWords(key: string): string[] {
-  return key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-}
-
-/** UTF-8 bytes of `text`, counted without Buffer or TextEncoder (workflow code uses it). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4; // a surrogate pair: one code point of 4 bytes
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /**

@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { LlmCallError } from '../domain/errors';
-import type { LlmCallUsage } from '../planners/types';
+import type { LlmCallUsage } from '../domain/llm-calls';
 import type { LlmConfig } from '../config';
 import type { LlmSettings } from '../domain/llm-settings';
 import { costOf } from './prices';

@@ -16,7 +16,7 @@ import {
   PlanningExhaustedError,
   PlannerError,
 } from '../domain/errors';
-import type { LlmCallUsage } from '../planners/types';
+import type { LlmCallUsage } from '../domain/llm-calls';
 import { mergeLlmSettings, type LlmSettings } from '../domain/llm-settings';
 import type { ChatMessage, ChatModel } from './chat';
 import { correctionPrompt, repeatedReplyPrompt } from './prompts';

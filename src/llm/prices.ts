@@ -6,7 +6,7 @@
  * OpenAI models are keyed by their bare id and also match OpenRouter's `openai/` prefix and dated snapshots
  * (`gpt-4o-mini-2024-07-18`); Anthropic models are keyed by their OpenRouter ids.
  */
-import type { LlmCallUsage } from '../planners/types';
+import type { LlmCallUsage } from '../domain/llm-calls';
 
 export interface ModelPrice {
   input: number;

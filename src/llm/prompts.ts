@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import type { RequirementsReplySchema } from './reply-schemas';
 import type { ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
-import type { Refinement } from '../planners/types';
+import type { Refinement } from '../domain/plan';
 
 /** The plan format as the model writes it: only what it decides (the system fills ids, defaults and estimates). Tools are made up. */
 export const PLAN_EXAMPLE = {

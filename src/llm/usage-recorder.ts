@@ -4,7 +4,7 @@
  * dies afterwards still gets the call charged; outside an activity no one listens.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LlmCallUsage } from '../planners/types';
+import type { LlmCallUsage } from '../domain/llm-calls';
 
 type Recorder = (usage: LlmCallUsage) => Promise<void>;
 

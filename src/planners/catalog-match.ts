@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from '../domain/json-schema';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, identifierStems, isContentToken, stem, tokenize, type Token } from '../domain/words';
+import { contentTokens, identifierStems, isContentToken, stem, tokenize, type Token } from '../domain/text';
 
 export const SELECTION_THRESHOLD = 3;
 

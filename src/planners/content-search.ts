@@ -14,7 +14,7 @@ import { resolveTemporalReferences } from '../domain/dates';
 import type { JsonSchema } from '../domain/json-schema';
 import { LISTED_PATHS, pathParamSchemas } from '../domain/paths';
 import type { ToolSpec } from '../domain/tool-spec';
-import { identifierWords, isContentToken, type Token } from '../domain/words';
+import { identifierWords, isContentToken, type Token } from '../domain/text';
 import { paramSchemas, toolTerms } from './catalog-match';
 
 const SEARCH_VERBS = new Set(['search', 'find']);

@@ -9,7 +9,7 @@
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, splitClauses, tokenize } from '../domain/words';
+import { contentTokens, splitClauses, tokenize } from '../domain/text';
 import { matchCatalog, toolTerms } from './catalog-match';
 import { PRESENTATION_VERBS, asksForData, unmatchedActions } from './analyze/rules-analyzer';
 

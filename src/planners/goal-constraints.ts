@@ -10,7 +10,7 @@ import { isIdParam, type GoalConstraint, type Grounding } from '../domain/ground
 import type { JsonSchema } from '../domain/json-schema';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentStems, findLocations, identifierStems, isContentToken, tokenize, type Token } from '../domain/words';
+import { contentStems, findLocations, identifierStems, isContentToken, tokenize, type Token } from '../domain/text';
 import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from './catalog-match';
 
 export const DATE_FROM = /^(date_from|from_date|start_date|since|from|after|start)$/;

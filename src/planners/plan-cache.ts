@@ -13,7 +13,7 @@ import { temporalReferencesFor } from '../domain/date-ranges';
 import type { Usage } from '../domain/budget';
 import { sha256Hex } from '../sha256';
 import type { ContentStore } from '../store/content-store';
-import type { IdempotencyLedger } from '../tools/idempotency';
+import type { IdempotencyLedger } from '../store/idempotency';
 
 export interface PlanCacheOptions {
   store: ContentStore;

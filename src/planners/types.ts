@@ -5,13 +5,12 @@
  */
 import type { ToolBudget } from '../domain/budget';
 import type { Critique } from '../domain/critique';
-import type { Plan } from '../domain/plan';
+import type { Plan, Refinement } from '../domain/plan';
 import type { PlanningRequest } from '../domain/request';
 import type { Requirements } from '../domain/requirements';
 import type { ToolSpec } from '../domain/tool-spec';
 import type { LlmSettings } from '../domain/llm-settings';
 
-export { LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
 import type { LlmCallUsage } from '../domain/llm-calls';
 
 /** One message of an LLM conversation; stored in the content store, never in workflow history. */
@@ -24,12 +23,6 @@ export interface PlanStampInput {
   id: string;
   version: number;
   created_at: string;
-}
-
-export interface Refinement {
-  previous: Plan;
-  /** Why a new version is needed: critiques, a human's rejection reason, a failed step's error. */
-  feedback: string[];
 }
 
 export interface PlanGenerationInput {

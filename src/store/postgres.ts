@@ -12,7 +12,7 @@ import { Context } from '@temporalio/activity';
 import type { Pool, PoolClient } from 'pg';
 import { InvalidInputError, StoreUnavailableError } from '../domain/errors';
 import { sha256Hex } from '../sha256';
-import type { IdempotencyLedger } from '../tools/idempotency';
+import type { IdempotencyLedger } from './idempotency';
 import {
   contentAddress,
   hashOf,

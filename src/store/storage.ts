@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { PlannerConfig } from '../config';
-import { FileIdempotencyLedger, ledgerDir, type IdempotencyLedger } from '../tools/idempotency';
+import { FileIdempotencyLedger, ledgerDir, type IdempotencyLedger } from './idempotency';
 import { LocalContentStore, type ContentStore } from './content-store';
 import { PostgresStorage } from './postgres';
 

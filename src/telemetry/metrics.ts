@@ -8,10 +8,10 @@
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
 import type { TelemetryOptions } from '@temporalio/worker';
-import type { LlmCallUsage } from '../planners/types';
-import { WORKFLOW_METRICS } from '../workflows/observability';
+import type { LlmCallUsage } from '../domain/llm-calls';
+import { WORKFLOW_METRICS } from '../api/metrics';
 
-/** The planner's metrics emitted by activities (the workflow's are in src/workflows/observability.ts). */
+/** The planner's metrics emitted by activities (the workflow's are in src/api/metrics.ts). */
 export const ACTIVITY_METRICS = {
   llmCalls: 'planner_llm_calls_total',
   llmTokens: 'planner_llm_tokens_total',

@@ -3,7 +3,7 @@
  * span, so under the run's trace) and their metrics. No-ops when tracing is off and outside an activity.
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { LlmCallUsage } from '../planners/types';
+import type { LlmCallUsage } from '../domain/llm-calls';
 import { recordLlmCallMetrics, recordToolCallMetrics } from './metrics';
 import { inSpan, llmUsageAttributes, TRACER_NAME } from './spans';
 

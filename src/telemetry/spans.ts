@@ -4,7 +4,7 @@
  * src/worker.ts) load none of the SDK or exporter; the CLI's processes do, through ./tracing.
  */
 import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import type { LlmCallUsage } from '../planners/types';
+import type { LlmCallUsage } from '../domain/llm-calls';
 
 /** The instrumentation name of the planner's own spans (workflow stage spans use it too). */
 export const TRACER_NAME = 'durable-planner';

@@ -7,18 +7,11 @@
  */
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { metricMeter } from '@temporalio/workflow';
+import { WORKFLOW_METRICS } from '../api/metrics';
 import type { PlanningState } from '../api/state';
 import type { Stage } from '../domain/stages';
 import type { PlanningRun } from './run';
 import type { Transition } from './transitions';
-
-/** The planner's metrics emitted by the workflow (the activities' are in src/telemetry/metrics.ts). */
-export const WORKFLOW_METRICS = {
-  plans: 'planner_plans_total',
-  budgetPauses: 'planner_budget_pauses_total',
-  clarificationWait: 'planner_clarification_wait_ms',
-  stepFailures: 'planner_step_failures_total',
-} as const;
 
 /**
  * Runs the phase of the run's current stage inside a span `stage <STAGE>`, and counts what the stage led to. Chained

@@ -3,7 +3,8 @@
  * a valid plan that uses it.
  */
 import { z } from 'zod';
-import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod, type PlanInput, type ToolSpec } from '../../src/domain';
+import { type PlanInput } from '../../src/domain/plan';
+import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod, type ToolSpec } from '../../src/domain/tool-spec';
 import { NOW } from './planning';
 
 export const PLAN_ID = '019ab000-0000-7000-8000-000000000000';

@@ -18,7 +18,7 @@ import { createToolActivities } from '../../src/activities/tools';
 import { LocalContentStore } from '../../src/store/content-store';
 import { PostgresStorage } from '../../src/store/postgres';
 import { defineTool } from '../../src/tools/define-tool';
-import { FileIdempotencyLedger, type IdempotencyLedger } from '../../src/tools/idempotency';
+import { FileIdempotencyLedger, type IdempotencyLedger } from '../../src/store/idempotency';
 import { planningWorkflow } from '../../src/workflows';
 import { usePostgres } from '../support/postgres';
 import { withExtraSteps } from '../support/step-kinds';

@@ -16,7 +16,7 @@ import type { PlanningState } from '../../src/api/state';
 import { createLlmStepActivities } from '../../src/activities/llm-step';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
 import { LocalContentStore } from '../../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../src/store/idempotency';
 import { planningWorkflow } from '../../src/workflows';
 import { runPlannerCli } from '../support/cli';
 import { LlmHarness } from '../support/llm';

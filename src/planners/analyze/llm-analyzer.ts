@@ -17,7 +17,7 @@ import {
   type Requirements,
 } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { contentTokens, tokenize } from '../../domain/words';
+import { contentTokens, tokenize } from '../../domain/text';
 import { toolTerms } from '../catalog-match';
 import { analyzeGoalByRules, clarificationNeeded } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';

@@ -17,7 +17,7 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
-import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/words';
+import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/text';
 import { goalConstraints } from '../goal-constraints';
 
 const CUSTOM_OPTION = 'Something else (describe it)';

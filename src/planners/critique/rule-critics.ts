@@ -11,7 +11,7 @@ import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
 import { toolTerms } from '../catalog-match';
 import { uncoveredActions } from '../coverage';
-import { contentStems, stem } from '../../domain/words';
+import { contentStems, stem } from '../../domain/text';
 
 /** A critic that needs no I/O: a pure function of the plan. */
 type Finding = Omit<Critique, 'critic'>;

@@ -24,7 +24,8 @@ import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/pl
 import { effectiveGoal } from '../../domain/request';
 import { validatePlan, type ValidationContext } from '../../domain/validation';
 import type { ToolSpec } from '../../domain/tool-spec';
-import type { LlmCallUsage, PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
+import type { LlmCallUsage } from '../../domain/llm-calls';
+import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import { askForJson } from '../../llm/json-conversation';
 import { DRAFT_VERDICTS, draftReviewReplySchema, planReplySchema } from '../../llm/reply-schemas';

@@ -9,7 +9,7 @@
  * as a DAG and trims to max_steps and the budget. What it could not bind or fill it says, in assumptions or missing
  * capabilities. Same input → same plan, byte for byte.
  */
-import { callUsage, canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
+import { canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
 import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
@@ -17,7 +17,7 @@ import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { identifierWords, tokenize } from '../../domain/words';
+import { identifierWords, tokenize } from '../../domain/text';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
@@ -263,7 +263,6 @@ export class RankingPlanner implements Planner {
       estimateStepsUsage(
         cs.map((c) => ({ action: 'tool_call' as const, tool: c.tool.name })),
         tools,
-        callUsage(0, 0),
       );
     let kept = topologicalOrder(usable);
     const dropped: string[] = [];

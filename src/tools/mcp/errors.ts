@@ -2,7 +2,7 @@
  * Failures of MCP tools, all PLAN-008 StepFailedErrors so executeStep passes them to Temporal typed: a tool's own
  * error (`isError: true`), a protocol error and an oversized result are permanent; a server that cannot be reached
  * (after one restart) is retryable, so Temporal retries the step per its retry policy. `noEffect` tells the
- * idempotency ledger that the tool did not act (src/tools/idempotency.ts).
+ * idempotency ledger that the tool did not act (src/store/idempotency.ts).
  */
 import { StepFailedError } from '../../domain/errors';
 

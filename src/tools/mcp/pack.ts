@@ -20,6 +20,7 @@ import { z } from 'zod';
 import type { JsonSchema } from '../../domain/json-schema';
 import { checkJsonSchema } from '../../domain/json-schema';
 import { LISTED_PATHS } from '../../domain/paths';
+import { nameTags } from '../../domain/text';
 import { toolSpecFromJsonSchema, type ToolSpec } from '../../domain/tool-spec';
 import type { ToolImplementation, ToolPack } from '../tool';
 import type { McpServerConfig, PlannerConfig } from './config';
@@ -31,18 +32,6 @@ export const MCP_TASK_QUEUE_PREFIX = 'durable-planner-tools-mcp-';
 
 export function mcpTaskQueue(server: string): string {
   return `${MCP_TASK_QUEUE_PREFIX}${server}`;
-}
-
-const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'to', 'and', 'or', 'in', 'for', 'with', 'by', 'on']);
-
-/** Lower-case words of a tool name: `list_directory` → list, directory; `readTextFile` → read, text, file. */
-export function tagsOf(name: string): string[] {
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .map((w) => w.toLowerCase())
-    .filter((w) => w.length > 0 && !STOP_WORDS.has(w));
-  return [...new Set(words)];
 }
 
 /** Params checked against the tool's JSON Schema (the catalog's own checker, so planner and worker agree). */
@@ -89,7 +78,7 @@ export function mcpToolSpec(server: string, tool: McpToolInfo): ToolSpec {
     parameters: inputSchemaOf(tool),
     task_queue: mcpTaskQueue(server),
     idempotent: annotations.readOnlyHint === true || annotations.idempotentHint === true,
-    tags: tagsOf(tool.name),
+    tags: nameTags(tool.name),
     ...(tool.outputSchema ? { result: withListedPathsField(tool.outputSchema as JsonSchema) } : {}),
   });
 }

@@ -16,7 +16,8 @@
 import { fileURLToPath } from 'node:url';
 import { pathParamSchemas } from '../../domain/paths';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { forEachString, isRecord, keyWords } from '../../domain/walk';
+import { identifierWords } from '../../domain/text';
+import { forEachString, isRecord } from '../../domain/walk';
 import type { McpConnection, McpToolInfo } from './connection';
 
 /** The longest note a tool's description gains, and the most characters a path param's examples take. */
@@ -44,7 +45,7 @@ const DIRECTORY_WORDS = ['directories', 'dirs', 'folders', 'paths', 'roots'];
 export function isDirectoryListingTool(tool: McpToolInfo): boolean {
   const properties = isRecord(tool.inputSchema?.properties) ? tool.inputSchema.properties : {};
   if (Object.keys(properties).length > 0 || tool.annotations?.readOnlyHint !== true) return false;
-  const words = new Set(keyWords(`${tool.name} ${tool.title ?? ''}`));
+  const words = new Set(identifierWords(`${tool.name} ${tool.title ?? ''}`));
   return words.has('roots') || (ALLOWED_WORDS.some((w) => words.has(w)) && DIRECTORY_WORDS.some((w) => words.has(w)));
 }
 

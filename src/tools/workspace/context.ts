@@ -18,7 +18,7 @@ import { isInsideWorkspace, normalizePosixPath } from '../../domain/paths';
 import { OpenedOutsideRootError } from '../errors';
 import { compileGlob, type CompiledGlob } from './glob';
 import { openInsideRoot, readDirInsideRoot } from './roots';
-import { identifierWords, stem } from '../../domain/words';
+import { CODE_GOAL_STOP_WORDS, identifierWords, stem } from '../../domain/text';
 import { countTokens, decodeTokens, encodeTokens, TOKENIZER, type TokenizerName } from './tokens';
 
 export const DEFAULT_INCLUDE: readonly string[] = ['**/*'];
@@ -419,20 +419,11 @@ async function walk(
 // ---------------------------------------------------------------------------------------------------------------
 // Relevance
 
-const STOP_WORDS = new Set(
-  (
-    'a an the to of in on at by for from with into onto and or but not no is are be been it its this that these those ' +
-    'as so if then than when while we our you your my i me us add adds added adding make makes use using new fix ' +
-    'fixes update updates implement create support should must can could would will need needs do does all any some ' +
-    'each via per please also just there here which what how'
-  ).split(' '),
-);
-
 function goalWords(goal: string): string[] {
   return [
     ...new Set(
       identifierWords(goal)
-        .filter((w) => !STOP_WORDS.has(w) && w.length > 1)
+        .filter((w) => !CODE_GOAL_STOP_WORDS.has(w) && w.length > 1)
         .map(stem),
     ),
   ];

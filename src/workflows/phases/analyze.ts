@@ -1,38 +1,34 @@
 /** ANALYZING: requirements from the goal; a clear goal goes on to planning, a vague one asks a question. */
-import { isCancellation } from '@temporalio/workflow';
-import { llmCallsOfFailure, readFailure } from '../../api/failures';
-import type { Usage } from '../../domain/budget';
+import { LLM_CALL_ESTIMATE } from '../../domain/budget';
 import { GoalUnclearError } from '../../domain/errors';
-import { providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
-import { failedWhile, failWith, move, type Transition } from '../transitions';
+import { failWith, move, type Transition } from '../transitions';
 import { pauseForBudget } from './budget';
-
-/** What one LLM call is expected to use before it is made (tokens; cost is charged as reported). */
-export const LLM_CALL_ESTIMATE: Usage = { calls: 1, tokens: 2_000, cost_usd: 0 };
+import { planningCall } from './planning-call';
 
 export async function analyze(run: PlanningRun): Promise<Transition> {
   const pause = run.mayCallLlm ? pauseForBudget(run, LLM_CALL_ESTIMATE, 'requirements analysis') : null;
   if (pause) return pause;
   const { state } = run;
-  let analysis;
-  try {
-    analysis = await planningActivities(
-      `analyze: ${state.request.goal.slice(0, 80)}`,
-      !run.mayCallLlm,
-    ).analyzeRequirements({ request: state.request, ...llmSettingsOf(run) });
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed requirements analysis');
-    return failedWhile('requirements analysis', readFailure(err));
-  }
+  const called = await planningCall(
+    run,
+    {
+      kind: 'analysis',
+      charged: 'requirements analysis',
+      failed: { charge: 'failed requirements analysis', while: 'requirements analysis' },
+    },
+    () =>
+      planningActivities(`analyze: ${state.request.goal.slice(0, 80)}`, !run.mayCallLlm).analyzeRequirements({
+        request: state.request,
+        ...llmSettingsOf(run),
+      }),
+  );
+  if (called.next) return called.next;
+  const analysis = called.result;
   const { requirements, llm_calls, transcript_ref } = analysis;
-  run.charge(usageOfLlmCalls(llm_calls), 'requirements analysis');
-  const fellBack = providerFallbackNote(llm_calls);
-  if (fellBack) run.audit('analysis', fellBack);
   if (analysis.fallback) run.audit('analysis', analysis.fallback);
   if (analysis.note) run.audit('analysis', analysis.note);
   const c =

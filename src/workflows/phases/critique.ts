@@ -1,42 +1,39 @@
 /** CRITIQUING: critics review the plan; the gatekeeper refines, rejects, or passes it on (to a person if asked). */
-import { isCancellation } from '@temporalio/workflow';
-import { llmCallsOfFailure, readFailure } from '../../api/failures';
 import { approvalMode } from '../../api/input';
 import { approvalGate } from '../../domain/approval-gate';
 import { decide } from '../../domain/critique';
 import { PlanRejectedError } from '../../domain/errors';
-import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
-import { failedWhile, failWith, move, type Transition } from '../transitions';
+import { failWith, move, type Transition } from '../transitions';
+import { planningCall } from './planning-call';
 
 export async function critique(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
-  let critiqued;
-  try {
-    critiqued = await planningActivities(`critique plan v${plan.version}`, !run.mayCallLlm).critiquePlan({
-      plan,
-      request: state.request,
-      budget: state.budget,
-      ...llmSettingsOf(run),
-    });
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed critique');
-    const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details)) {
-      run.planWithRanking(
-        `critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`,
-      );
-      return await critique(run); // the rule critics now: no LLM call, no second fallback
-    }
-    return failedWhile('critique', failure);
-  }
-  run.charge(usageOfLlmCalls(critiqued.llm_calls), 'critique');
-  const fellBack = providerFallbackNote(critiqued.llm_calls);
-  if (fellBack) run.audit('critique', fellBack);
+  const called = await planningCall(
+    run,
+    {
+      kind: 'critique',
+      charged: 'critique',
+      failed: { charge: 'failed critique', while: 'critique' },
+      withoutLlm: {
+        note: (failure) =>
+          `critique of plan v${plan.version}: every LLM provider failed (${failure.message}); planner auto goes on without LLM critics and plans any next version by ranking`,
+        again: () => critique(run), // the rule critics now
+      },
+    },
+    () =>
+      planningActivities(`critique plan v${plan.version}`, !run.mayCallLlm).critiquePlan({
+        plan,
+        request: state.request,
+        budget: state.budget,
+        ...llmSettingsOf(run),
+      }),
+  );
+  if (called.next) return called.next;
+  const critiqued = called.result;
   run.recordCritiques(critiqued.critiques, critiqued.transcript_ref);
   const policy = {
     strict: state.options.strict_critique,

@@ -4,25 +4,21 @@
  * outcome under `on_outcome_unknown: fail` ends the run at once.
  */
 import { emptyAnswerFeedback } from '../../api/answer';
-import { addUsage, canAfford, ZERO_USAGE, type Usage } from '../../domain/budget';
+import { addUsage, canAfford, stepUsageEstimate, ZERO_USAGE, type Usage } from '../../domain/budget';
 import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
 import { startStep } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
-import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
 
 export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   const steps = flattenSteps(plan);
-  const estimate = (step: Step): Usage => {
-    if (step.action !== 'tool_call') return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
-    const r = step.tool ? state.routes[step.tool] : undefined;
-    return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
-  };
+  const estimate = (step: Step): Usage =>
+    stepUsageEstimate(step.action, step.tool ? state.routes[step.tool] : undefined);
   const pending = state.steps.filter((s) => s.status !== 'COMPLETED');
   const pause = pauseForBudget(
     run,

@@ -1,18 +1,16 @@
 /** PLANNING: a new plan version (first, refined, after a rejection or a failed step) and the routes of its tools. */
-import { isCancellation } from '@temporalio/workflow';
-import { llmCallsOfFailure, readFailure } from '../../api/failures';
+import { LLM_CALL_ESTIMATE } from '../../domain/budget';
 import { createPlanVersion } from '../../domain/diff';
 import { PlanImpossibleError } from '../../domain/errors';
-import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { flattenSteps } from '../../domain/plan';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
-import { failedWhile, failWith, move, type Transition } from '../transitions';
-import { LLM_CALL_ESTIMATE } from './analyze';
+import { failWith, move, type Transition } from '../transitions';
 import { archiveOldVersions } from './archive';
 import { pauseForBudget } from './budget';
+import { planningCall } from './planning-call';
 
 /**
  * Whether the run's caller gave context messages (the clarifications' questions and answers, two messages each, are
@@ -32,35 +30,34 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   const version = (parent?.version ?? 0) + 1;
   const stamp = { id: run.planId(), version, created_at: nowIso() };
   const planCacheOff = state.options.plan_cache === 'off' || hasCallerContext(state);
-  let generated;
-  try {
-    generated = await planningActivities(`plan v${version} (${reason})`, !run.mayCallLlm).generatePlan({
-      request: state.request,
-      requirements: state.requirements!,
-      stamp,
-      refinement: parent ? { previous: parent.plan, feedback } : undefined,
-      budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
-      ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
-      ...(planCacheOff ? { plan_cache: 'off' as const } : {}),
-      with_routes: true, // the routes come with the plan: one local activity fewer
-      ...llmSettingsOf(run),
-    });
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    run.charge(usageOfLlmCalls(llmCallsOfFailure(err)), 'failed plan generation');
-    const failure = readFailure(err);
-    if (state.planner_auto && run.mayCallLlm && isProviderOutage(failure.details)) {
-      run.planWithRanking(
-        `plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`,
-      );
-      return await plan(run); // the ranking planner now: no LLM call, no second fallback
-    }
-    return failedWhile('planning', failure);
-  }
+  const called = await planningCall(
+    run,
+    {
+      kind: 'plan',
+      charged: `plan v${version}`,
+      failed: { charge: 'failed plan generation', while: 'planning' },
+      withoutLlm: {
+        note: (failure) =>
+          `plan v${version}: every LLM provider failed (${failure.message}); planner auto falls back to the ranking planner`,
+        again: () => plan(run),
+      },
+    },
+    () =>
+      planningActivities(`plan v${version} (${reason})`, !run.mayCallLlm).generatePlan({
+        request: state.request,
+        requirements: state.requirements!,
+        stamp,
+        refinement: parent ? { previous: parent.plan, feedback } : undefined,
+        budget: state.budget, // the limits now, raises included (request.budget is what the run started with)
+        ...(state.options.trim_to_budget ? { trim_to_budget: true } : {}),
+        ...(planCacheOff ? { plan_cache: 'off' as const } : {}),
+        with_routes: true, // the routes come with the plan: one local activity fewer
+        ...llmSettingsOf(run),
+      }),
+  );
+  if (called.next) return called.next;
+  const generated = called.result;
   const { plan: generatedPlan, transcript_ref } = generated;
-  run.charge(usageOfLlmCalls(generated.llm_calls), `plan v${generatedPlan.version}`);
-  const fellBack = providerFallbackNote(generated.llm_calls);
-  if (fellBack) run.audit('plan', fellBack);
   const record = {
     ...createPlanVersion(generatedPlan, parent, reason),
     explanation: feedback.join('\n') || 'first plan for the goal',

@@ -2,7 +2,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLlmStepActivities, type LlmStepInput } from '../../../src/activities/llm-step';
-import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 
 const store = { put: async () => ({ ref: 'sha256:x', bytes: 0 }), get: async () => null };
 const input: LlmStepInput = {

@@ -8,7 +8,7 @@ import { llmCallsOfFailure } from '../../../src/api/failures';
 import { createPlanningActivities } from '../../../src/activities/planning';
 import { loadConfig } from '../../../src/config';
 import { MemoryContentStore } from '../../../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 import { failureOf } from '../../support/failures';
 import { request } from '../../support/planning';

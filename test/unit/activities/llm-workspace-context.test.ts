@@ -11,7 +11,7 @@ import { createPlanningActivities } from '../../../src/activities/planning';
 import { loadConfig } from '../../../src/config';
 import type { Plan } from '../../../src/domain/plan';
 import { MemoryContentStore } from '../../../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import { analyze, request, STAMP } from '../../support/planning';
 import { startScriptedLlmServer, type ScriptedLlmServer } from '../../support/scripted-llm-server';
 

@@ -6,7 +6,7 @@ import { RULE_CRITICS } from '../../../src/planners/critique/rule-critics';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { RuleBasedAnalyzer } from '../../../src/planners/analyze/rules-analyzer';
 import { MemoryContentStore } from '../../../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import { builtInCatalogs } from '../../../src/tools/registry';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { analyze, NOW, rankingPlan, request, STAMP } from '../../support/planning';

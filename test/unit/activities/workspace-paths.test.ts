@@ -20,7 +20,7 @@ import { loadConfig } from '../../../src/config';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import type { StepExecutionInput, StepResult } from '../../../src/domain/step-execution';
 import { MemoryContentStore } from '../../../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import type { ToolImplementation } from '../../../src/tools/tool';
 import {
   createWorkspaceContextTool,

@@ -1,7 +1,9 @@
-/** The failure table of docs/messages-and-failures.md is the failure vocabulary of src/api/failures.ts, hints included. */
+/** The failure table of docs/messages-and-failures.md is the failure vocabulary (src/domain/errors.ts), hints included. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FAILURE_TYPES } from '../../../src/api/failures';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE_TYPES, readFailure } from '../../../src/api/failures';
+import { PLANNER_ERROR_CODES } from '../../../src/domain/errors';
 import * as errors from '../../../src/domain/errors';
 
 const DOC = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'messages-and-failures.md'), 'utf8');
@@ -48,4 +50,15 @@ test.each(Object.entries(FAILURE_TYPES))('docs/messages-and-failures.md lists %s
 
 test('docs/messages-and-failures.md lists no failure type the code does not raise', () => {
   expect([...rows.keys()].sort()).toEqual(Object.keys(FAILURE_TYPES).sort());
+});
+
+test('the failure codes are the distinct codes of the table, each one a failure carries and readFailure reads back', () => {
+  const codes = [...new Set(Object.values(FAILURE_TYPES))];
+  expect(PLANNER_ERROR_CODES).toEqual(codes);
+  expect(codes).toEqual(Array.from({ length: 14 }, (_, i) => `PLAN-${String(i + 1).padStart(3, '0')}`));
+  for (const code of codes) {
+    const details = { code, message: 'm', hint: 'h', details: {} };
+    const failure = ApplicationFailure.create({ type: 'SomeError', message: 'm', details: [details] });
+    expect(readFailure(failure)).toEqual({ type: 'SomeError', ...details });
+  }
 });

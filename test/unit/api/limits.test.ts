@@ -16,7 +16,8 @@ import {
 import { InvalidInputError, PlanParseError } from '../../../src/domain/errors';
 import { parsePlanJson } from '../../../src/domain/plan';
 import { validatePlan, type ValidationContext } from '../../../src/domain/validation';
-import { jsonByteLength, jsonNestingExceeds, utf8Length } from '../../../src/domain/walk';
+import { utf8Length } from '../../../src/domain/text';
+import { jsonByteLength, jsonNestingExceeds } from '../../../src/domain/walk';
 import { catalog, validPlanInput } from '../../support/plans';
 
 function thrown(fn: () => unknown): unknown {

@@ -1,16 +1,17 @@
 import {
-  BudgetExceededError,
-  InvalidInputError,
   callUsage,
   canAfford,
   charge,
   createBudget,
   estimateStepsUsage,
-  indexCatalog,
+  LLM_CALL_ESTIMATE,
   remaining,
   requireAffordable,
+  stepUsageEstimate,
   withinLimits,
-} from '../../../src/domain';
+} from '../../../src/domain/budget';
+import { BudgetExceededError, InvalidInputError } from '../../../src/domain/errors';
+import { indexCatalog } from '../../../src/domain/tool-spec';
 import { catalog } from '../../support/plans';
 
 describe('ToolBudget', () => {
@@ -91,7 +92,7 @@ describe('ToolBudget', () => {
     expect(() => charge(budget, { cost_usd: NaN, tokens: 0, calls: 0 })).toThrow(InvalidInputError);
   });
 
-  it('estimates steps from the catalog: tool calls at tool cost, llm steps at the given usage, others free', () => {
+  it('estimates steps from the catalog: tool calls at tool cost, llm steps as one LLM call, others free', () => {
     const steps = [
       { action: 'tool_call' as const, tool: 'shipments' },
       { action: 'tool_call' as const, tool: 'contaminants-detected' },
@@ -99,10 +100,9 @@ describe('ToolBudget', () => {
       { action: 'human' as const, tool: null },
       { action: 'noop' as const, tool: null },
     ];
-    expect(estimateStepsUsage(steps, indexCatalog(catalog), callUsage(0.01, 2000))).toEqual({
-      cost_usd: 0.013,
-      tokens: 3000,
-      calls: 3,
-    });
+    expect(LLM_CALL_ESTIMATE).toEqual({ cost_usd: 0, tokens: 2_000, calls: 1 });
+    expect(estimateStepsUsage(steps, indexCatalog(catalog))).toEqual({ cost_usd: 0.003, tokens: 3000, calls: 3 });
+    expect(stepUsageEstimate('llm', undefined)).toEqual(LLM_CALL_ESTIMATE);
+    expect(stepUsageEstimate('tool_call', undefined)).toEqual(callUsage(0, 0));
   });
 });

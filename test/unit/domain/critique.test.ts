@@ -1,4 +1,4 @@
-import { CritiqueSchema, decide, type Critique, type GatekeeperPolicy } from '../../../src/domain';
+import { CritiqueSchema, decide, type Critique, type GatekeeperPolicy } from '../../../src/domain/critique';
 
 const c = (severity: Critique['severity'], critic = 'atomicity'): Critique =>
   CritiqueSchema.parse({ critic, severity, message: `${severity} found` });

@@ -1,4 +1,5 @@
-import { PlanValidationError, findCycle, readySteps, topologicalLayers } from '../../../src/domain';
+import { findCycle, readySteps, topologicalLayers } from '../../../src/domain/dag';
+import { PlanValidationError } from '../../../src/domain/errors';
 
 const graph = (...deps: number[][]) => deps.map((depends_on) => ({ depends_on, parallel: true }));
 

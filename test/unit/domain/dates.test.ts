@@ -1,4 +1,5 @@
-import { InvalidInputError, resolveTemporalReferences } from '../../../src/domain';
+import { resolveTemporalReferences } from '../../../src/domain/dates';
+import { InvalidInputError } from '../../../src/domain/errors';
 import { NOW } from '../../support/planning';
 
 const one = (text: string, now = NOW) => {

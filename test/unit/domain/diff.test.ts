@@ -1,4 +1,6 @@
-import { InvalidInputError, PlanSchema, createPlanVersion, diffPlans, type Plan } from '../../../src/domain';
+import { createPlanVersion, diffPlans } from '../../../src/domain/diff';
+import { InvalidInputError } from '../../../src/domain/errors';
+import { PlanSchema, type Plan } from '../../../src/domain/plan';
 import { validPlanInput } from '../../support/plans';
 
 const base = (): Plan => PlanSchema.parse(validPlanInput());

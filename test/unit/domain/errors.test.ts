@@ -11,7 +11,7 @@ import {
   PlanValidationError,
   StepFailedError,
   TemplateResolutionError,
-} from '../../../src/domain';
+} from '../../../src/domain/errors';
 
 describe('PlannerError hierarchy', () => {
   const cases: [PlannerError, string, string, boolean][] = [

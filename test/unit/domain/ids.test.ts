@@ -1,4 +1,5 @@
-import { InvalidInputError, uuidv7 } from '../../../src/domain';
+import { InvalidInputError } from '../../../src/domain/errors';
+import { uuidv7 } from '../../../src/domain/ids';
 
 const bytes = (fill: number) => new Uint8Array(10).fill(fill);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,13 +1,8 @@
-import {
-  InvalidInputError,
-  PlanParseError,
-  PlanSchemaError,
-  flattenSteps,
-  parsePlanJson,
-  parsePlanningRequest,
-  parseRequirementsJson,
-  uuidv7,
-} from '../../../src/domain';
+import { InvalidInputError, PlanParseError, PlanSchemaError } from '../../../src/domain/errors';
+import { uuidv7 } from '../../../src/domain/ids';
+import { flattenSteps, parsePlanJson } from '../../../src/domain/plan';
+import { parsePlanningRequest } from '../../../src/domain/request';
+import { parseRequirementsJson } from '../../../src/domain/requirements';
 import { NOW } from '../../support/planning';
 import { PLAN_ID, validPlanInput } from '../../support/plans';
 

@@ -3,19 +3,12 @@
  * never throws and returns structured issues, whatever text or JSON comes in.
  */
 import fc from 'fast-check';
-import {
-  PlanParseError,
-  PlanSchemaError,
-  PlannerError,
-  createBudget,
-  diffPlans,
-  flattenSteps,
-  parsePlanJson,
-  topologicalLayers,
-  validatePlan,
-  type Plan,
-  type ValidationContext,
-} from '../../../src/domain';
+import { createBudget } from '../../../src/domain/budget';
+import { topologicalLayers } from '../../../src/domain/dag';
+import { diffPlans } from '../../../src/domain/diff';
+import { PlanParseError, PlanSchemaError, PlannerError } from '../../../src/domain/errors';
+import { flattenSteps, parsePlanJson, type Plan } from '../../../src/domain/plan';
+import { validatePlan, type ValidationContext } from '../../../src/domain/validation';
 import { catalog, validPlanInput } from '../../support/plans';
 
 const ctx: ValidationContext = {

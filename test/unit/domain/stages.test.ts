@@ -1,4 +1,5 @@
-import { InvalidTransitionError, STAGES, canTransition, isTerminal, transition, type Stage } from '../../../src/domain';
+import { InvalidTransitionError } from '../../../src/domain/errors';
+import { STAGES, canTransition, isTerminal, transition, type Stage } from '../../../src/domain/stages';
 
 describe('stage machine', () => {
   it('walks the happy path', () => {

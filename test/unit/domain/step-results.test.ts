@@ -1,11 +1,6 @@
 /** Results a step gets without a tool: a noop's null and a person's text, built in workflow code without Node. */
-import {
-  INLINE_RESULT_BYTES,
-  NULL_RESULT_REF,
-  PREVIEW_CHARS,
-  textResult,
-  utf8Bytes,
-} from '../../../src/domain/step-execution';
+import { INLINE_RESULT_BYTES, NULL_RESULT_REF, PREVIEW_CHARS, textResult } from '../../../src/domain/step-execution';
+import { utf8Length } from '../../../src/domain/text';
 import { contentAddress } from '../../../src/store/content-store';
 
 test("a noop's result ref is the content address of null", () => {
@@ -19,9 +14,9 @@ test("a noop's result ref is the content address of null", () => {
   });
 });
 
-test('utf8Bytes counts what Buffer counts, for every width of character', () => {
+test('utf8Length counts what Buffer counts, for every width of character', () => {
   for (const text of ['', 'plain', 'Müll', '汚染', '🛢️ drums', '"quoted"\n'])
-    expect(utf8Bytes(text)).toBe(Buffer.byteLength(text, 'utf8'));
+    expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
 });
 
 test("a person's text is inlined when small and previewed; a large one is left to the store under its ref", () => {

@@ -1,4 +1,5 @@
-import { TemplateResolutionError, referencedSteps, resolveTemplates, scanTemplates } from '../../../src/domain';
+import { TemplateResolutionError } from '../../../src/domain/errors';
+import { referencedSteps, resolveTemplates, scanTemplates } from '../../../src/domain/templates';
 
 const results = {
   0: {

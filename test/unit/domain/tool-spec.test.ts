@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import {
-  InvalidInputError,
-  checkJsonSchema,
-  toolSpecFromJsonSchema,
-  toolSpecFromZod,
-  type JsonSchema,
-} from '../../../src/domain';
+import { InvalidInputError } from '../../../src/domain/errors';
+import { checkJsonSchema, type JsonSchema } from '../../../src/domain/json-schema';
+import { toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { catalog } from '../../support/plans';
 
 describe('ToolSpec builders', () => {

@@ -1,17 +1,9 @@
-import {
-  PlanSchema,
-  PlanValidationError,
-  callUsage,
-  charge,
-  createBudget,
-  validatePlan,
-  type PlanInput,
-  type ValidationContext,
-  type ValidationIssue,
-} from '../../../src/domain';
+import { callUsage, charge, createBudget, LLM_CALL_ESTIMATE } from '../../../src/domain/budget';
+import { PlanValidationError, type ValidationIssue } from '../../../src/domain/errors';
+import { PlanSchema, type PlanInput } from '../../../src/domain/plan';
+import { planIssues, runnableStepKinds, validatePlan, type ValidationContext } from '../../../src/domain/validation';
 import { z } from 'zod';
-import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain';
-import { planIssues, runnableStepKinds } from '../../../src/domain/validation';
+import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { catalog, validPlanInput } from '../../support/plans';
 
 const ctx: ValidationContext = { catalog, constraints: { max_steps: 20, workspace_root: '/work/ws' } };
@@ -427,6 +419,17 @@ describe('validatePlan', () => {
           step_index: 1,
           hint: 'Use only step kinds this run can execute: tool_call, human, noop (llm steps need a run that plans with an LLM).',
         },
+      ]);
+    });
+
+    it('counts an llm step as one LLM call in the budget, as execution does before it runs the step', () => {
+      const llmPlan = { ...withKinds(), estimate: { cost_usd: 0, tokens: 0, calls: 0, duration_ms: 0 } };
+      const budget = createBudget({ cost_usd: 1, tokens: 2_000, calls: 10 });
+      expect(validatePlan(llmPlan, { ...ctx, budget, step_kinds: runnableStepKinds('llm') })).toEqual([
+        expect.objectContaining({
+          code: 'BUDGET_INSUFFICIENT',
+          message: `plan needs tokens ${400 + LLM_CALL_ESTIMATE.tokens}, the budget has 2000 left`, // the tool step's 400, the llm step's
+        }),
       ]);
     });
 

@@ -1,5 +1,5 @@
 import { matchCatalog, toolTerms } from '../../../src/planners/catalog-match';
-import { contentStems, contentTokens, stem, tokenize, type Token } from '../../../src/domain/words';
+import { contentStems, contentTokens, stem, tokenize, type Token } from '../../../src/domain/text';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 
 const shipments = WASTE_CATALOG.find((t) => t.name === 'shipments')!;

@@ -1,7 +1,7 @@
 /** PlanCache: what makes two plans the same (the key: whatever reaches the planner's prompt), how long one lives, how many are kept, and per namespace. */
 import { PlanCache, planCacheKey, type PlanCacheKeyInput } from '../../../src/planners/plan-cache';
 import { MemoryContentStore } from '../../../src/store/content-store';
-import { MemoryIdempotencyLedger } from '../../../src/tools/idempotency';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { temporalReferencesFor } from '../../../src/domain/date-ranges';
 import { effectiveGoal } from '../../../src/domain/request';

@@ -13,7 +13,7 @@ import { contentAddress } from '../../../src/store/content-store';
 import { PostgresStorage } from '../../../src/store/postgres';
 import { LocalStorage, type PlannerStorage } from '../../../src/store/storage';
 import { StepOutcomeUnknownError } from '../../../src/domain/errors';
-import { intentKey, once } from '../../../src/tools/idempotency';
+import { intentKey, once } from '../../../src/store/idempotency';
 import { usePostgres } from '../../support/postgres';
 
 const postgres = usePostgres();

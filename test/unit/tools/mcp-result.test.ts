@@ -1,6 +1,7 @@
 import { StepFailedError } from '../../../src/domain/errors';
 import { McpToolError } from '../../../src/tools/mcp/errors';
-import { jsonSchemaParams, mcpTaskQueue, mcpToolSpec, tagsOf } from '../../../src/tools/mcp/pack';
+import { nameTags } from '../../../src/domain/text';
+import { jsonSchemaParams, mcpTaskQueue, mcpToolSpec } from '../../../src/tools/mcp/pack';
 import { mcpResultData } from '../../../src/tools/mcp/result';
 
 describe('MCP result → step data', () => {
@@ -129,9 +130,9 @@ describe('MCP tool → catalog entry', () => {
   });
 
   test('tags: words of snake, kebab and camel case names, without stop words', () => {
-    expect(tagsOf('list_directory_with_sizes')).toEqual(['list', 'directory', 'sizes']);
-    expect(tagsOf('getFileInfo')).toEqual(['get', 'file', 'info']);
-    expect(tagsOf('search-the-web')).toEqual(['search', 'web']);
+    expect(nameTags('list_directory_with_sizes')).toEqual(['list', 'directory', 'sizes']);
+    expect(nameTags('getFileInfo')).toEqual(['get', 'file', 'info']);
+    expect(nameTags('search-the-web')).toEqual(['search', 'web']);
   });
 
   test('params schema checks the JSON Schema and reports readable issues', () => {

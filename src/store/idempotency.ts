@@ -24,7 +24,7 @@ import {
   writeFileAtomic,
   type ContentStore,
   type WriteOrigin,
-} from '../store/content-store';
+} from './content-store';
 
 export interface IdempotencyLedger {
   /** The value recorded under `key`, or undefined when the key is new. */

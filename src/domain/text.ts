@@ -1,8 +1,9 @@
 /**
- * The words of a goal, as the deterministic analyzer, ranking planner, critics and workspace-context ranking see
- * them: lower-cased tokens with their positions and crude stems, so "contaminated", "contaminant" and
- * "contamination" meet, as do "inspected" and "inspections". Deliberately simple and fully deterministic (workflow
- * code uses it too).
+ * Text as the planner reads it, in one place: the words of a goal as the deterministic analyzer, ranking planner,
+ * critics and workspace-context ranking see them (lower-cased tokens with their positions and crude stems, so
+ * "contaminated", "contaminant" and "contamination" meet, as do "inspected" and "inspections"), the words of an
+ * identifier, the stop-word lists, and UTF-8 byte lengths. Deliberately simple and fully deterministic (workflow code
+ * uses it too).
  */
 export interface Token {
   /** The word as written (case kept, for proper nouns). */
@@ -78,14 +79,29 @@ export function contentStems(text: string): string[] {
   return stems;
 }
 
-export const STOP_WORDS = new Set(
-  (
-    'a an the and or of for to from in on at by with me my our we us i you your it its them their this that these ' +
-    'those is are was were be been do did does any all some please show give get fetch find list tell what which who ' +
-    'how when where did have has had can could would should will also then there than about into over under up out ' +
-    'details detail info information data'
+/** Words that only join others ("the", "of", "with"): never a tag of a tool name nor a word a search looks for. */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set('a an the of to and or in for with by on'.split(' '));
+
+/** Words of a request that carry no meaning for matching it to tools: function words, pronouns, request verbs. */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  ...FUNCTION_WORDS,
+  ...(
+    'from at me my our we us i you your it its them their this that these those is are was were be been do did ' +
+    'does any all some please show give get fetch find list tell what which who how when where have has had can ' +
+    'could would should will also then there than about into over under up out details detail info information data'
   ).split(' '),
-);
+]);
+
+/** Words of a coding goal that name no file ("add", "fix", "implement"): what workspace-context ranking skips. */
+export const CODE_GOAL_STOP_WORDS: ReadonlySet<string> = new Set([
+  ...FUNCTION_WORDS,
+  ...(
+    'at from into onto but not no is are be been it its this that these those as so if then than when while we ' +
+    'our you your my i me us add adds added adding make makes use using new fix fixes update updates implement ' +
+    'create support should must can could would will need needs do does all any some each via per please also just ' +
+    'there here which what how'
+  ).split(' '),
+]);
 
 const DIGITS = /^\d+$/;
 
@@ -103,13 +119,21 @@ export function contentTokens(tokens: readonly Token[]): Token[] {
   return tokens.filter(isContentToken);
 }
 
-/** Lower-case words of an identifier or text, camelCase and snake_case split ("signUpForm" → sign, up, form). */
+/**
+ * Lower-case words of an identifier or text, camelCase and snake_case split: "signUpForm" → sign, up, form; `apiKey`,
+ * `api_key` and `x-api-key` all end in ["api", "key"].
+ */
 export function identifierWords(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
+}
+
+/** Distinct lower-case words of a tool name, function words left out: `list_directory` → list, directory. */
+export function nameTags(name: string): string[] {
+  return [...new Set(identifierWords(name).filter((word) => !FUNCTION_WORDS.has(word)))];
 }
 
 /** Stems of an identifier or phrase such as "contaminants-detected" or "has_contaminants". */
@@ -171,4 +195,19 @@ export function closestNames(name: string, candidates: readonly string[], limit 
     .sort((a, b) => a.score - b.score || a.candidate.localeCompare(b.candidate))
     .slice(0, limit)
     .map((s) => s.candidate);
+}
+
+/** UTF-8 bytes of `text`, counted without Buffer or TextEncoder (workflow code has neither guaranteed). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4; // a surrogate pair: one code point of 4 bytes
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }

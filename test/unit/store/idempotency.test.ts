@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StepOutcomeUnknownError } from '../../../src/domain/errors';
-import { FileIdempotencyLedger, MemoryIdempotencyLedger, intentKey, once } from '../../../src/tools/idempotency';
+import { FileIdempotencyLedger, MemoryIdempotencyLedger, intentKey, once } from '../../../src/store/idempotency';
 
 let dir: string;
 beforeEach(async () => {
