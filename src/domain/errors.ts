@@ -99,6 +99,7 @@ export type ValidationIssueCode =
   | 'SCHEMA'
   | 'TOO_MANY_STEPS'
   | 'DUPLICATE_STEP_ID'
+  | 'COMPOUND_STEP'
   | 'STEP_KIND_NOT_RUNNABLE'
   | 'UNKNOWN_TOOL'
   | 'TOOL_NOT_ALLOWED'

@@ -11,7 +11,7 @@ import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
 import { toolTerms } from '../catalog-match';
 import { uncoveredActions } from '../coverage';
-import { contentStems, stem } from '../../domain/words';
+import { contentStems } from '../../domain/words';
 
 /** A critic that needs no I/O: a pure function of the plan. */
 type Finding = Omit<Critique, 'critic'>;
@@ -50,30 +50,6 @@ export const dependencyCritic = ruleCritic('dependency', (steps) =>
       }
     }
     return out;
-  }),
-);
-
-const COMPOUND = /\b(and then|first\b.*\bthen|solve and substitute|as well as|and also|after that|followed by)\b/i;
-const ACTION_VERBS = new Set(
-  'read write create update delete fetch query send compute solve substitute parse validate generate modify test deploy build analyze analyse summarize email notify'
-    .split(' ')
-    .map(stem),
-);
-
-/** A step must do one thing: "solve and substitute", "first … then", or two actions joined by "and". */
-export const atomicityCritic = ruleCritic('atomicity', (steps) =>
-  steps.flatMap((step): Finding[] => {
-    const text = `${step.title}. ${step.description}`;
-    const verbs = new Set(contentStems(step.title).filter((s) => ACTION_VERBS.has(s)));
-    if (!COMPOUND.test(text) && verbs.size < 2) return [];
-    return [
-      {
-        severity: 'error',
-        step_id: step.id,
-        message: `step ${step.id} "${step.title}" does more than one thing`,
-        suggestion: 'Split it into one step per action, with depends_on between them.',
-      },
-    ];
   }),
 );
 
@@ -165,10 +141,4 @@ export const coverageCritic = ruleCritic('coverage', (_steps, plan, { request, c
   })),
 );
 
-export const RULE_CRITICS: readonly Critic[] = [
-  dependencyCritic,
-  atomicityCritic,
-  budgetCritic,
-  toolFitnessCritic,
-  coverageCritic,
-];
+export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, budgetCritic, toolFitnessCritic, coverageCritic];
