@@ -22,7 +22,7 @@ import { closestNames, identifierStems } from './words';
 export interface ValidationContext {
   catalog: readonly ToolSpec[];
   constraints?: Partial<Constraints>;
-  /** When given with policy "block", the plan's estimate must fit what is left ("warn" budgets never block). */
+  /** When given with policy "block" or "fail", the plan's estimate must fit what is left ("warn" budgets never block). */
   budget?: ToolBudget;
   /** Usage of one llm step for the budget check; defaults to one call of no cost. */
   llm_step_usage?: Usage;
@@ -138,7 +138,7 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
     });
   }
-  if (context.budget?.policy === 'block')
+  if (context.budget && context.budget.policy !== 'warn')
     issues.push(...checkBudget(plan, steps, tools, context.budget, context.llm_step_usage));
   return issues;
 }

@@ -69,7 +69,9 @@ export const budgetCritic = ruleCritic('budget', (_steps, plan, { request, budge
         suggestion:
           left.policy === 'block'
             ? 'The run pauses in BUDGET_EXHAUSTED before executing: raise the budget, or start the run with trim_to_budget.'
-            : 'Use fewer or cheaper steps, or raise the budget.',
+            : left.policy === 'fail'
+              ? 'The run ends with PLAN-004 before executing: raise the budget, or start the run with trim_to_budget.'
+              : 'Use fewer or cheaper steps, or raise the budget.',
       },
     ];
   }
