@@ -49,6 +49,7 @@ test('planner audit lists the decisions of two runs by kind and who decided, fro
     );
     await reviewed.executeUpdate(approveUpdate, { args: [{ plan_version: 2, identity: 'bob@ops' }] });
     expect((await reviewed.result()).stage).toBe('COMPLETED');
+    const betweenRuns = new Date().toISOString();
 
     const answered = await client.workflow.start(planningWorkflow, {
       taskQueue: queue,
@@ -97,6 +98,11 @@ test('planner audit lists the decisions of two runs by kind and who decided, fro
     ]);
     const newest = await plannerCliJson<Audit>(['audit', '--task-queue', queue, '--limit', '1']);
     expect(newest.decisions).toEqual([all.decisions[0]]);
+    // Since the first run closed: visibility leaves it out, and only the second run's decisions remain.
+    const recent = await plannerCliJson<Audit>(['audit', '--task-queue', queue, '--since', betweenRuns]);
+    expect(recent.runsRead).toBe(1);
+    expect(new Set(recent.decisions.map((d) => d.workflowId))).toEqual(new Set([answered.workflowId]));
+    expect(recent.decisions.length).toBeGreaterThanOrEqual(3);
     const future = await plannerCliJson<Audit>(['audit', '--task-queue', queue, '--since', '2999-01-01']);
     expect(future.decisions).toEqual([]);
     expect((await plannerCliJson<Audit>(['audit', '--task-queue', `${queue}-none`])).runsRead).toBe(0);
