@@ -69,7 +69,7 @@ export function registerAuditCommand(program: Command): void {
             runs: opts.runs,
           },
           'option',
-          `kinds are ${DECISION_KINDS.join(', ')}`,
+          `kinds are ${DECISION_KINDS.join(', ')}; --since takes an ISO date or time, or an age such as 12h or 7d`,
         );
         const { decisions, runs } = await withClient(opts, async (client) => {
           const runs = await client.list({
