@@ -210,16 +210,22 @@ export class PlannerClient {
 
   /**
    * The `limit` newest planning runs (by start time) from Temporal visibility: `WorkflowType = 'planningWorkflow'`,
-   * optionally only those in `stage` (the PlanStage search attribute) or on `taskQueue` (Temporal's TaskQueue). The server does not list by start time (the
+   * optionally only those in `stage` (the PlanStage search attribute), on `taskQueue` (Temporal's TaskQueue), or open at
+   * or after `activeSince` (running, or closed since). The server does not list by start time (the
    * SQL visibility of the dev server lists running runs first, then closed ones by close time) and SQL visibility
    * refuses ORDER BY, so this pages through the matches, at most LIST_SCAN_CAP of them, and sorts. Visibility is
    * eventually consistent: a run shows up a moment after it starts or moves.
    */
-  async list(filter: { stage?: string; taskQueue?: string; limit?: number } = {}): Promise<WorkflowExecutionInfo[]> {
+  async list(
+    filter: { stage?: string; taskQueue?: string; limit?: number; activeSince?: Date } = {},
+  ): Promise<WorkflowExecutionInfo[]> {
     const quoted = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
     const clauses = [`WorkflowType = 'planningWorkflow'`];
     if (filter.stage) clauses.push(`PlanStage = ${quoted(filter.stage)}`);
     if (filter.taskQueue) clauses.push(`TaskQueue = ${quoted(filter.taskQueue)}`);
+    // Runs that could have acted at or after `activeSince`: still open, or closed since.
+    if (filter.activeSince)
+      clauses.push(`(ExecutionStatus = 'Running' OR CloseTime >= '${filter.activeSince.toISOString()}')`);
     const limit = filter.limit ?? 50;
     const runs: WorkflowExecutionInfo[] = [];
     for await (const info of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: 1000 })) {

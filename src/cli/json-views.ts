@@ -18,7 +18,7 @@ export interface UsageView {
 }
 
 export interface BudgetView {
-  policy: 'warn' | 'block';
+  policy: 'warn' | 'block' | 'fail';
   limit: UsageView;
   spent: UsageView;
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../project-root';
 import { EXIT, reportError } from './context';
+import { registerAuditCommand } from './commands/audit';
 import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerStepCommands(program);
   registerReadCommands(program);
+  registerAuditCommand(program);
   registerToolCommands(program);
   registerStorageCommands(program);
   registerWorkerCommands(program);

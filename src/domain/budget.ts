@@ -3,7 +3,8 @@
  * new budget, so a workflow can keep the history of its budget and replays stay deterministic.
  *
  * What counts as a call: every LLM call and every tool call counts 1 (see callUsage); nothing else does.
- * Policy "block" refuses work that does not fit (requireAffordable throws); "warn" lets it run and reports it.
+ * Policy "block" refuses work that does not fit (the run pauses for a raise); "fail" refuses it and the run ends with
+ * PLAN-004 (BudgetExceededError); "warn" lets it run and reports it.
  */
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
@@ -26,7 +27,9 @@ export const UsageSchema = sharedSchema('domain/budget#UsageSchema', () =>
 );
 export type Usage = z.output<typeof UsageSchema>;
 
-export const BudgetPolicySchema = sharedSchema('domain/budget#BudgetPolicySchema', () => z.enum(['warn', 'block']));
+export const BudgetPolicySchema = sharedSchema('domain/budget#BudgetPolicySchema', () =>
+  z.enum(['warn', 'block', 'fail']),
+);
 export type BudgetPolicy = z.output<typeof BudgetPolicySchema>;
 
 /** Budget ceilings as a request carries them. */
@@ -133,10 +136,10 @@ export function canAfford(budget: ToolBudget, estimate: Usage): boolean {
   return shortfalls(budget, estimate).length === 0;
 }
 
-/** Under "block" throws BudgetExceededError when `estimate` does not fit; under "warn" returns the shortfalls to report. */
+/** Unless the policy is "warn", throws BudgetExceededError when `estimate` does not fit; under "warn" returns the shortfalls to report. */
 export function requireAffordable(budget: ToolBudget, estimate: Usage): Shortfall[] {
   const missing = shortfalls(budget, estimate);
-  if (missing.length > 0 && budget.policy === 'block') throw new BudgetExceededError(missing);
+  if (missing.length > 0 && budget.policy !== 'warn') throw new BudgetExceededError(missing);
   return missing;
 }
 

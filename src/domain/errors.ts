@@ -117,6 +117,7 @@ export type ValidationIssueCode =
   | 'SCHEMA'
   | 'TOO_MANY_STEPS'
   | 'DUPLICATE_STEP_ID'
+  | 'COMPOUND_STEP'
   | 'STEP_KIND_NOT_RUNNABLE'
   | 'UNKNOWN_TOOL'
   | 'TOOL_NOT_ALLOWED'
@@ -169,9 +170,10 @@ export class BudgetExceededError extends PlannerError {
   override readonly name = 'BudgetExceededError';
   readonly code = FAILURE_TYPES.BudgetExceededError;
   readonly shortfalls: readonly Shortfall[];
-  constructor(shortfalls: readonly Shortfall[]) {
+  /** `what`: the work that does not fit ("plan v1's remaining 3 step(s)"). */
+  constructor(shortfalls: readonly Shortfall[], what?: string) {
     super(
-      `budget exceeded: ${shortfalls.map((s) => `${s.dimension} required ${s.required}, available ${s.available}`).join('; ')}`,
+      `budget exceeded${what ? ` by ${what}` : ''}: ${shortfalls.map((s) => `${s.dimension} required ${s.required}, available ${s.available}`).join('; ')}`,
       {
         hint: 'Raise the budget ceiling, or ask for a cheaper plan (fewer steps or cheaper tools).',
         details: { shortfalls },

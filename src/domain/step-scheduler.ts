@@ -1,7 +1,8 @@
 /**
  * Which steps of a plan start next: a pure function of the steps, their statuses and what the budget affords, so
  * the workflow's DAG loop and unit tests drive the same logic. A failed step stops new starts (the run re-plans);
- * under `block`, the first ready step the budget cannot afford stops them too, and the run pauses for budget.
+ * under `block` or `fail`, the first ready step the budget cannot afford stops them too, and the run pauses for
+ * budget (or, under `fail`, ends with PLAN-004).
  */
 import { readySteps, type DagNode } from './dag';
 

@@ -3,6 +3,7 @@
  * fix them all. Templates must reference a DIRECT dependency: a transitive one has also finished, but naming the
  * data source in depends_on keeps each step's inputs explicit and re-planning safe.
  */
+import { compoundActionReason } from './atomicity';
 import { estimateStepsUsage, shortfalls, type ToolBudget, type Usage } from './budget';
 import { findCycle, formatCycle } from './dag';
 import { formatZodIssues, type ValidationIssue } from './errors';
@@ -21,7 +22,7 @@ import { closestNames, identifierStems } from './text';
 export interface ValidationContext {
   catalog: readonly ToolSpec[];
   constraints?: Partial<Constraints>;
-  /** When given with policy "block", the plan's estimate must fit what is left ("warn" budgets never block). */
+  /** When given with policy "block" or "fail", the plan's estimate must fit what is left ("warn" budgets never block). */
   budget?: ToolBudget;
   /** The step kinds the run can execute (see runnableStepKinds); default all. */
   step_kinds?: readonly ActionType[];
@@ -135,7 +136,7 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
     });
   }
-  if (context.budget?.policy === 'block') issues.push(...checkBudget(plan, steps, tools, context.budget));
+  if (context.budget && context.budget.policy !== 'warn') issues.push(...checkBudget(plan, steps, tools, context.budget));
   return issues;
 }
 
@@ -156,6 +157,15 @@ function checkStep(
   const name = `step ${i} ("${step.id}")`;
   const add = (code: ValidationIssue['code'], message: string, hint: string) =>
     issues.push({ code, message: `${name}: ${message}`, step_index: i, hint });
+
+  const compound = compoundActionReason(step.title);
+  if (compound) {
+    add(
+      'COMPOUND_STEP',
+      `"${step.title.slice(0, 120)}" does more than one thing (${compound})`,
+      'Split it into one step per action, each titled with its one action, the later one depending on the earlier (depends_on).',
+    );
+  }
 
   if (step.action === 'tool_call' && step.tool !== null) {
     const tool = tools.get(step.tool);

@@ -123,7 +123,10 @@ export function registerRunCommands(program: Command): void {
     .option('--budget-cost <usd>', `cost limit in USD (default ${DEFAULT_BUDGET.cost_usd})`)
     .option('--budget-tokens <n>', `token limit (default ${DEFAULT_BUDGET.tokens})`)
     .option('--budget-calls <n>', `call limit (default ${DEFAULT_BUDGET.calls})`)
-    .option('--budget-policy <policy>', 'warn | block (default block)')
+    .option(
+      '--budget-policy <policy>',
+      'warn | block | fail (default block; fail: a plan that does not fit ends the run, PLAN-004)',
+    )
     .option(
       '--approval <when>',
       'always | side-effects | never (default never): when the plan waits for `planner approve`; side-effects: only a plan with a step that is not read-only',

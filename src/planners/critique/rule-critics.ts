@@ -11,7 +11,7 @@ import { indexCatalog } from '../../domain/tool-spec';
 import type { Critic, CritiqueContext } from '../types';
 import { toolTerms } from '../catalog-match';
 import { uncoveredActions } from '../coverage';
-import { contentStems, stem } from '../../domain/text';
+import { contentStems } from '../../domain/text';
 
 /** A critic that needs no I/O: a pure function of the plan. */
 type Finding = Omit<Critique, 'critic'>;
@@ -53,30 +53,6 @@ export const dependencyCritic = ruleCritic('dependency', (steps) =>
   }),
 );
 
-const COMPOUND = /\b(and then|first\b.*\bthen|solve and substitute|as well as|and also|after that|followed by)\b/i;
-const ACTION_VERBS = new Set(
-  'read write create update delete fetch query send compute solve substitute parse validate generate modify test deploy build analyze analyse summarize email notify'
-    .split(' ')
-    .map(stem),
-);
-
-/** A step must do one thing: "solve and substitute", "first … then", or two actions joined by "and". */
-export const atomicityCritic = ruleCritic('atomicity', (steps) =>
-  steps.flatMap((step): Finding[] => {
-    const text = `${step.title}. ${step.description}`;
-    const verbs = new Set(contentStems(step.title).filter((s) => ACTION_VERBS.has(s)));
-    if (!COMPOUND.test(text) && verbs.size < 2) return [];
-    return [
-      {
-        severity: 'error',
-        step_id: step.id,
-        message: `step ${step.id} "${step.title}" does more than one thing`,
-        suggestion: 'Split it into one step per action, with depends_on between them.',
-      },
-    ];
-  }),
-);
-
 /**
  * The plan's estimate against what the budget has left: over it or above 80% is a warning. Not an error even under
  * `block`: a plan that does not fit is kept whole and the run pauses in BUDGET_EXHAUSTED before executing it (saying
@@ -93,7 +69,9 @@ export const budgetCritic = ruleCritic('budget', (_steps, plan, { request, budge
         suggestion:
           left.policy === 'block'
             ? 'The run pauses in BUDGET_EXHAUSTED before executing: raise the budget, or start the run with trim_to_budget.'
-            : 'Use fewer or cheaper steps, or raise the budget.',
+            : left.policy === 'fail'
+              ? 'The run ends with PLAN-004 before executing: raise the budget, or start the run with trim_to_budget.'
+              : 'Use fewer or cheaper steps, or raise the budget.',
       },
     ];
   }
@@ -165,10 +143,4 @@ export const coverageCritic = ruleCritic('coverage', (_steps, plan, { request, c
   })),
 );
 
-export const RULE_CRITICS: readonly Critic[] = [
-  dependencyCritic,
-  atomicityCritic,
-  budgetCritic,
-  toolFitnessCritic,
-  coverageCritic,
-];
+export const RULE_CRITICS: readonly Critic[] = [dependencyCritic, budgetCritic, toolFitnessCritic, coverageCritic];

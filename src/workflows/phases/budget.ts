@@ -1,8 +1,8 @@
 /** BUDGET_EXHAUSTED: waits for `raiseBudget` to cover the paused work, then returns to the stage that paused. */
 import { condition } from '@temporalio/workflow';
 import type { PlanningState } from '../../api/state';
-import { canAfford, remaining, type ToolBudget, type Usage } from '../../domain/budget';
-import { PlanningTimeoutError } from '../../domain/errors';
+import { canAfford, remaining, shortfalls, type ToolBudget, type Usage } from '../../domain/budget';
+import { BudgetExceededError, PlanningTimeoutError } from '../../domain/errors';
 import type { PlanningRun } from '../run';
 import { failWith, type Transition } from '../transitions';
 
@@ -28,14 +28,20 @@ export function budgetCoversNeed(state: PlanningState): boolean {
   return state.budget_needed === null || canAfford(state.budget, state.budget_needed);
 }
 
-/** The budget gate on the run: under `block` work that does not fit pauses it (the transition returned); under `warn` it is noted. */
+/**
+ * The budget gate on the run: under `block` work that does not fit pauses it, under `fail` it ends it with PLAN-004 (the
+ * transition returned); under `warn` it is noted.
+ */
 export function pauseForBudget(run: PlanningRun, estimate: Usage, what: string): Transition | null {
   const gate = budgetGate(run.state.budget, estimate, what);
   if (gate.warning) run.warn(gate.warning);
   return gate.pause;
 }
 
-/** The budget gate: work that fits passes; under `warn` work that does not is noted, under `block` it pauses the run. */
+/**
+ * The budget gate: work that fits passes; under `warn` work that does not is noted, under `block` it pauses the run,
+ * under `fail` it fails the run with BudgetExceededError (PLAN-004) naming each shortfall.
+ */
 export function budgetGate(
   budget: ToolBudget,
   estimate: Usage,
@@ -44,6 +50,7 @@ export function budgetGate(
   if (canAfford(budget, estimate)) return { pause: null };
   if (budget.policy === 'warn')
     return { pause: null, warning: `${what} does not fit the budget (policy warn: continuing)` };
+  if (budget.policy === 'fail') return { pause: failWith(new BudgetExceededError(shortfalls(budget, estimate), what)) };
   return { pause: budgetPause(budget, estimate, what) };
 }
 

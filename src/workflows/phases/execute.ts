@@ -1,6 +1,6 @@
 /**
  * EXECUTING: runs the plan's step DAG, every ready step at once (each by its kind, ../steps.ts). A failed step
- * re-plans (the completed ones are kept), and so, once, does an empty answer on a value the goal does not say; a step the budget cannot afford under `block` pauses the run; an unknown
+ * re-plans (the completed ones are kept), and so, once, does an empty answer on a value the goal does not say; a step the budget cannot afford under `block` pauses the run (under `fail` ends it, PLAN-004); an unknown
  * outcome under `on_outcome_unknown: fail` ends the run at once.
  */
 import { emptyAnswerFeedback } from '../../api/answer';
@@ -28,7 +28,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   if (pause) return pause;
 
   const affordable = (index: number) =>
-    state.budget.policy !== 'block' || canAfford(state.budget, estimate(steps[index]!));
+    state.budget.policy === 'warn' || canAfford(state.budget, estimate(steps[index]!));
   const stop = await runSteps(run, steps, affordable);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');

@@ -2,7 +2,6 @@ import { charge, createBudget } from '../../../src/domain/budget';
 import { decide } from '../../../src/domain/critique';
 import { PlanSchema, type Plan } from '../../../src/domain/plan';
 import {
-  atomicityCritic,
   budgetCritic,
   coverageCritic,
   dependencyCritic,
@@ -84,18 +83,6 @@ describe('critics', () => {
         })
       ).critiques,
     ).toHaveLength(1);
-  });
-
-  test('atomicity: "solve and substitute" and "first … then" steps are compound', async () => {
-    const plan = withSteps(rankingPlan(goal), (steps) => {
-      steps[0]!.title = 'Solve and substitute the equation';
-      steps[1]!.title = 'First read the file, then write the summary';
-    });
-    const { critiques } = await atomicityCritic.review(plan, context);
-    expect(critiques.map((c) => [c.step_id, c.severity])).toEqual([
-      ['1.1', 'error'],
-      ['1.2', 'error'],
-    ]);
   });
 
   test('dependency: waiting on a step whose data is never used is noted; a forward dependency is a warning', async () => {
