@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../project-root';
 import { EXIT, reportError } from './context';
+import { registerCompletionCommand } from './commands/completion';
 import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerWorkerCommands(program);
   registerDemoCommand(program);
   registerTemporalCommands(program);
+  registerCompletionCommand(program);
   // Subcommands (`dev stop`, `temporal install`) too: every commander error must come back to main as an exit code.
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const command of all(program).slice(1)) command.exitOverride();

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE, MetricsPortSchema, TOOL_QUEUES, type PlannerConfig } from '../../config';
 import { shellArg } from '../safe-text';
 import { cliConfig, parseArg } from '../context';
+import { choiceOption } from '../completion';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
@@ -65,7 +66,7 @@ function withWorkerOptions(command: Command): Command {
       '--metrics-port <port>',
       'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)',
     )
-    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP);
+    .addOption(choiceOption('--tool-queues <mode>', TOOL_QUEUES_HELP, TOOL_QUEUES));
 }
 
 /** withWorkerOptions' flags, each else its variable in `config`. */
