@@ -15,7 +15,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # Install scripts are not needed to compile (tsc) or pack.
 RUN npm install --no-audit --no-fund --ignore-scripts
-COPY tsconfig.json tsconfig.build.json README.md ./
+COPY tsconfig.json tsconfig.build.json README.md CHANGELOG.md ./
 COPY bin ./bin
 COPY src ./src
 COPY docs ./docs

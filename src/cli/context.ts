@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { readFailure } from '../api/failures';
 import { PROGRESS_WAITERS_MAX } from '../api/progress';
 import { PlannerClient } from '../client';
-import { loadConfig, type PlannerConfig } from '../config';
+import { DEFAULT_TASK_QUEUE, loadConfig, type PlannerConfig } from '../config';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
 import { safeJson, shellArg, terminalSafe } from './safe-text';
@@ -46,6 +46,11 @@ export function parseArg<S extends z.ZodType>(schema: S, value: unknown, what: s
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new CliError(`invalid ${what}: ${formatZodIssues(parsed.error).join('; ')}`, EXIT.usage, hint);
+}
+
+/** ` --task-queue <q>` for a printed command, or nothing for the default queue (which every command uses anyway). */
+export function taskQueueFlag(taskQueue: string): string {
+  return taskQueue === DEFAULT_TASK_QUEUE ? '' : ` --task-queue ${shellArg(taskQueue)}`;
 }
 
 export const WorkflowIdSchema = z.string().trim().min(1, 'a workflow id is required').max(1000);

@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../project-root';
 import { EXIT, reportError } from './context';
 import { registerAuditCommand } from './commands/audit';
+import { registerCompletionCommand } from './commands/completion';
 import { registerDemoCommand } from './commands/demo';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerWorkerCommands(program);
   registerDemoCommand(program);
   registerTemporalCommands(program);
+  registerCompletionCommand(program);
   // Subcommands (`dev stop`, `temporal install`) too: every commander error must come back to main as an exit code.
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const command of all(program).slice(1)) command.exitOverride();

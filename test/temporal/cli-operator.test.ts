@@ -1,7 +1,8 @@
 /**
  * An operator's basics in the `planner` CLI, driven as a person would (spawned processes against the test dev server,
  * the planner and tool workers in this process): what a catalog offers, terminate and a cancellation's reason, a
- * warning when no worker polls a run's task queue.
+ * warning when no worker polls a run's task queue, each step's elapsed time and attempts, SIGTERM and Ctrl-C ending
+ * `watch` and `demo` at once, and the option that asks for your own words.
  */
 import { Context } from '@temporalio/activity';
 import type { ToolImplementation } from '../../src/tools/tool';
@@ -243,6 +244,24 @@ test('SIGTERM ends `planner demo --task-queue q` at once while its run waits on 
   } finally {
     demo.kill();
     if (id) await cli('terminate', id, '--reason', 'test cleanup');
+  }
+});
+
+test("Ctrl-C at its terminal ends `planner demo` at once while it asks the run's question", async () => {
+  const queue = uniqueTaskQueue('ops-demo-ctrl-c');
+  const demoEnv = { PLANNER_STORE_DIR: mkdtempSync(path.join(os.tmpdir(), 'ops-demo-store-')), TEMPORAL_UI_URL: '' };
+  const demo = spawnPlannerCli(['demo', 'Check the reports', '--task-queue', queue], demoEnv, { terminal: true });
+  let id = '';
+  try {
+    const text = await demo.waitFor(/Answer: a number 1–\d+, or your own words/, 120_000);
+    id = /Started (\S+) on /.exec(text)![1]!;
+    const stopped = await stop(demo, () => demo.write('\x03')); // stop() fails if it is still running 20 s later
+    expect(stopped.code).toBe(130);
+    expect(demo.output()).toContain(`Stopped (SIGINT). Run ${id} stays on the server`);
+  } finally {
+    demo.kill();
+    // The run itself stays open (terminate refuses a run that is not running).
+    if (id) expect((await cli('terminate', id, '--reason', 'test cleanup')).code).toBe(0);
   }
 });
 

@@ -3,8 +3,8 @@
  * (@modelcontextprotocol/server-filesystem over stdio, run by this Node), and `planner worker` started there from the
  * checkout's bin/planner.js, which runs the TypeScript sources through tsx. The worker must start and serve the
  * server's catalog: a run over catalog "files" (ranking planner) calls the server's `list_allowed_directories` and
- * gets the folder back. (`planner dev` builds its packs the same way, defaultToolPacks, but always on the local dev
- * server at localhost:7233, which a test does not start.)
+ * gets the folder back, and `planner tools` there lists the server's tools. (`planner dev` builds its packs the same
+ * way, defaultToolPacks, but always on the local dev server at localhost:7233, which a test does not start.)
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +13,7 @@ import type { Client } from '@temporalio/client';
 import { getStateQuery } from '../../src/api';
 import { mcpTaskQueue } from '../../src/tools/mcp';
 import { planningWorkflow } from '../../src/workflows';
-import { spawnPlannerCli, type LiveCli } from '../support/cli';
+import { runPlannerCli, spawnPlannerCli, type LiveCli } from '../support/cli';
 import { connectClient, uniqueTaskQueue } from '../support/temporal';
 
 const SERVER_BIN = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -75,4 +75,24 @@ test('`planner worker` from the checkout, in a folder whose planner.config.json 
   }
   expect(await cli.exited).toBe(0);
   expect(cli.output()).not.toMatch(/not supported resolving ES modules|error:/i);
+});
+
+test("`planner tools` from the checkout, in that folder, lists the MCP server's tools under its catalog", async () => {
+  // The same loading of planner.config.json's servers as `planner dev` and `planner worker` (defaultToolPacks).
+  const listed = await runPlannerCli(
+    ['tools', '--catalog', 'files', '--json'],
+    { PLANNER_CONFIG: undefined },
+    { cwd: folder },
+  );
+  expect(listed.stderr).not.toMatch(/not supported resolving ES modules|Directory import/i);
+  expect(listed.code).toBe(0);
+  const catalog = JSON.parse(listed.stdout) as {
+    catalog: string;
+    unavailable: string | null;
+    tools: { name: string; taskQueue: string }[];
+  };
+  expect(catalog).toMatchObject({ catalog: 'files', unavailable: null });
+  expect(catalog.tools.map((t) => t.name)).toEqual(
+    expect.arrayContaining(['list_allowed_directories', 'list_directory', 'read_text_file']),
+  );
 });

@@ -127,6 +127,14 @@ test('the packed package installs beside the floor of its peer ranges with one c
   expect(versions.size).toBeGreaterThan(5);
   for (const [name, set] of versions)
     expect({ name, versions: [...set] }).toEqual({ name, versions: [expect.any(String)] });
+  // And as a user would ask it: every place `npm ls @temporalio/workflow` finds it is the application's one copy.
+  const workflowLs = await run('npm', ['ls', '@temporalio/workflow', '--all', '--parseable'], {
+    cwd: user,
+    env: userEnv(),
+  });
+  expect([...new Set(workflowLs.stdout.split('\n').filter((l) => l.trim() !== ''))]).toEqual([
+    path.join(user, 'node_modules', '@temporalio', 'workflow'),
+  ]);
 
   const help = await run('npx', ['--no', '--', 'durable-planner', '--help'], { cwd: user, env: userEnv() });
   for (const command of ['demo', 'dev', 'worker', 'temporal', 'start', 'show'])

@@ -1,5 +1,5 @@
 /**
- * The README and docs/ link to each other: every relative markdown link in README.md, docs/*.md and bench/README.md
+ * The README and docs/ link to each other: every relative markdown link in README.md, CHANGELOG.md, docs/*.md and bench/README.md
  * must point at a file that exists and, with a #fragment, at a heading of that file (GitHub's anchors).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -9,6 +9,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 const DOCUMENTS = [
   'README.md',
+  'CHANGELOG.md',
   'bench/README.md',
   ...readdirSync(path.join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))

@@ -7,8 +7,7 @@
 import type { Command } from 'commander';
 import { PlannerClient } from '../../client';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE } from '../../config';
-import { cliConfig, output, parseArg } from '../context';
+import { cliConfig, output, parseArg, taskQueueFlag } from '../context';
 import { shellArg } from '../safe-text';
 import { onInterrupt, signalExitCode } from '../signals';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
@@ -52,9 +51,8 @@ export function registerDemoCommand(program: Command): void {
             Promise.race([watched.catch((err: Error) => err), interrupt.signalled]),
           );
           if (typeof outcome === 'string') {
-            const queue = taskQueue === DEFAULT_TASK_QUEUE ? '' : ` --task-queue ${shellArg(taskQueue)}`;
             console.log(
-              `Stopped (${outcome}). Run ${handle.workflowId} stays on the server, waiting for workers: \`planner dev${queue}\` serves it, \`planner watch ${shellArg(handle.workflowId)}\` follows it.`,
+              `Stopped (${outcome}). Run ${handle.workflowId} stays on the server, waiting for workers: \`planner dev${taskQueueFlag(taskQueue)}\` serves it, \`planner watch ${shellArg(handle.workflowId)}\` follows it.`,
             );
             process.exitCode = signalExitCode(outcome);
           } else if (outcome instanceof Error) {

@@ -8,6 +8,7 @@ import type { PlanningState } from '../../api';
 import { versionOf as readVersion } from '../../api/versions';
 import { openStorage } from '../../store/storage';
 import { CliError, EXIT, cliConfig, output, parseArg, withClient } from '../context';
+import { choiceOption } from '../completion';
 import {
   auditEntryView,
   closedRunView,
@@ -254,7 +255,7 @@ export function registerReadCommands(program: Command): void {
   program
     .command('list')
     .description('planning runs from Temporal visibility, newest (by start time) first')
-    .option('--stage <stage>', `only runs in this stage (${STAGES.join(', ')})`)
+    .addOption(choiceOption('--stage <stage>', 'only runs in this stage (any case)', STAGES))
     .option('--task-queue <queue>', "only runs on this task queue (a planner worker's --task-queue)")
     .option('--limit <n>', 'the n newest runs by start time (default 50; found among at most 10000 matching runs)')
     .action(

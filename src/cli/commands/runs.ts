@@ -23,6 +23,7 @@ import {
   withClient,
   type GlobalOptions,
 } from '../context';
+import { choiceOption } from '../completion';
 import { budgetView, stateView } from '../json-views';
 import { budgetLine, renderState } from '../render';
 import { shellArg, terminalSafe } from '../safe-text';
@@ -39,6 +40,8 @@ const Amount = z
   .transform(Number);
 const Count = z.string().trim().regex(/^\d+$/, 'must be a whole number such as 20').transform(Number);
 
+const PLANNER_KINDS = ['auto', 'llm', 'ranking'] as const;
+
 const StartFlagsSchema = z.object({
   id: WorkflowIdSchema.optional(),
   taskQueue: z.string().trim().min(1).optional(),
@@ -49,7 +52,7 @@ const StartFlagsSchema = z.object({
   requireApproval: z.boolean().optional(),
   approval: z.enum(APPROVAL_MODES).optional(),
   fourEyes: z.boolean().optional(),
-  planner: z.enum(['auto', 'llm', 'ranking']).optional(),
+  planner: z.enum(PLANNER_KINDS).optional(),
   catalog: z.string().trim().min(1).optional(),
   wait: z.boolean().optional(),
   reuseId: z.boolean().optional(),
@@ -123,17 +126,21 @@ export function registerRunCommands(program: Command): void {
     .option('--budget-cost <usd>', `cost limit in USD (default ${DEFAULT_BUDGET.cost_usd})`)
     .option('--budget-tokens <n>', `token limit (default ${DEFAULT_BUDGET.tokens})`)
     .option('--budget-calls <n>', `call limit (default ${DEFAULT_BUDGET.calls})`)
-    .option(
-      '--budget-policy <policy>',
-      'warn | block | fail (default block; fail: a plan that does not fit ends the run, PLAN-004)',
+    .addOption(
+      choiceOption('--budget-policy <policy>', 'at a limit: warn, block (default) or fail (a plan that does not fit ends the run, PLAN-004)', BudgetPolicySchema.options),
     )
-    .option(
-      '--approval <when>',
-      'always | side-effects | never (default never): when the plan waits for `planner approve`; side-effects: only a plan with a step that is not read-only',
+    .addOption(
+      choiceOption(
+        '--approval <when>',
+        'when the plan waits for `planner approve` (default never); side-effects: only a plan with a step that is not read-only',
+        APPROVAL_MODES,
+      ),
     )
     .option('--require-approval', 'the same as --approval always')
     .option('--four-eyes', 'refuse an approval from the identity that starts the run: another person must approve')
-    .option('--planner <kind>', 'llm | ranking | auto (default auto: the LLM when one is configured)')
+    .addOption(
+      choiceOption('--planner <kind>', 'who plans (default auto: the LLM when one is configured)', PLANNER_KINDS),
+    )
     .option('--catalog <name>', 'tool catalog (default waste)')
     .option('--wait', 'follow the run until it ends, answering its questions at a terminal')
     .option(

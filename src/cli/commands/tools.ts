@@ -5,6 +5,7 @@ import { TOOL_QUEUES } from '../../config';
 import { specsOf } from '../../tools/tool';
 import { defaultToolPacks, servedPacks } from '../../worker';
 import { CliError, EXIT, cliConfig, output, parseArg } from '../context';
+import { choiceOption } from '../completion';
 import { renderCatalogs, toolView, type CatalogView } from '../tool-catalog';
 import { action } from './runs';
 
@@ -25,7 +26,13 @@ export function registerToolCommands(program: Command): void {
       '--task-queue <queue>',
       'the planner task queue the worker would use (default: $PLANNER_TASK_QUEUE or durable-planner)',
     )
-    .option('--tool-queues <planner|split>', 'as for `planner worker` (default: $PLANNER_TOOL_QUEUES or planner)')
+    .addOption(
+      choiceOption(
+        '--tool-queues <mode>',
+        'as for `planner worker` (default: $PLANNER_TOOL_QUEUES or planner)',
+        TOOL_QUEUES,
+      ),
+    )
     .action(
       action(async (opts) => {
         const out = output(opts);

@@ -5,9 +5,9 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE, MetricsPortSchema, TOOL_QUEUES, type PlannerConfig } from '../../config';
-import { shellArg } from '../safe-text';
-import { cliConfig, parseArg } from '../context';
+import { MetricsPortSchema, TOOL_QUEUES, type PlannerConfig } from '../../config';
+import { cliConfig, parseArg, taskQueueFlag } from '../context';
+import { choiceOption } from '../completion';
 import { LOCAL_SERVER_PID_FILE, stopLocalDevServer } from '../../dev/temporal-server';
 import { quietSdkLogs, resolveServer, startWorkers } from '../local-stack';
 import { action } from './runs';
@@ -65,7 +65,7 @@ function withWorkerOptions(command: Command): Command {
       '--metrics-port <port>',
       'serve Prometheus metrics on this port at /metrics (default: $PLANNER_METRICS_PORT, else none)',
     )
-    .option('--tool-queues <planner|split>', TOOL_QUEUES_HELP);
+    .addOption(choiceOption('--tool-queues <mode>', TOOL_QUEUES_HELP, TOOL_QUEUES));
 }
 
 /** withWorkerOptions' flags, each else its variable in `config`. */
@@ -85,6 +85,11 @@ function workerSettings(opts: Record<string, unknown>, config: PlannerConfig) {
 
 function metricsLine(port: number | undefined): string {
   return port === undefined ? '' : ` Metrics: http://localhost:${port}/metrics.`;
+}
+
+/** The command `planner dev` suggests once its workers poll: a run on their task queue. */
+export function devTryLine(taskQueue: string): string {
+  return `Try: planner start "Get contaminated shipments from last week" --wait${taskQueueFlag(taskQueue)}`;
 }
 
 export function registerWorkerCommands(program: Command): void {
@@ -116,9 +121,7 @@ export function registerWorkerCommands(program: Command): void {
         console.log(
           `Worker version ${running.workers.version.buildId} (deployment ${running.workers.version.deploymentName}) is current: new runs land on it.`,
         );
-      console.log(
-        `Try: planner start "Get contaminated shipments from last week" --wait${taskQueue === DEFAULT_TASK_QUEUE ? '' : ` --task-queue ${shellArg(taskQueue)}`}`,
-      );
+      console.log(devTryLine(taskQueue));
       try {
         await running.workers.run(); // Temporal's Runtime turns SIGINT/SIGTERM into a graceful shutdown
       } finally {
