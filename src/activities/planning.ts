@@ -382,6 +382,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const cache = planner.kind === 'llm' && !refinement && parsed.plan_cache === 'use' ? deps.planCache : undefined;
       const cacheKey = cache
         ? planCacheKey({
+            planner: planner.cacheIdentity ?? planner.kind,
             request,
             requirements,
             catalog,

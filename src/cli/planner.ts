@@ -2,10 +2,8 @@
  * `planner`: the operator's CLI. `planner --help` lists the commands; docs/cli.md documents them, the --json shapes
  * (src/cli/json-views.ts) and the exit codes (src/cli/context.ts: 0 ok, 1 error, 2 usage, 3 not found, 4 plan failed).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { projectRoot } from '../project-root';
+import { packageVersion } from '../versioning';
 import { EXIT, reportError } from './context';
 import { registerAuditCommand } from './commands/audit';
 import { registerCompletionCommand } from './commands/completion';
@@ -17,11 +15,6 @@ import { registerStorageCommands } from './commands/storage';
 import { registerTemporalCommands } from './commands/temporal';
 import { registerToolCommands } from './commands/tools';
 import { registerWorkerCommands } from './commands/workers';
-
-/** The package's version, from its package.json (the checkout's, or the installed package's). */
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 export function buildProgram(): Command {
   // The bin is `durable-planner` (unique on npm); `planner` is its alias, which the project's own scripts use.

@@ -136,7 +136,8 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       hint: 'Remove one depends_on edge of the cycle; a step can only depend on steps that finish before it.',
     });
   }
-  if (context.budget && context.budget.policy !== 'warn') issues.push(...checkBudget(plan, steps, tools, context.budget));
+  if (context.budget && context.budget.policy !== 'warn')
+    issues.push(...checkBudget(plan, steps, tools, context.budget));
   return issues;
 }
 

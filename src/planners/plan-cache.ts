@@ -30,8 +30,10 @@ interface IndexEntry {
   stored_at: number;
 }
 
-/** What a plan depends on besides the model: the cache key is the digest of these. */
+/** What a plan depends on: the cache key is the digest of these. */
 export interface PlanCacheKeyInput {
+  /** The planner's own part (Planner.cacheIdentity: its model, how it starts, the release's prompts). */
+  planner: string;
   request: PlanningRequest;
   requirements: Requirements;
   catalog: readonly ToolSpec[];
@@ -45,7 +47,8 @@ export interface PlanCacheKeyInput {
  * The digest of everything the planner's prompt is made of (src/llm/prompts.ts plannerSystemPrompt and
  * plannerUserPrompt): whatever a run can put into the prompt must be in the key, or one run could have its plan served
  * to another that never said it (a `system` message in the context, say). The catalog's specs make the system
- * prompt; the ranking planner's draft is left out because it follows from the rest. `now` counts to the day: the
+ * prompt; the ranking planner's draft is left out because it follows from the rest; the model and the release
+ * (whose prompt templates may differ) come with the planner's identity. `now` counts to the day: the
  * plan's dates are days, and the exact instant would make every run a miss.
  */
 export function planCacheKey(input: PlanCacheKeyInput): string {
@@ -54,6 +57,7 @@ export function planCacheKey(input: PlanCacheKeyInput): string {
   const { cost_usd, tokens, calls } = request.budget;
   return sha256Hex(
     canonicalJson({
+      planner: input.planner,
       goal: request.goal,
       context: request.context,
       day: request.now.slice(0, 'YYYY-MM-DD'.length),

@@ -47,6 +47,8 @@ export interface PlanGenerationResult {
 
 export interface Planner {
   readonly kind: 'llm' | 'ranking';
+  /** What decides its plans besides the request (the model, how a plan starts, the release's prompts): in the plan cache's key. */
+  readonly cacheIdentity?: string;
   generate(input: PlanGenerationInput): Promise<PlanGenerationResult>;
 }
 

@@ -127,7 +127,11 @@ export function registerRunCommands(program: Command): void {
     .option('--budget-tokens <n>', `token limit (default ${DEFAULT_BUDGET.tokens})`)
     .option('--budget-calls <n>', `call limit (default ${DEFAULT_BUDGET.calls})`)
     .addOption(
-      choiceOption('--budget-policy <policy>', 'at a limit: warn, block (default) or fail (a plan that does not fit ends the run, PLAN-004)', BudgetPolicySchema.options),
+      choiceOption(
+        '--budget-policy <policy>',
+        'at a limit: warn, block (default) or fail (a plan that does not fit ends the run, PLAN-004)',
+        BudgetPolicySchema.options,
+      ),
     )
     .addOption(
       choiceOption(

@@ -33,6 +33,7 @@ import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 import { groundingOf } from '../goal-constraints';
 import { groundedPlan } from '../ground-plan';
+import { packageVersion } from '../../versioning';
 
 /** Low but not zero for a fresh plan; a refinement must change only what the feedback asks, so 0. */
 export const PLAN_TEMPERATURE = 0.1;
@@ -85,11 +86,16 @@ function toolsLeftOutIssue(tools: readonly string[]): ValidationIssue {
 export class LlmPlanner implements Planner {
   readonly kind = 'llm';
 
+  readonly cacheIdentity: string;
+
   /** `draft`: the planner whose plan a first plan starts from (the ranking planner), so the model revises, not invents. */
   constructor(
     private readonly client: ChatModel,
     private readonly draft?: Planner,
-  ) {}
+  ) {
+    // Another model, another start or another release's prompts make other plans: none is served a cached one.
+    this.cacheIdentity = `${client.model}; draft ${draft ? draft.kind : 'none'}; durable-planner ${packageVersion()}`;
+  }
 
   /** The draft's plan for a first plan, unless it has no step to offer (IMPOSSIBLE) or the draft planner fails. */
   private async draftFor(input: PlanGenerationInput): Promise<Plan | undefined> {

@@ -143,6 +143,7 @@ describe('generatePlan and the plan cache', () => {
   const ranking = new RankingPlanner();
   const llmPlanner = {
     kind: 'llm' as const,
+    cacheIdentity: 'counting model',
     generate: (input: Parameters<RankingPlanner['generate']>[0]) => (generated++, ranking.generate(input)),
   };
   const cache = new PlanCache({
@@ -173,7 +174,12 @@ describe('generatePlan and the plan cache', () => {
     constraints: { max_steps: 20, allowed_tools: ['shipments', 'contaminants-detected'] },
   });
   const input = { request: req, requirements: analyze(goal), stamp: STAMP };
-  const key = planCacheKey({ request: req, requirements: input.requirements, catalog: WASTE_CATALOG });
+  const key = planCacheKey({
+    planner: llmPlanner.cacheIdentity,
+    request: req,
+    requirements: input.requirements,
+    catalog: WASTE_CATALOG,
+  });
   const withStep = (plan: Plan, tool: string): Plan => ({
     ...plan,
     tasks: [

@@ -12,7 +12,13 @@ const GOAL = "Get last week's contaminated shipments";
 const HOUR = 60 * 60_000;
 
 function keyInput(overrides: Partial<PlanCacheKeyInput> = {}): PlanCacheKeyInput {
-  return { request: request(GOAL), requirements: analyze(GOAL), catalog: WASTE_CATALOG, ...overrides };
+  return {
+    planner: 'gpt-4o-mini; draft ranking; durable-planner 0.2.0',
+    request: request(GOAL),
+    requirements: analyze(GOAL),
+    catalog: WASTE_CATALOG,
+    ...overrides,
+  };
 }
 
 /** What the LLM planner would send for `input` (system and user prompt), as src/planners/generate/llm-planner.ts builds it. */
@@ -83,6 +89,14 @@ describe('planCacheKey', () => {
   ])('changes with %s, which the prompt says', (_what, input) => {
     expect(promptOf(input)).not.toBe(promptOf(keyInput()));
     expect(planCacheKey(input)).not.toBe(planCacheKey(keyInput()));
+  });
+
+  test.each([
+    ['another model', 'gpt-4.1; draft ranking; durable-planner 0.2.0'],
+    ['plans from the goal alone (no draft)', 'gpt-4o-mini; draft none; durable-planner 0.2.0'],
+    ["another release's prompt templates", 'gpt-4o-mini; draft ranking; durable-planner 0.3.0'],
+  ])('changes with %s, which the same prompt would not show', (_what, planner) => {
+    expect(planCacheKey(keyInput({ planner }))).not.toBe(planCacheKey(keyInput()));
   });
 
   test('changes with budget limits under trim_to_budget (the planner trims to them)', () => {
