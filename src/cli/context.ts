@@ -153,7 +153,7 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
     const refusal = readFailure(err);
     return new CliError(
       `the run refused it: ${firstLine(refusal.message)}`,
-      refusal.code === 'PLAN-006' ? EXIT.usage : EXIT.error,
+      refusal.code === 'PLAN-006' || refusal.code === 'PLAN-003' ? EXIT.usage : EXIT.error, // PLAN-003: a plan a person sent (editPlan)
       `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${shellArg(workflowId)}\``,
     );
   }

@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../project-root';
 import { EXIT, reportError } from './context';
 import { registerDemoCommand } from './commands/demo';
+import { registerEditCommands } from './commands/edits';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
 import { registerStepCommands } from './commands/steps';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerRunCommands(program);
   registerStepCommands(program);
+  registerEditCommands(program);
   registerReadCommands(program);
   registerToolCommands(program);
   registerStorageCommands(program);
