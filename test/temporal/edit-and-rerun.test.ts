@@ -12,6 +12,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { getStateQuery, readFailure, type PlanningState } from '../../src/api';
 import { PlannerClient } from '../../src/client';
+import { StepOutcomeUnknownError } from '../../src/domain/errors';
 import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import { runPlannerCli } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
@@ -21,6 +22,8 @@ import { testAddress, waitFor } from '../support/temporal';
 /** Each tool's calls, in order, with their params; the notification's idempotency keys. */
 const calls: { tool: string; params: unknown }[] = [];
 const notified = new Set<string>();
+/** When set, the next notification's outcome is unknown (PLAN-014): the run asks a person to decide on it. */
+let unknownOutcomeNext = false;
 const COST = 0.01;
 
 const tool = (name: string, description: string, idempotent: boolean) =>
@@ -35,6 +38,10 @@ const tool = (name: string, description: string, idempotent: boolean) =>
     tags: name.split('_'),
     run: async (params, ctx) => {
       calls.push({ tool: name, params });
+      if (!idempotent && unknownOutcomeNext) {
+        unknownOutcomeNext = false;
+        throw new StepOutcomeUnknownError('the mail server dropped the connection after the request was sent');
+      }
       if (!idempotent) notified.add(ctx.idempotencyKey);
       return { ok: true };
     },
@@ -290,6 +297,61 @@ describe('re-run from a step', () => {
     expect(state.versions[0]!.explanation).toBe(
       `re-run of ${first.workflowId} from step 1.2: runs 1.2, 1.3 again under this run's own idempotency keys (their effects are meant to happen again); keeps 1.1 (results by reference)`,
     );
+  });
+});
+
+describe('re-run an open run from a step', () => {
+  test('a step awaiting a decision: rerunFrom step 2 of 3 records v2 (rerun) that keeps step 1 by reference, runs steps 2 and 3 only, charges only them, and gives the re-run side effect a new idempotency scope', async () => {
+    calls.length = 0;
+    notified.clear();
+    unknownOutcomeNext = true;
+    const handle = await start('open-rerun', { approval: 'never' });
+    const { workflowId } = handle;
+    let state: PlanningState | undefined;
+    await waitFor(
+      async () => (state = await alice.state(workflowId)).steps[2]?.waiting?.for === 'decision',
+      30_000,
+      'step 1.3 awaiting a decision',
+    );
+    expect(calls.map((c) => c.tool)).toEqual(['fetch_orders', 'enrich_orders', 'notify_customers']);
+    const kept = state!.steps[0]!.result;
+    const before = state!.audit.length;
+    calls.length = 0;
+
+    const reply = await bob.rerunFrom(workflowId, '1.2', [
+      { op: 'add', path: '/tasks/0/steps/1/params/limit', value: 5 },
+    ]);
+    expect(reply).toBe('plan v2 re-runs 1.2, 1.3 from step 1.2; kept: 1.1');
+    expect((await handle.result()).stage).toBe('COMPLETED');
+    const after = await handle.query(getStateQuery);
+    expect(calls).toEqual([
+      { tool: 'enrich_orders', params: { limit: 5 } },
+      { tool: 'notify_customers', params: {} },
+    ]);
+    expect(after.versions.map((v) => [v.version, v.reason, v.by ?? null])).toEqual([
+      [1, 'initial', null],
+      [2, 'rerun', 'bob@ops'],
+    ]);
+    expect(after.versions[1]!.diff).toMatchObject({ changed: [{ id: '1.2', fields: ['params'] }] });
+    expect(after.steps.map((s) => [s.id, s.status, s.completed_in_version])).toEqual([
+      ['1.1', 'COMPLETED', 1],
+      ['1.2', 'COMPLETED', 2],
+      ['1.3', 'COMPLETED', 2],
+    ]);
+    expect(after.steps[0]!.result).toEqual(kept);
+    const since = after.audit.slice(before);
+    expect(since.filter((a) => a.kind === 'budget').map((a) => a.message.split(':')[0])).toEqual([
+      'critique',
+      'step 1.2',
+      'step 1.3',
+    ]);
+    expect(since.find((a) => a.message.startsWith('re-run from step 1.2'))).toMatchObject({
+      by: 'bob@ops',
+      message:
+        're-run from step 1.2 by bob@ops as plan v2: runs 1.2, 1.3 again; keeps 1.1 (results by reference); side-effecting step(s) 1.3 get a new idempotency scope: their effects are meant to happen again; patched: /tasks/0/steps/1/params/limit',
+    });
+    expect([...notified]).toHaveLength(1);
+    expect([...notified][0]).toMatch(/:1\.3:rerun-1:/);
   });
 });
 
