@@ -79,6 +79,10 @@ export function checkRerun(state: PlanningState, payload: unknown): RerunFromInp
       `rerunFrom refused: stage ${state.stage} with no plan awaiting approval and no step awaiting a decision`,
       hint,
     );
+  const running = state.stage === 'EXECUTING' ? state.steps.filter((s) => s.status === 'RUNNING').map((s) => s.id) : [];
+  if (running.length > 0)
+    // a step that finishes after the re-run is given would keep a result the re-run drops
+    refuse(`rerunFrom refused: step(s) ${running.join(', ')} still running`, `${hint} Send it again once they end.`);
   if (Object.keys(state.completed_steps).length === 0)
     refuse(
       'rerunFrom refused: no step has completed, so there is nothing to keep',

@@ -11,10 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { getStateQuery, readFailure, type PlanningState } from '../../src/api';
+import { cliIdentity } from '../../src/cli/context';
 import { PlannerClient } from '../../src/client';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
 import { defineTool, defineToolPack } from '../../src/tools/define-tool';
-import { runPlannerCli } from '../support/cli';
+import { runPlannerCli, spawnPlannerCli } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { testAddress, waitFor } from '../support/temporal';
@@ -356,7 +357,7 @@ describe('re-run an open run from a step', () => {
 });
 
 describe('the CLI', () => {
-  test('`planner edit --patch` records the edit; `planner edit --plan` with an invalid plan exits 2 naming the issue; `planner rerun` re-runs a closed run', async () => {
+  test('`planner edit --patch` records the edit; `planner edit --plan` with an invalid plan exits 2 naming the issue; at a terminal `planner edit` opens $EDITOR; `planner rerun` re-runs a closed run', async () => {
     const handle = await start('cli-edit', { approval: 'always' });
     await awaitingApproval(handle.workflowId, 1);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'edit-'));
@@ -371,8 +372,23 @@ describe('the CLI', () => {
     writeFileSync(planFile, JSON.stringify({ ...v2.plan, tasks: [] }));
     const invalid = await runPlannerCli(['edit', handle.workflowId, '--version', '2', '--plan', planFile]);
     expect(invalid.code).toBe(2);
-    expect(invalid.stderr).toMatch(/plan failed validation/);
-    await bob.approve(handle.workflowId, undefined, 2);
+    expect(invalid.stderr).toMatch(/plan failed validation with \d+ issue\(s\): \[/);
+    // At a terminal without --patch or --plan, the plan opens in $EDITOR (here a sed script), as `git commit` does.
+    const editor = spawnPlannerCli(
+      ['edit', handle.workflowId, '--version', '2', '--comment', 'four will do'],
+      { EDITOR: `sed -i 's/"limit": 2/"limit": 4/'` },
+      { terminal: true },
+    );
+    expect(await editor.exited).toBe(0);
+    expect(editor.output()).toContain('plan v3 recorded from your edit of v2');
+    const v3 = await awaitingApproval(handle.workflowId, 3);
+    expect(v3.versions.at(-1)).toMatchObject({
+      reason: 'human_edit',
+      by: cliIdentity(),
+      explanation: `edited by ${cliIdentity()}: four will do`,
+      json_changes: ['/tasks/0/steps/1/params/limit'],
+    });
+    await bob.approve(handle.workflowId, undefined, 3);
     expect((await handle.result()).stage).toBe('COMPLETED');
 
     const rerun = await runPlannerCli([
