@@ -17,7 +17,17 @@ import {
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { loadConfig } from './config';
-import { completeStepUpdate, resolveStepUpdate, type ResolveStepInput } from './api/messages';
+import {
+  completeStepUpdate,
+  editPlanUpdate,
+  rerunFromUpdate,
+  resolveStepUpdate,
+  type EditPlanInput,
+  type ResolveStepInput,
+} from './api/messages';
+import { InvalidInputError } from './domain/errors';
+import { applyJsonPatch, type JsonPatch } from './domain/json-patch';
+import { isTerminal } from './domain/stages';
 import { tracingFromConfig, tracingPlugins, type Tracing } from './telemetry/tracing';
 import { loadTemporalTarget, workflowUiUrl, type TemporalTarget } from './temporal-connection';
 import {
@@ -183,6 +193,59 @@ export class PlannerClient {
     const signed = this.signed(decision);
     parseMessagePayload('resolveStep', signed);
     return await this.handle(workflowId).executeUpdate(resolveStepUpdate, { args: [signed] });
+  }
+
+  /**
+   * Edits plan `edit.plan_version`, the version awaiting approval: the whole changed `plan` or a JSON `patch` over it.
+   * The run validates it as a generated plan (an invalid edit is refused naming each issue) and records it as the next
+   * version, which is critiqued and awaits approval again.
+   */
+  async editPlan(
+    workflowId: string,
+    edit: Pick<EditPlanInput, 'plan_version' | 'plan' | 'patch' | 'comment'>,
+  ): Promise<string> {
+    const signed = this.signed(edit);
+    parseMessagePayload('editPlan', signed);
+    return await this.handle(workflowId).executeUpdate(editPlanUpdate, { args: [signed] });
+  }
+
+  /** An open run re-runs `step` and its downstream cone as a new plan version (rerunFrom); `patch` changes the plan first. */
+  async rerunFrom(workflowId: string, step: string, patch?: JsonPatch): Promise<string> {
+    const signed = this.signed({ step, ...(patch ? { patch } : {}) });
+    parseMessagePayload('rerunFrom', signed);
+    return await this.handle(workflowId).executeUpdate(rerunFromUpdate, { args: [signed] });
+  }
+
+  /**
+   * A closed run re-run from `from`: a new run with the old run's request and options, its plan (patched by `patch`),
+   * and its completed steps' results by reference; it keeps the steps outside `from`'s downstream cone.
+   */
+  async rerunClosed(
+    workflowId: string,
+    rerun: { from: string; patch?: JsonPatch },
+    options: StartOptions = {},
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
+    const old = await this.state(workflowId);
+    if (!isTerminal(old.stage) || !old.plan)
+      throw new InvalidInputError(
+        `${workflowId} is ${old.stage}${old.plan ? '' : ' with no plan'}: only a closed run with a plan is re-run as a new run`,
+        old.plan ? 'Send rerunFrom to the open run (`planner rerun` does when it is open).' : 'Start a new run.',
+      );
+    const plan = rerun.patch ? applyJsonPatch(old.plan, rerun.patch) : old.plan;
+    const { trace_id: _trace, ...request } = old.request;
+    return await this.start(
+      {
+        request,
+        options: old.options,
+        rerun: {
+          of: workflowId,
+          from: rerun.from,
+          plan: plan as Record<string, unknown>,
+          completed_steps: old.completed_steps,
+        },
+      },
+      options,
+    );
   }
 
   /**

@@ -132,6 +132,8 @@ export interface PlannerConfig {
   temporalTestServerPath: string | undefined;
   /** PATH's folders, searched for the `temporal` CLI. */
   pathDirs: readonly string[];
+  /** VISUAL, else EDITOR: the command `planner edit` opens the plan's JSON with, as `git commit` does. */
+  editor: string | undefined;
   telemetry: TelemetrySettings;
 }
 
@@ -203,6 +205,8 @@ const PlannerEnvSchema = z.object({
   PLANNER_LLM_ANALYSIS: z.enum(LLM_CALL_MODES).default('auto'),
   PLANNER_LLM_PREMORTEM: z.enum(LLM_CALL_MODES).default('auto'),
   PLANNER_LLM_WARM_UP: z.enum(['on', 'off']).default('on'),
+  VISUAL: z.string().max(4096).optional(),
+  EDITOR: z.string().max(4096).optional(),
 });
 
 /** Settings read only when an LLM is configured (OPENAI_API_KEY or OPENAI_BASE_URL set). */
@@ -281,6 +285,8 @@ const HINTS: Record<VariableName, string> = {
   TEMPORAL_CLI_PATH: 'Set TEMPORAL_CLI_PATH to the temporal binary, or unset it.',
   TEMPORAL_TEST_SERVER_PATH: 'Set TEMPORAL_TEST_SERVER_PATH to the temporal-test-server binary, or unset it.',
   PATH: 'PATH is too long to search.',
+  VISUAL: 'Set VISUAL to an editor command such as "code --wait", or unset it.',
+  EDITOR: 'Set EDITOR to an editor command such as vi or nano, or unset it.',
   OTEL_EXPORTER_OTLP_ENDPOINT:
     'Set OTEL_EXPORTER_OTLP_ENDPOINT to the OTLP/HTTP collector base URL, e.g. http://localhost:4318, or unset it (no traces).',
   PLANNER_METRICS_PORT:
@@ -475,6 +481,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     temporalCliPath: values.TEMPORAL_CLI_PATH,
     temporalTestServerPath: values.TEMPORAL_TEST_SERVER_PATH,
     pathDirs: Object.freeze((values.PATH ?? '').split(path.delimiter).filter(Boolean)),
+    editor: values.VISUAL ?? values.EDITOR,
     telemetry: Object.freeze({
       otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
       metricsPort: values.PLANNER_METRICS_PORT,

@@ -11,6 +11,7 @@ import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/criti
 import {
   InvalidInputError,
   PlanValidationError,
+  type ValidationIssue,
   PlannerError,
   WorkerFailureError,
   formatZodIssues,
@@ -23,7 +24,7 @@ import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { unsaidLiterals, type Grounding } from '../domain/grounding';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
-import { planIssues, runnableStepKinds } from '../domain/validation';
+import { planIssues, runnableStepKinds, validatePlan } from '../domain/validation';
 import { groundingOf } from '../planners/goal-constraints';
 import { runCritics } from '../planners/critique/run-critics';
 import {
@@ -133,6 +134,7 @@ const GatekeeperInputSchema = z.object({
 });
 export type GatekeeperInput = z.input<typeof GatekeeperInputSchema>;
 
+const CheckPlanInputSchema = z.object({ plan: z.unknown(), request: PlanningRequestSchema });
 const LookupToolsInputSchema = z.object({ tool_catalog: z.string().min(1), tools: z.array(z.string()) });
 const ArchiveInputSchema = z.object({ value: z.unknown() });
 
@@ -304,6 +306,16 @@ async function cachedPlan(
   return { plan, llm_calls: [], from_cache: hit.stored_at };
 }
 
+/** What a plan for `request` is validated against, whoever wrote it: one context for generated and edited plans. */
+function validationContext(request: PlanningRequest, catalog: readonly ToolSpec[], planner: 'llm' | 'ranking') {
+  return {
+    catalog,
+    constraints: request.constraints,
+    step_kinds: runnableStepKinds(planner),
+    grounding: groundingOf(request, catalog),
+  };
+}
+
 export function createPlanningActivities(deps: PlanningDependencies) {
   const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(
     result: R,
@@ -411,13 +423,9 @@ export function createPlanningActivities(deps: PlanningDependencies) {
         ? { ...generated, plan: { ...generated.plan, assumptions: [...generated.plan.assumptions, workspace.summary] } }
         : generated;
       // What this run cannot execute is refused here, before the plan is recorded, never at execution.
-      const grounding = groundingOf(request, catalog);
-      const issues = planIssues(result.plan, {
-        catalog,
-        constraints: request.constraints,
-        step_kinds: runnableStepKinds(planner.kind),
-        grounding,
-      });
+      const context = validationContext(request, catalog, planner.kind);
+      const { grounding } = context;
+      const issues = planIssues(result.plan, context);
       if (issues.length > 0) throw new PlanValidationError(issues);
       if (cache && cacheKey && !generated.from_cache) {
         await cache
@@ -439,6 +447,23 @@ export function createPlanningActivities(deps: PlanningDependencies) {
         ...(unsaid.length > 0 ? { unsaid } : {}),
       };
     }),
+
+    /**
+     * A plan a person wrote (editPlan, rerunFrom, a re-run's input), validated exactly as a generated plan is:
+     * the same checks against the same catalog, constraints, step kinds and grounding. Its issues (none: it may
+     * run) and the routes of its tools.
+     */
+    checkPlan: withPlannerFailures(
+      async (
+        input: z.input<typeof CheckPlanInputSchema>,
+      ): Promise<{ issues: ValidationIssue[]; routes: Record<string, ToolRoute> }> => {
+        const { plan, request } = parseInput(CheckPlanInputSchema, input, 'checkPlan');
+        const catalog = deps.catalogs.get(request.tool_catalog);
+        const issues = validatePlan(plan, validationContext(request, catalog, pick(request).planner.kind));
+        const tools = issues.length > 0 ? [] : flattenSteps(plan as Plan).flatMap((s) => (s.tool ? [s.tool] : []));
+        return { issues, routes: deps.catalogs.routes(request.tool_catalog, [...new Set(tools)]) };
+      },
+    ),
 
     critiquePlan: withPlannerFailures(async (input: PlanCheckInput): Promise<WithTranscriptRef<CriticResult>> => {
       const { plan, request, budget, llm } = parseInput(PlanCheckInputSchema, input, 'critiquePlan');

@@ -9,6 +9,8 @@ import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
 import { APPROVAL_MODES, type ApprovalMode } from '../domain/approval-gate';
 import { redactSecrets } from '../domain/secrets';
+import { StepResultSchema } from '../domain/step-execution';
+import { jsonByteLength } from '../domain/walk';
 import { parsePlanningRequest, type PlanningRequest, type PlanningRequestInput } from '../domain/request';
 import type { PlanningState } from './state';
 
@@ -133,13 +135,42 @@ export interface PlanningWorkflowInput {
   started_by?: string;
   /** State carried across continue-as-new; never set by clients. */
   resume?: PlanningState;
+  /** A re-run of a closed run (`planner rerun`): see RerunInputSchema. */
+  rerun?: RerunInput;
 }
+
+/** A re-run's input (plan and kept results) as JSON, in UTF-8 bytes, at most. */
+export const RERUN_INPUT_BYTES = 512 * 1024;
+
+/**
+ * A new run that re-runs a closed one from step `from`: the old run's plan (its last version, patched if asked) and
+ * its completed steps' results, by reference to the content store. The new run keeps every completed step outside
+ * `from`'s downstream cone and runs the cone again; its own run chain gives side effects new idempotency keys.
+ */
+export const RerunInputSchema = sharedSchema('api/input#RerunInputSchema', () =>
+  z
+    .object({
+      of: z.string().min(1).max(1_000),
+      from: z.string().trim().min(1).max(64),
+      plan: z.record(z.string(), z.unknown()),
+      completed_steps: z.record(
+        z.string().max(100_000),
+        z.object({ version: z.number().int().min(1), result: StepResultSchema }),
+      ),
+    })
+    .strict()
+    .refine((r) => jsonByteLength(r) <= RERUN_INPUT_BYTES, {
+      message: `a re-run's plan and results together are at most ${RERUN_INPUT_BYTES} bytes as JSON`,
+    }),
+);
+export type RerunInput = z.output<typeof RerunInputSchema>;
 
 const WorkflowInputSchema = sharedSchema('api/input#WorkflowInputSchema', () =>
   z.object({
     request: z.record(z.string(), z.unknown()),
     options: z.record(z.string(), z.unknown()).optional(),
     started_by: IdentitySchema.optional(),
+    rerun: RerunInputSchema.optional(),
   }),
 );
 
@@ -174,7 +205,7 @@ export function approvalMode(options: Partial<PlanningOptions>): ApprovalMode {
 export function parseWorkflowInput(
   input: unknown,
   defaults: { trace_id: string; now: string },
-): { request: PlanningRequest; options: PlanningOptions; started_by?: string } {
+): { request: PlanningRequest; options: PlanningOptions; started_by?: string; rerun?: RerunInput } {
   const shape = WorkflowInputSchema.safeParse(input);
   if (!shape.success) {
     throw new InvalidInputError(
@@ -204,7 +235,13 @@ export function parseWorkflowInput(
       'Start the run through PlannerClient or `planner start` (they send their identity), or add "started_by": "<your identity>" to the input.',
     );
   }
-  return { request, options: parsed, ...(started_by !== undefined ? { started_by } : {}) };
+  const { rerun } = shape.data;
+  return {
+    request,
+    options: parsed,
+    ...(started_by !== undefined ? { started_by } : {}),
+    ...(rerun !== undefined ? { rerun } : {}),
+  };
 }
 
 /**

@@ -11,6 +11,10 @@
  *   update resolveStep {"step": "1.1", "decision": "retry" | "done" | "fail", "text": "…"}   (a side-effecting step
  *     whose outcome is unknown, PLAN-014: run it again under a fresh idempotency scope, mark it completed with
  *     optional result text, or fail it into the re-plan path)
+ *   update editPlan {"plan_version": 2, "patch": [{"op": "replace", "path": "/tasks/0/steps/1/params/x", "value": 1}]}
+ *     or {"plan_version": 2, "plan": {…}}   (the version awaiting approval, changed by a person: validated as a
+ *     generated plan, recorded as the next version with reason `human_edit`, critiqued and awaiting approval again)
+ *   update rerunFrom {"step": "1.2", "patch": […]}   (see docs/messages-and-failures.md for the stages that take it)
  *   Each of these but waitForProgress may carry "identity": "…" (who decides; PlannerClient sends its client
  *     identity), which the audit records as `by`.
  *   update waitForProgress {"after_seq": 0}   query getProgress {"after_seq": 0}   (the run's progress events:
@@ -24,6 +28,7 @@ import { sharedSchema } from '../domain/shared-schema';
 import { BUDGET_MAXIMA, type ToolBudget } from '../domain/budget';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
 import { redactSecrets } from '../domain/secrets';
+import { JsonPatchSchema } from '../domain/json-patch';
 import { jsonByteLength } from '../domain/walk';
 import { IdentitySchema } from './input';
 import { WaitForProgressSchema } from './progress';
@@ -37,6 +42,8 @@ export const MESSAGE_NAMES = {
   raiseBudget: 'raiseBudget',
   completeStep: 'completeStep',
   resolveStep: 'resolveStep',
+  editPlan: 'editPlan',
+  rerunFrom: 'rerunFrom',
   waitForProgress: 'waitForProgress',
   getProgress: 'getProgress',
 } as const;
@@ -144,6 +151,37 @@ export type StepDecision = ResolveStepInput extends infer D
   : never;
 
 /**
+ * A person's edit of the plan awaiting approval (version `plan_version`, which must be the one awaiting): the whole
+ * changed plan, or an RFC 6902 JSON Patch over it. The run validates the result as it validates a generated plan and
+ * records it as the next version (reason `human_edit`), which is critiqued and awaits approval again.
+ */
+export const EditPlanSchema = sharedSchema('api/messages#EditPlanSchema', () =>
+  z
+    .object({
+      plan_version: z.number().int().min(1).max(1_000_000),
+      plan: z.record(z.string(), z.unknown()).optional(),
+      patch: JsonPatchSchema.optional(),
+      comment: z.string().max(2_000).transform(redactSecrets).optional(),
+      identity: IdentityField,
+    })
+    .strict()
+    .refine((e) => (e.plan === undefined) !== (e.patch === undefined), {
+      message: 'send exactly one of plan (the whole changed plan) and patch (a JSON Patch over it)',
+    }),
+);
+export type EditPlanInput = z.output<typeof EditPlanSchema>;
+
+/**
+ * Re-run the current plan from step `step`: a new version keeps every completed step upstream of it (results by
+ * reference) and runs `step` and the steps downstream of it again, optionally with `patch` (a JSON Patch over the
+ * plan) applied first.
+ */
+export const RerunFromSchema = sharedSchema('api/messages#RerunFromSchema', () =>
+  z.object({ step: StepIdField, patch: JsonPatchSchema.optional(), identity: IdentityField }).strict(),
+);
+export type RerunFromInput = z.output<typeof RerunFromSchema>;
+
+/**
  * Limits on every message payload, checked before its schema (by the update validators, the signal handler and
  * PlannerClient). No payload a schema accepts comes near the cap (a 10,000-character answer is at most 60 KB even
  * with every character escaped); it bounds what a hostile payload costs before the schema sees it, extra keys included.
@@ -193,6 +231,11 @@ export const MESSAGE_PAYLOADS = {
   raiseBudget: { schema: RaiseBudgetSchema, example: '{"calls": 10}' },
   completeStep: { schema: CompleteStepSchema, example: '{"step": "2.1", "answer": "…"}' },
   resolveStep: { schema: ResolveStepSchema, example: '{"step": "1.1", "decision": "retry" | "done" | "fail"}' },
+  editPlan: {
+    schema: EditPlanSchema,
+    example: '{"plan_version": 1, "patch": [{"op": "replace", "path": "/tasks/0/steps/0/params/limit", "value": 5}]}',
+  },
+  rerunFrom: { schema: RerunFromSchema, example: '{"step": "1.2"}' },
   waitForProgress: { schema: WaitForProgressSchema, example: '{"after_seq": 0}' },
   getProgress: { schema: WaitForProgressSchema, example: '{"after_seq": 0}' },
 } as const;
@@ -218,6 +261,8 @@ export const completeStepUpdate = defineUpdate<string, [z.input<typeof CompleteS
   MESSAGE_NAMES.completeStep,
 );
 export const resolveStepUpdate = defineUpdate<string, [z.input<typeof ResolveStepSchema>]>(MESSAGE_NAMES.resolveStep);
+export const editPlanUpdate = defineUpdate<string, [z.input<typeof EditPlanSchema>]>(MESSAGE_NAMES.editPlan);
+export const rerunFromUpdate = defineUpdate<string, [z.input<typeof RerunFromSchema>]>(MESSAGE_NAMES.rerunFrom);
 export const raiseBudgetUpdate = defineUpdate<ToolBudget, [z.input<typeof RaiseBudgetSchema>]>(
   MESSAGE_NAMES.raiseBudget,
 );

@@ -67,6 +67,22 @@ export interface PlanVersionRecord extends PlanVersion {
   transcript_ref?: string;
   /** Literals its steps pass that the goal does not account for (src/domain/grounding.ts `unsaidLiterals`). */
   unsaid?: UnsaidStepLiteral[];
+  /** Who made this version, for one a person made (`human_edit`, `rerun`): the identity the message carried. */
+  by?: string;
+  /** For a version a person made: the JSON Pointers at which it differs from its parent (src/domain/json-patch.ts). */
+  json_changes?: string[];
+}
+
+/**
+ * A plan version a person made (editPlan, rerunFrom) or a re-run's input brought, validated and waiting for the
+ * PLANNING stage to record it instead of generating one.
+ */
+export interface GivenPlan {
+  plan: Plan;
+  reason: 'human_edit' | 'rerun' | 'initial';
+  explanation: string;
+  by?: string;
+  routes: Record<string, ToolRoute>;
 }
 
 /** A literal a step passes that the goal does not say: what a step that returns nothing may have filtered by wrongly. */
@@ -153,9 +169,18 @@ export interface PlanningState {
   next_version_reason: { reason: PlanVersionReason; feedback: string[] };
   critiques: Critique[];
   decision: GatekeeperDecision | null;
-  approval: { status: 'pending' | 'approved' | 'rejected'; reason?: string; by?: string } | null;
+  /** `edited`: a person edited (or asked to re-run) the plan awaiting approval; the run records the given plan next. */
+  approval: { status: 'pending' | 'approved' | 'rejected' | 'edited'; reason?: string; by?: string } | null;
+  /** The plan a person made, validated, until PLANNING records it (absent: none). */
+  given_plan?: GivenPlan | null;
+  /** Who made the latest `human_edit` version: under `four_eyes` that identity may not approve (absent: no edit). */
+  last_edited_by?: string;
+  /** Per step id, how many times a person asked to run it again: its side effects get a new idempotency scope. */
+  rerun_scopes?: Record<string, number>;
+  /** The closed run this run re-runs (`planner rerun`), and the step it re-runs from. */
+  rerun_of?: { workflow_id: string; from: string };
   /** The latest version a person decided on, kept while the next awaits approval: a late decision on it is refused naming this one (absent on older runs). */
-  last_decision?: { version: number; status: 'approved' | 'rejected' };
+  last_decision?: { version: number; status: 'approved' | 'rejected' | 'edited' };
   routes: Record<string, ToolRoute>;
   route_turns: Record<string, number>;
   routing: (RoutingDecision & { version: number })[];

@@ -156,9 +156,12 @@ export function explainRunError(err: unknown, workflowId: string, address?: stri
   }
   if (err instanceof WorkflowUpdateFailedError) {
     const refusal = readFailure(err);
+    // A refused plan (PLAN-003, editPlan) lists its issues on the lines after the first: a person needs them.
+    const [head = '', ...issues] = refusal.message.split('\n');
+    const message = refusal.code === 'PLAN-003' ? `${head.replace(/:$/, '')}: ${issues.join('; ')}` : firstLine(head);
     return new CliError(
-      `the run refused it: ${firstLine(refusal.message)}`,
-      refusal.code === 'PLAN-006' ? EXIT.usage : EXIT.error,
+      `the run refused it: ${message}`,
+      refusal.code === 'PLAN-006' || refusal.code === 'PLAN-003' ? EXIT.usage : EXIT.error, // PLAN-003: a plan a person sent (editPlan)
       `${refusal.hint.replace(/\.$/, '')}; see the run's stage and question with \`planner show ${shellArg(workflowId)}\``,
     );
   }

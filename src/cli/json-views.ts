@@ -73,6 +73,10 @@ export interface VersionView {
   explanation: string;
   createdAt: string;
   diff: DiffView | null;
+  /** Who made it, for a version a person made (`human_edit`, `rerun`); else null. */
+  by: string | null;
+  /** For a version a person made: the JSON Pointers at which it differs from its parent; else null. */
+  jsonChanges: string[] | null;
 }
 
 export interface StateView {
@@ -89,6 +93,8 @@ export interface StateView {
   failure: { type: string; code: string; message: string; hint: string } | null;
   /** A completed run whose final steps found nothing: what they asked for (emptyAnswerNote). */
   answer_note: string | null;
+  /** The closed run this run re-runs (`planner rerun`) and the step it re-runs from; else null. */
+  rerunOf: { workflowId: string; from: string } | null;
 }
 
 export interface RunView {
@@ -139,6 +145,8 @@ export function versionView(v: PlanVersionRecord): VersionView {
     explanation: v.explanation,
     createdAt: v.created_at,
     diff: v.diff ? diffView(v.diff) : null,
+    by: v.by ?? null,
+    jsonChanges: v.json_changes ? [...v.json_changes] : null,
   };
 }
 
@@ -207,6 +215,7 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
     warnings: [...state.warnings],
     failure: state.failure && failureView(state.failure),
     answer_note: emptyAnswerNote(state),
+    rerunOf: state.rerun_of ? { workflowId: state.rerun_of.workflow_id, from: state.rerun_of.from } : null,
   };
 }
 

@@ -8,6 +8,7 @@ import { EXIT, reportError } from './context';
 import { registerAuditCommand } from './commands/audit';
 import { registerCompletionCommand } from './commands/completion';
 import { registerDemoCommand } from './commands/demo';
+import { registerEditCommands } from './commands/edits';
 import { registerReadCommands } from './commands/read';
 import { registerRunCommands } from './commands/runs';
 import { registerStepCommands } from './commands/steps';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerRunCommands(program);
   registerStepCommands(program);
+  registerEditCommands(program);
   registerReadCommands(program);
   registerAuditCommand(program);
   registerToolCommands(program);

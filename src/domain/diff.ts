@@ -13,6 +13,10 @@ export const PLAN_VERSION_REASONS = [
   'human_rejection',
   'replan_after_failure',
   'clarification',
+  /** A person changed the plan awaiting approval (editPlan). */
+  'human_edit',
+  /** A person asked to run a step and its downstream cone again (rerunFrom). */
+  'rerun',
 ] as const;
 export type PlanVersionReason = (typeof PLAN_VERSION_REASONS)[number];
 

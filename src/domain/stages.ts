@@ -1,7 +1,8 @@
 /**
  * The planning run's stage machine. Loops: CRITIQUING → PLANNING (refine), AWAITING_APPROVAL → PLANNING (human
- * rejection), EXECUTING → PLANNING (re-plan), ANALYZING ⇄ AWAITING_CLARIFICATION. A stage that runs out of budget
- * goes to BUDGET_EXHAUSTED and may only go back to the stage it left. Terminal stages never change.
+ * rejection, or a person's edit or re-run), EXECUTING → PLANNING (re-plan, or a re-run), ANALYZING ⇄
+ * AWAITING_CLARIFICATION. A stage that runs out of budget goes to BUDGET_EXHAUSTED and may only go back to the stage
+ * it left. Terminal stages never change.
  */
 import { InvalidTransitionError } from './errors';
 

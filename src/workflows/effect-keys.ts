@@ -17,7 +17,12 @@ export function effectChainOfNewRun(): string {
   return `${namespace}/${cronSchedule ? originalExecutionRunId : firstExecutionRunId}`;
 }
 
-/** The idempotency scope of the first attempt of `step`, within the run's chain when it has one. */
+/**
+ * The idempotency scope of the first attempt of `step`, within the run's chain when it has one; a step a person asked
+ * to re-run (rerunFrom) gets a scope of its own per re-run, since its effect is meant to happen again.
+ */
 export function firstScope(run: PlanningRun, step: Step): string {
-  return defaultIdempotencyScope(run.state.workflow_id, step.id, run.state.effect_chain);
+  const scope = defaultIdempotencyScope(run.state.workflow_id, step.id, run.state.effect_chain);
+  const reruns = run.state.rerun_scopes?.[step.id];
+  return reruns ? `${scope}:rerun-${reruns}` : scope;
 }

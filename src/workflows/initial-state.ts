@@ -4,6 +4,7 @@ import { checkStartBudget, parseWorkflowInput, type PlanningWorkflowInput } from
 import type { PlanningState } from '../api/state';
 import { createBudget } from '../domain/budget';
 import { PlannerError } from '../domain/errors';
+import { rerunStart } from './plan-edits';
 
 export function nowIso(): string {
   return new Date().toISOString();
@@ -19,7 +20,7 @@ export function initialState(input: PlanningWorkflowInput, workflowId: string, e
     if (err instanceof PlannerError) throw planFailureToApplicationFailure(err);
     throw err;
   }
-  const { request, options, started_by } = parsed;
+  const { request, options, started_by, rerun } = parsed;
   return {
     workflow_id: workflowId,
     ...(started_by !== undefined ? { started_by } : {}),
@@ -53,5 +54,6 @@ export function initialState(input: PlanningWorkflowInput, workflowId: string, e
     failure: null,
     continued_as_new: 0,
     ...(effectChain !== undefined ? { effect_chain: effectChain } : {}),
+    ...(rerun ? rerunStart(rerun) : {}),
   };
 }

@@ -123,8 +123,8 @@ function checkDecision<M extends 'approve' | 'reject'>(
 }
 
 /**
- * The run option `four_eyes`: the identity that started the run (`started_by`) may not approve its plan, and an
- * approval must say who sends it. PLAN-006 naming the rule.
+ * The run option `four_eyes`: the identity that started the run (`started_by`) or made the last edit of its plan
+ * (`last_edited_by`) may not approve it, and an approval must say who sends it. PLAN-006 naming the rule.
  */
 function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
   if (!state.options.four_eyes) return;
@@ -133,6 +133,12 @@ function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
     refuse(
       `approve refused by four_eyes: the approval of plan v${version} names no identity, so it cannot be told from the starter's`,
       'Send {"identity": "<who approves>", …}; PlannerClient and `planner approve` send their client identity.',
+    );
+  }
+  if (approval.identity === state.last_edited_by) {
+    refuse(
+      `approve refused by four_eyes: ${approval.identity} made the last edit of this plan, so another person must approve plan v${version}`,
+      'Ask someone else (another client identity) to approve it; the editor may still reject or edit it.',
     );
   }
   if (approval.identity === state.started_by) {

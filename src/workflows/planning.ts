@@ -35,6 +35,7 @@ import {
   checkResolution,
 } from './message-checks';
 import { countPlan, observedStage } from './observability';
+import { checkEdit, checkRerun, editPlan, rerunFrom } from './plan-edits';
 import { checkProgressRequest } from './progress';
 import { PlanningRun } from './run';
 import { move, settle, type Transition } from './transitions';
@@ -92,6 +93,8 @@ export async function planningWorkflow(input: PlanningWorkflowInput): Promise<Pl
   setHandler(messages.resolveStepUpdate, (p) => run.replyToStep(p, 'decision'), {
     validator: (p) => void checkResolution(run.state, p),
   });
+  setHandler(messages.editPlanUpdate, (p) => editPlan(run, p), { validator: (p) => void checkEdit(run.state, p) });
+  setHandler(messages.rerunFromUpdate, (p) => rerunFrom(run, p), { validator: (p) => void checkRerun(run.state, p) });
   setHandler(messages.getProgressQuery, (p) => run.progress.after(checkProgressRequest(p).after_seq, run.state.stage));
   setHandler(messages.waitForProgressUpdate, (p) => run.progress.waitAfter(p, () => run.state.stage), {
     validator: (p) => run.progress.checkWait(p),

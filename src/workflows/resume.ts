@@ -5,9 +5,10 @@
  * `workflowInfo().continuedFromExecutionRunId`, which the server sets and no client can — and never on a cron run
  * (a cron run is "continued" with the first run's input, which a client wrote). Such a run is started only by this
  * workflow's own `continueAsNew` in planning.ts, so the state was built by PlanningRun and its plan came out of
- * `generatePlan`, which never returns a plan that fails `validatePlan` against the catalog; the plan needs no second
- * validation, and a client-made `resume` never gets that far: it fails the run at once (PLAN-006, non-retryable)
- * instead of executing an unvalidated plan or failing workflow tasks forever. As a second line, the carried state is
+ * `generatePlan` or a person's plan checked by `checkPlan` (./plan-edits.ts), neither of which lets through a plan that
+ * fails `validatePlan` against the catalog; the plan needs no second validation, and a client-made `resume` never
+ * gets that far: it fails the run at once (PLAN-006, non-retryable) instead of executing an unvalidated plan or
+ * failing workflow tasks forever. As a second line, the carried state is
  * parsed with a bounded zod schema (known stages, a well-formed request, plans, budget and options, bounded lists)
  * and must name this workflow; a state that does not parse fails the run the same way. The parse only checks: the
  * run continues with the carried object as it is, so replays see exactly what the earlier run wrote.
@@ -51,6 +52,7 @@ export const ResumeStateSchema = sharedSchema('workflows/resume#ResumeStateSchem
     replans: z.number().int().min(0),
     continued_as_new: z.number().int().min(0),
     effect_chain: z.string().min(1).max(1_000).optional(),
+    given_plan: z.looseObject({ plan: PlanSchema }).nullable().optional(),
   }),
 );
 

@@ -124,6 +124,13 @@ export class PlanningRun {
     return reply;
   }
 
+  /** A person's plan (editPlan, rerunFrom) given, or recorded by PLANNING: ./plan-edits.ts says what changes. */
+  givePlan(changes: Partial<PlanningState>, note: string, by: string | undefined): void {
+    Object.assign(this.state, changes);
+    this.audit('plan', note, undefined, by);
+    this.changed();
+  }
+
   raiseBudget(payload: unknown): ToolBudget {
     const raise = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };

@@ -14,6 +14,8 @@ export async function awaitApproval(run: PlanningRun): Promise<Transition> {
     );
   const approval = run.state.approval!;
   if (approval.status === 'approved') return move('APPROVED', 'approved by a person');
+  if (approval.status === 'edited')
+    return move('PLANNING', `a person gave plan v${run.state.given_plan?.plan.version}`);
   // Each rejection makes a version: a cap keeps a run from growing without end.
   const cap = options.max_rejections ?? DEFAULT_PLANNING_OPTIONS.max_rejections;
   const rejections = (run.state.rejections ?? 0) + 1;

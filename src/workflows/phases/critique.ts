@@ -56,7 +56,11 @@ export async function critique(run: PlanningRun): Promise<Transition> {
       }),
     );
   }
-  const gate = approvalGate(approvalMode(state.options), plan, state.routes);
+  // A person's edit waits for a person again, whatever the mode: under four_eyes, another one.
+  const gate =
+    state.versions.at(-1)?.reason === 'human_edit'
+      ? { wait: true, why: `a person must approve plan v${plan.version}: a person edited it` }
+      : approvalGate(approvalMode(state.options), plan, state.routes);
   if (!gate.wait) return move('APPROVED', gate.why);
   run.awaitApproval();
   return move('AWAITING_APPROVAL', gate.why);

@@ -30,6 +30,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   const affordable = (index: number) =>
     state.budget.policy === 'warn' || canAfford(state.budget, estimate(steps[index]!));
   const stop = await runSteps(run, steps, affordable);
+  if (state.given_plan) return move('PLANNING', `re-run: plan v${state.given_plan.plan.version} is recorded next`);
 
   const failed = state.steps.filter((s) => s.status === 'FAILED');
   const unknown = failed.find((s) => s.error!.code === 'PLAN-014');

@@ -6,6 +6,7 @@ import { flattenSteps } from '../../domain/plan';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
 import { llmSettingsOf } from '../llm-settings';
+import { recordGivenPlan } from '../plan-edits';
 import type { PlanningRun } from '../run';
 import { failWith, move, type Transition } from '../transitions';
 import { archiveOldVersions } from './archive';
@@ -22,6 +23,7 @@ function hasCallerContext(state: PlanningRun['state']): boolean {
 }
 
 export async function plan(run: PlanningRun): Promise<Transition> {
+  if (run.state.given_plan) return await recordGivenPlan(run, run.state.given_plan); // a person's (../plan-edits.ts)
   const pause = run.mayCallLlm ? pauseForBudget(run, LLM_CALL_ESTIMATE, 'plan generation') : null;
   if (pause) return pause;
   const { state } = run;

@@ -75,6 +75,7 @@ describe('terminalSafe', () => {
       warnings: [evil],
       failure: { type: 'X', code: 'PLAN-008', message: evil, hint: evil },
       answer_note: evil,
+      rerunOf: null,
     };
     const lines = [
       ...renderState(view),

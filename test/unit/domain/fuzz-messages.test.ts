@@ -12,6 +12,8 @@ import {
   ClarificationAnswerSchema,
   CompleteStepSchema,
   MESSAGE_NAMES,
+  EditPlanSchema,
+  RerunFromSchema,
   RaiseBudgetSchema,
   RejectSchema,
   ResolveStepSchema,
@@ -30,6 +32,8 @@ const MESSAGES: { name: string; schema: z.ZodType }[] = [
   { name: MESSAGE_NAMES.raiseBudget, schema: RaiseBudgetSchema },
   { name: MESSAGE_NAMES.completeStep, schema: CompleteStepSchema },
   { name: MESSAGE_NAMES.resolveStep, schema: ResolveStepSchema },
+  { name: MESSAGE_NAMES.editPlan, schema: EditPlanSchema },
+  { name: MESSAGE_NAMES.rerunFrom, schema: RerunFromSchema },
 ];
 
 /** Payloads near the real ones: the right keys with wrong values, extra keys, and anything at all. */
@@ -48,6 +52,14 @@ const payload = fc.oneof(
       step: fc.oneof(fc.string(), fc.string({ minLength: 65, maxLength: 80 }), fc.integer()),
       answer: fc.oneof(fc.string(), fc.string({ minLength: 10_001, maxLength: 10_010 }), fc.constant('  ')),
       decision: fc.oneof(fc.constantFrom('retry', 'done', 'fail'), fc.string()),
+      plan_version: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      plan: fc.oneof(fc.jsonValue(), fc.object()),
+      patch: fc.oneof(
+        fc.anything(),
+        fc.array(
+          fc.record({ op: fc.constantFrom('add', 'remove', 'move', 'x'), path: fc.string(), value: fc.jsonValue() }),
+        ),
+      ),
       extra: fc.anything(),
     },
     { requiredKeys: [] },
