@@ -6,7 +6,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { AuditEntry } from '../api/state';
 
-export const DECISION_KINDS = ['approval', 'rejection', 'budget', 're-plan', 'edit', 'answer'] as const;
+export const DECISION_KINDS = ['approval', 'rejection', 'budget', 're-plan', 'edit', 're-run', 'answer'] as const;
 export type DecisionKind = (typeof DECISION_KINDS)[number];
 
 export interface DecisionView {
@@ -41,8 +41,10 @@ function classify(entry: AuditEntry): { kind: DecisionKind; by: string } | null 
       if (/→ PLANNING: re-plan /.test(message)) return { kind: 're-plan', by: 'planner' };
       return null;
     case 'plan':
-      // A person's edit of a pending plan (edit before approving, issue 37) is audited as "edited …".
-      return message.startsWith('edited') ? { kind: 'edit', by: person } : null;
+      // A person's edit of the plan awaiting approval, or a re-run from a step (src/workflows/plan-edits.ts).
+      if (/^plan v\d+ edited/.test(message)) return { kind: 'edit', by: person };
+      if (message.startsWith('re-run from step')) return { kind: 're-run', by: person };
+      return null;
     case 'message':
       return /^(clarification answered|step \S+ (answered|resolved)):/.test(message)
         ? { kind: 'answer', by: person }

@@ -68,7 +68,7 @@ test('both bin names complete with the same function', async () => {
 
 test('`durable-planner st<TAB>` completes to the command start, and an empty word offers every command', async () => {
   expect(await complete('durable-planner', 'st')).toEqual(['start']);
-  expect(await complete('planner', 're')).toEqual(['reject', 'resolve', 'result']);
+  expect(await complete('planner', 're')).toEqual(['reject', 'resolve', 'rerun', 'result']);
   const program = buildProgram();
   expect((await complete('durable-planner', '')).sort()).toEqual(program.commands.map((c) => c.name()).sort());
 });
