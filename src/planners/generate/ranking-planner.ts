@@ -15,11 +15,11 @@ import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
+import { matchCatalog, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import { identifierWords, tokenize } from '../../domain/words';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
-import { DATE_FROM, DATE_TO, goalConstraints, typedValue } from '../goal-constraints';
+import { DATE_FROM, DATE_TO, goalConstraints, idNounPositions, isDateParam, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
 import { actionDoneBy, providedBy } from '../coverage';
 import { contentSearch } from '../content-search';
@@ -89,8 +89,15 @@ function takers(c: Candidate, constraint: GoalConstraint): string[] {
   );
 }
 
-/** Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period) or to the nearest step with dates (several). */
-function bindConstraints(candidates: Candidate[], constraints: readonly GoalConstraint[]) {
+/**
+ * Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period)
+ * or to the nearest step with dates (several: every period is applied, a second step of the same tool if need be).
+ */
+function bindConstraints(
+  candidates: Candidate[],
+  constraints: readonly GoalConstraint[],
+  sources: Map<Candidate, Record<string, Candidate>>,
+) {
   const nearest = (options: Candidate[], at: number) =>
     options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
   for (const k of constraints) {
@@ -118,12 +125,31 @@ function bindConstraints(candidates: Candidate[], constraints: readonly GoalCons
     for (const c of roots.length > 0 ? roots : datable.slice(0, 1)) setPeriod(c, periods[0]!);
     return;
   }
+  const dated = (x: Candidate) => paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params);
   for (const k of periods) {
     const c = nearest(
-      datable.filter((x) => !paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params)),
+      datable.filter((x) => !dated(x)),
       k.at,
     );
-    if (c) setPeriod(c, k);
+    if (c) {
+      setPeriod(c, k);
+      continue;
+    }
+    // Every step that could take a period has one: this period asks for the nearest one's data a second time
+    // ("the contaminants detected last week and those detected this week"), a step of its own.
+    const twin = nearest(datable.slice(), k.at);
+    if (!twin) continue;
+    const copy: Candidate = {
+      ...twin,
+      params: Object.fromEntries(Object.entries(twin.params).filter(([p]) => !isDateParam(p, {}))),
+      providers: [...twin.providers],
+      notes: [],
+      firstPos: k.at,
+    };
+    sources.set(copy, { ...sources.get(twin)! });
+    candidates.splice(candidates.indexOf(twin) + 1, 0, copy);
+    datable.push(copy);
+    setPeriod(copy, k);
   }
 }
 
@@ -198,13 +224,36 @@ export class RankingPlanner implements Planner {
     const tools = indexCatalog(catalog);
     const goal = effectiveGoal(request);
     const tokens = tokenize(goal);
-    const matched = matchCatalog(tokens, catalog);
+    const allConstraints = goalConstraints(goal, request.now, catalog);
+    // "facility FAC-04" gives the id: "facility" asks for no facilities lookup.
+    const idNouns = idNounPositions(tokens, allConstraints);
+    const matches = matchCatalog(
+      tokens.filter((t) => !idNouns.has(t.pos)),
+      catalog,
+    );
+    const matched = { ...matches, tools: strongMatches(matches.tools, tokens, catalog) };
+    // A tool the goal shares only a weak word with, or names only as the kind of an id it gives, is not asked for:
+    // not planned, and not missing either.
+    const strong = new Set(matched.tools.map((m) => m.tool));
+    const weak = new Set(
+      matchCatalog(tokens, catalog)
+        .tools.filter((m) => !strong.has(m.tool))
+        .map((m) => m.tool.name),
+    );
     // A constraint inside an action no tool does ("open a Jira ticket") belongs to that action, named missing.
     const actions = requirements.required_capabilities
       .filter((c) => !tools.has(c) && !asksForData(c))
       .map((c) => c.toLowerCase());
-    const constraints = goalConstraints(goal, request.now, catalog).filter(
-      (k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase())),
+    // Unless a tool that takes it is named in that action by a word of its own ("Gather the code … within 1000
+    // tokens": workspace-context is tagged code and takes max_context_tokens).
+    const namedIn = (action: string, k: GoalConstraint) =>
+      catalog.some((t) => {
+        if (!k.params.some((p) => p.startsWith(`${t.name}.`))) return false;
+        const { names, tags } = toolTerms(t);
+        return tokenize(action).some((w) => names.has(w.stem) || tags.has(w.stem));
+      });
+    const constraints = allConstraints.filter(
+      (k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase()) && !namedIn(a, k)),
     );
     const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
@@ -238,7 +287,7 @@ export class RankingPlanner implements Planner {
       reader.providers.push(searcher);
       sources.get(reader)![search.readerParam] = searcher;
     }
-    bindConstraints(candidates, constraints);
+    bindConstraints(candidates, constraints, sources);
     fillRequiredPaths(candidates);
     fillRequestParams(candidates, goal);
 
@@ -311,6 +360,7 @@ export class RankingPlanner implements Planner {
         ...requirements.required_capabilities.filter(
           (cap) =>
             !chosen.has(cap) &&
+            !weak.has(cap) &&
             !dropped.includes(cap) &&
             !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
             (fullCatalog.some((t) => t.name === cap) ||
