@@ -115,8 +115,8 @@ function idPattern(schema: JsonSchema): RegExp | undefined {
 
 /**
  * Places: a capitalised word after "in", "at" or "near" (findLocations), also after "at the" ("at the Hamburg
- * incineration plant"), and after "to" or "from" when it is one word ("brought to Bremen"; "from EcoTrans AG" is a
- * name). Words of a period or an enum value are none ("in Transit").
+ * incineration plant"), after "to" or "from" when it is one word ("brought to Bremen"; "from EcoTrans AG" is a
+ * name), and after "and" or "or" following a place ("in Hannover and Bremen"). Words of a period or an enum value are none ("in Transit").
  */
 function placesOf(tokens: readonly Token[], excluded: ReadonlySet<number>): Token[] {
   const capitalised = (t: Token | undefined) => t !== undefined && /^\p{Lu}/u.test(t.text);
@@ -128,7 +128,8 @@ function placesOf(tokens: readonly Token[], excluded: ReadonlySet<number>): Toke
     const next = tokens[i + 1];
     if (!capitalised(word) || found.has(word.pos)) continue;
     const alone = !(capitalised(next) && next!.pos === word.pos + 1);
-    if (['in', 'at', 'near'].includes(article ?? '') || (alone && ['to', 'from'].includes(article ?? before)))
+    const listed = (before === 'and' || before === 'or') && found.has(word.pos - 2);
+    if (['in', 'at', 'near'].includes(article ?? '') || (alone && ['to', 'from'].includes(article ?? before)) || listed)
       found.set(word.pos, word);
   }
   return [...found.values()].filter((t) => !excluded.has(t.pos)).sort((a, b) => a.pos - b.pos);

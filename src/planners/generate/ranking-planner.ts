@@ -17,7 +17,7 @@ import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { identifierWords, tokenize } from '../../domain/words';
+import { contentTokens, identifierWords, tokenize } from '../../domain/words';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, idNounPositions, isDateParam, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
@@ -89,9 +89,31 @@ function takers(c: Candidate, constraint: GoalConstraint): string[] {
   );
 }
 
+/** A second step of `c`'s tool with the same params and providers, placed after it: for a second period or value. */
+function twinOf(
+  c: Candidate,
+  candidates: Candidate[],
+  sources: Map<Candidate, Record<string, Candidate>>,
+  firstPos: number,
+): Candidate {
+  const copy: Candidate = { ...c, params: { ...c.params }, providers: [...c.providers], notes: [], firstPos };
+  sources.set(copy, { ...sources.get(c)! });
+  const consumers = candidates.filter((x) => x.providers.includes(c));
+  candidates.splice(candidates.indexOf(c) + 1, 0, copy);
+  // The steps that read `c`'s data read the copy's too, each in a copy of its own.
+  for (const consumer of consumers) {
+    const next = twinOf(consumer, candidates, sources, consumer.firstPos);
+    next.providers = next.providers.map((p) => (p === c ? copy : p));
+    const read = sources.get(next)!;
+    for (const param of Object.keys(read)) if (read[param] === c) read[param] = copy;
+  }
+  return copy;
+}
+
 /**
- * Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period)
- * or to the nearest step with dates (several: every period is applied, a second step of the same tool if need be).
+ * Each constraint goes to the nearest step that can take it (a second value for a param already given goes into its
+ * list, or into a second step of that tool); one period to the first steps with dates of each chain, several each to
+ * the nearest step with dates (every period is applied, a second step of the same tool if need be).
  */
 function bindConstraints(
   candidates: Candidate[],
@@ -100,15 +122,37 @@ function bindConstraints(
 ) {
   const nearest = (options: Candidate[], at: number) =>
     options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
+  const schemaOf = (c: Candidate, p: string) => paramSchemas(c.tool).find(([name]) => name === p)?.[1];
+  const taken: GoalConstraint[] = [];
   for (const k of constraints) {
     if (k.kind === 'period') continue;
     const c = nearest(
       candidates.filter((x) => takers(x, k).length > 0),
       k.at,
     );
-    if (!c) continue;
-    const p = takers(c, k)[0]!;
-    c.params[p] = typedValue(paramSchemas(c.tool).find(([name]) => name === p)?.[1], k.values[0]!);
+    if (c) {
+      const p = takers(c, k)[0]!;
+      c.params[p] = typedValue(schemaOf(c, p), k.values[0]!);
+    } else taken.push(k);
+  }
+  for (const k of taken) {
+    // Taken already by a value the goal gave: a list takes this one too ("shipments SHP-0251 and SHP-0252"), a
+    // single value gets a second step of that tool ("facilities in Hannover and Bremen").
+    const given = candidates.flatMap((x) =>
+      Object.keys(x.params)
+        .filter((p) => k.params.includes(`${x.tool.name}.${p}`) && !sources.get(x)?.[p])
+        .map((p) => ({ x, p })),
+    );
+    const list = given.find(({ x, p }) => Array.isArray(x.params[p]));
+    if (list) {
+      (list.x.params[list.p] as unknown[]).push(...(typedValue(schemaOf(list.x, list.p), k.values[0]!) as unknown[]));
+      continue;
+    }
+    const single =
+      k.kind === 'place' || k.kind === 'value' ? given.find(({ x, p }) => typeof x.params[p] === 'string') : undefined;
+    if (!single) continue;
+    const copy = twinOf(single.x, candidates, sources, k.at);
+    copy.params[single.p] = typedValue(schemaOf(copy, single.p), k.values[0]!);
   }
   const periods = constraints.filter((k) => k.kind === 'period');
   const datable = candidates.filter((c) => paramSchemas(c.tool).some(([p]) => DATE_FROM.test(p)));
@@ -121,8 +165,8 @@ function bindConstraints(
     c.notes.push(`"${k.words}" means ${start} to ${end} (UTC, both days included)`);
   };
   if (periods.length === 1) {
-    const roots = datable.filter((c) => c.providers.length === 0);
-    for (const c of roots.length > 0 ? roots : datable.slice(0, 1)) setPeriod(c, periods[0]!);
+    // The first steps with dates of each chain: "shipments to Berlin or Leipzig last week" dates both shipments steps.
+    for (const c of datable.filter((x) => !datable.some((d) => d !== x && dependsOn(x, d)))) setPeriod(c, periods[0]!);
     return;
   }
   const dated = (x: Candidate) => paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params);
@@ -139,15 +183,8 @@ function bindConstraints(
     // ("the contaminants detected last week and those detected this week"), a step of its own.
     const twin = nearest(datable.slice(), k.at);
     if (!twin) continue;
-    const copy: Candidate = {
-      ...twin,
-      params: Object.fromEntries(Object.entries(twin.params).filter(([p]) => !isDateParam(p, {}))),
-      providers: [...twin.providers],
-      notes: [],
-      firstPos: k.at,
-    };
-    sources.set(copy, { ...sources.get(twin)! });
-    candidates.splice(candidates.indexOf(twin) + 1, 0, copy);
+    const copy = twinOf(twin, candidates, sources, k.at);
+    for (const p of Object.keys(copy.params)) if (isDateParam(p, {})) delete copy.params[p];
     datable.push(copy);
     setPeriod(copy, k);
   }
@@ -258,8 +295,9 @@ export class RankingPlanner implements Planner {
     const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
     // A constraint no chosen tool can apply brings in a tool that can ("in Hannover", "each landfill" → facilities):
-    // a place always ("What is in Hannover?"), another filter where the goal asks for data (it names a tool) or names
-    // the tool's subject by a tag ("composting sites"); "Order 50 new recycling bins" asks for no data at all.
+    // a place always ("What is in Hannover?"), another filter where the goal asks for data (it names a tool, or the
+    // filter is a value or an amount: "List landfills with …") or names the tool's subject by a tag ("composting
+    // sites"); "Order 50 new recycling bins" asks for no data at all.
     const tagged = (tool: ToolSpec) => tokens.some((t) => toolTerms(tool).tags.has(t.stem));
     for (const k of constraints) {
       if (k.kind === 'period' || candidates.some((c) => takers(c, k).length > 0)) continue;
@@ -267,7 +305,7 @@ export class RankingPlanner implements Planner {
         (t) =>
           !candidates.some((c) => c.tool === t) &&
           k.params.some((p) => p.startsWith(`${t.name}.`)) &&
-          (k.kind === 'place' || matched.tools.length > 0 || tagged(t)),
+          (k.kind === 'place' || matched.tools.length > 0 || tagged(t) || (k.kind !== 'name' && asksForData(goal))),
       );
       if (tool) candidates.push(candidate(tool, 0, k.at));
     }
@@ -350,6 +388,19 @@ export class RankingPlanner implements Planner {
 
     const chosen = new Set(steps.map((s) => s.tool));
     const chosenTools = kept.map((c) => c.tool);
+    // A clause that only restates what the steps filter on ("… in Hannover and Bremen are recycling plants") asks
+    // for nothing more: each of its words is a constraint the plan applies or a word a chosen tool is known by.
+    const unbound = new Set(unboundConstraints(steps, constraints));
+    const applied = new Set(
+      constraints.filter((k) => !unbound.has(k)).flatMap((k) => tokenize(k.words).map((t) => t.stem)),
+    );
+    const restated = (clause: string) => {
+      const words = contentTokens(tokenize(clause));
+      return (
+        words.length > 0 &&
+        words.every((w) => applied.has(w.stem) || chosenTools.some((t) => toolTerms(t).vocabulary.has(w.stem)))
+      );
+    };
     const missing = [
       ...new Set([
         // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
@@ -361,6 +412,7 @@ export class RankingPlanner implements Planner {
           (cap) =>
             !chosen.has(cap) &&
             !weak.has(cap) &&
+            !restated(cap) &&
             !dropped.includes(cap) &&
             !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
             (fullCatalog.some((t) => t.name === cap) ||

@@ -215,6 +215,47 @@ describe('places, names and ids reach the params that take them', () => {
   });
 });
 
+describe('several values for one filter', () => {
+  test('two ids for a list param go into one list', () => {
+    expect(stepsOf(rankingPlan('Get inspections for shipments SHP-0251 and SHP-0252'))).toEqual([
+      { tool: 'inspections', params: { shipment_ids: ['SHP-0251', 'SHP-0252'] }, depends_on: [] },
+    ]);
+  });
+
+  test('two places for a param of one value: a lookup per place, each feeding its own step, both with the period', () => {
+    expect(stepsOf(rankingPlan('Shipments to Berlin or Leipzig last week'))).toEqual([
+      { tool: 'facilities', params: { location: 'Berlin' }, depends_on: [] },
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', facility_id: '${step[0].data.*.id}' },
+        depends_on: [0],
+      },
+      { tool: 'facilities', params: { location: 'Leipzig' }, depends_on: [] },
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', facility_id: '${step[2].data.*.id}' },
+        depends_on: [2],
+      },
+    ]);
+  });
+
+  test('two values of a lower-case enum on the travel catalog: a step per city, and the clause that restates them asks for nothing more', () => {
+    const plan = planOver('Which hotels in Paris and Lyon are available?', TRAVEL, 'travel');
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'hotels', params: { availability: 'available', city: 'paris' }, depends_on: [] },
+      { tool: 'hotels', params: { availability: 'available', city: 'lyon' }, depends_on: [] },
+    ]);
+    expect(plan.status).toBe('FEASIBLE');
+  });
+
+  test('a goal that asks for data by a filter\'s value alone ("List landfills …") brings in the tool that filters on it', () => {
+    expect(stepsOf(rankingPlan('List landfills with a capacity of more than 1000 tons'))).toEqual([
+      { tool: 'facilities', params: { min_capacity_tons: 1000, type: 'landfill' }, depends_on: [] },
+    ]);
+    expect(rankingPlan('Order 50 new recycling bins').status).toBe('IMPOSSIBLE');
+  });
+});
+
 describe('amounts on the workspace catalog', () => {
   test('"no more than 800 tokens" is an upper bound: max_context_tokens takes it', () => {
     const plan = planOver(
