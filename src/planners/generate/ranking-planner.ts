@@ -310,8 +310,16 @@ export class RankingPlanner implements Planner {
       if (tool) candidates.push(candidate(tool, 0, k.at));
     }
     // A question no tool is named for may be about what stored files say: find them by its key words, then read them.
+    // So may a goal whose verb only weakly names a tool that reads ("Read my todo list": read_text_file needs a path the
+    // goal does not give): a tool that may be retried freely and needs nothing but where to read.
+    const reads = (t: ToolSpec) => {
+      const paths = new Set(pathParamSchemas(t.parameters, t.path_params).map((p) => p.param));
+      return t.idempotent && t.required.every((p) => paths.has(p));
+    };
     const search =
-      candidates.length === 0 && asksForData(goal) ? contentSearch(goal, tokens, catalog, request.now) : undefined;
+      candidates.length === 0 && (asksForData(goal) || catalog.some((t) => weak.has(t.name) && reads(t)))
+        ? contentSearch(goal, tokens, catalog, request.now)
+        : undefined;
     const searchSteps = search ? [candidate(search.searcher, 0, 0), candidate(search.reader, 0, 1)] : [];
     candidates.push(...searchSteps);
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));

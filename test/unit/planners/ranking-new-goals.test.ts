@@ -48,7 +48,13 @@ const FILES: ToolSpec[] = [
     { type: 'object', properties: { paths: { type: 'array', items: pathParam } }, required: ['paths'] },
   ],
 ].map(([name, description, inputSchema]) =>
-  mcpToolSpec('files', { name, description, inputSchema, outputSchema: TEXT_RESULT } as never),
+  mcpToolSpec('files', {
+    name,
+    description,
+    inputSchema,
+    outputSchema: TEXT_RESULT,
+    annotations: { readOnlyHint: name !== 'move_file' },
+  } as never),
 );
 
 /** A catalog of another domain: its enums are lower case, one of them of places. */
@@ -119,6 +125,14 @@ describe('a tool joins a plan only on a strong match, not on one shared word', (
   test('a word of one tool\'s name that is not only the opening verb is a strong match ("the directory tree" → directory_tree)', () => {
     const plan = planOver('Show me the directory tree of my notes', FILES, 'files');
     expect(stepsOf(plan).map((s) => s.tool)).toEqual(['directory_tree']);
+  });
+
+  test('a goal whose verb only weakly names a reading tool ("Read my todo list") is answered by a search and a read', () => {
+    const plan = planOver('Read my todo list', FILES, 'files');
+    expect(stepsOf(plan).map((s) => [s.tool, s.params.pattern])).toEqual([
+      ['search_files', '**/*todo*{,/**}'],
+      ['read_multiple_files', undefined],
+    ]);
   });
 
   test('a slow tool that shares one word with the goal ("search") does not run unasked', () => {
