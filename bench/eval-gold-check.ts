@@ -1,5 +1,5 @@
 /**
- * Checks the eval's gold answers: `npx tsx bench/eval-gold-check.ts`
+ * Checks the eval's gold answers: `npx tsx bench/eval-gold-check.ts [--tuning-only]`
  *
  * Loads the golden set (bench/eval-goals.json and bench/eval-goals-held-out.json), runs every gold call as the eval
  * does (bench/eval-gold.ts executeGold) against the three catalogs: the waste pack seeded for the pinned day in
@@ -9,7 +9,8 @@
  *
  * Exits 1 when a gold answer cannot be right: an answer_text no gold call returns, a call that returned as many rows
  * as its limit (more may exist), a feasible, partial or vague goal without an answer, an impossible one with calls.
- * An empty answer entry is reported, not refused: a few goals are meant to have none.
+ * An empty answer entry is reported, not refused: a few goals are meant to have none. `--tuning-only` checks and prints
+ * the tuning goals alone, so that whoever tunes the planners can check new gold without seeing the held-out goals.
  */
 import path from 'node:path';
 import { projectRoot } from '../src/project-root';
@@ -59,7 +60,7 @@ function report(goal: GoldenGoal, data: readonly unknown[]): { lines: string[]; 
 }
 
 async function main(): Promise<void> {
-  const goals = loadGoldenSet(...GOAL_FILES);
+  const goals = loadGoldenSet(...GOAL_FILES).filter((g) => !process.argv.includes('--tuning-only') || !g.held_out);
 
   const packs: ToolPack[] = [
     await createWastePack({ today: EVAL_DAY }),

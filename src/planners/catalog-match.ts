@@ -2,7 +2,9 @@
  * Which catalog tools a goal talks about, by keyword overlap: a word that matches a tool's name scores 3, one that
  * matches a tag scores 2; a tool needs 3 to be chosen. A word that modifies a tool's noun and names one of its
  * boolean filters ("contaminated shipments" → shipments.has_contaminants) is consumed by that filter and does not
- * select a tool of its own.
+ * select a tool of its own. A match on one word of a name of several words is weak (strongMatches) when that word is
+ * also in another tool's name ("file": read_file, write_file, …) or is only the goal's opening verb ("Move the budget
+ * meeting" shares nothing it works on with move_file).
  */
 import type { JsonSchema } from '../domain/json-schema';
 import type { ToolSpec } from '../domain/tool-spec';
@@ -179,4 +181,29 @@ export function matchCatalog(tokens: readonly Token[], catalog: readonly ToolSpe
     tools: matches.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name)),
     modifiers,
   };
+}
+
+/**
+ * The matches that are strong enough for a tool to join a plan on them: the goal names two of its words (name or
+ * tags), or a word of its name that no other tool's name has and that is more than the opening verb of a name of
+ * several words. One shared word is no reason to run a tool ("What files are in the meetings folder?" names no *_file tool;
+ * "Move the budget review meeting to Friday" is not move_file). `tokens` in goal order, as tokenize gives them.
+ */
+export function strongMatches(
+  matches: readonly ToolMatch[],
+  tokens: readonly Token[],
+  catalog: readonly ToolSpec[],
+): ToolMatch[] {
+  const content = tokens.filter(isContentToken);
+  const opening = content[0]?.pos === 0 ? content[0].stem : undefined;
+  const stems = new Set(content.map((t) => t.stem));
+  return matches.filter(({ tool }) => {
+    const { names, tags } = toolTerms(tool);
+    const named = [...names].filter((n) => stems.has(n));
+    const tagged = [...tags].filter((t) => stems.has(t) && !names.has(t));
+    if (named.length + tagged.length >= 2) return true;
+    const [word] = named;
+    if (word === undefined || catalog.some((other) => other !== tool && toolTerms(other).names.has(word))) return false;
+    return names.size === 1 || word !== opening;
+  });
 }

@@ -92,8 +92,48 @@ export function isNameParam(param: string, schema: JsonSchema): boolean {
 }
 
 const AMOUNT =
-  /\b(at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
-const AT_LEAST = /^(at least|more than|over|above|minimum of|min\.?)$/i;
+  /\b((?:no|not) (?:more|less|fewer) than|at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
+/** The directions of a lower bound ("no more than" is an upper one). */
+const AT_LEAST = /^((?:no|not) (?:less|fewer) than|at least|more than|over|above|minimum of|min\.?)$/i;
+
+/** A word with digits, joined by dashes, slashes or dots: an id or a code ("FAC-02", "SHP-0001", "Q3"). */
+const CODED = /[\p{L}\p{N}]+(?:[-_/.][\p{L}\p{N}]+)*/gu;
+const codesOf = (goal: string) => [...goal.matchAll(CODED)].filter((m) => /\d/.test(m[0]));
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The pattern an id param's values (or its array's items) must match, if its schema gives one. */
+function idPattern(schema: JsonSchema): RegExp | undefined {
+  const item = schema.type === 'array' && typeof schema.items === 'object' ? (schema.items as JsonSchema) : schema;
+  if (typeof item.pattern !== 'string') return undefined;
+  try {
+    return new RegExp(item.pattern, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Places: a capitalised word after "in", "at" or "near" (findLocations), also after "at the" ("at the Hamburg
+ * incineration plant"), after "to" or "from" when it is one word ("brought to Bremen"; "from EcoTrans AG" is a
+ * name), and after "and" or "or" following a place ("in Hannover and Bremen"). Words of a period or an enum value are none ("in Transit").
+ */
+function placesOf(tokens: readonly Token[], excluded: ReadonlySet<number>): Token[] {
+  const capitalised = (t: Token | undefined) => t !== undefined && /^\p{Lu}/u.test(t.text);
+  const found = new Map(findLocations(tokens).map((t) => [t.pos, t]));
+  for (let i = 1; i < tokens.length; i++) {
+    const before = tokens[i - 1]!.lower;
+    const article = before === 'the' && i > 1 ? tokens[i - 2]!.lower : undefined;
+    const word = tokens[i]!;
+    const next = tokens[i + 1];
+    if (!capitalised(word) || found.has(word.pos)) continue;
+    const alone = !(capitalised(next) && next!.pos === word.pos + 1);
+    const listed = (before === 'and' || before === 'or') && found.has(word.pos - 2);
+    if (['in', 'at', 'near'].includes(article ?? '') || (alone && ['to', 'from'].includes(article ?? before)) || listed)
+      found.set(word.pos, word);
+  }
+  return [...found.values()].filter((t) => !excluded.has(t.pos)).sort((a, b) => a.pos - b.pos);
+}
 
 /** Where in the goal's tokens the text at character `index` begins. */
 function tokenPos(goal: string, index: number): number {
@@ -141,7 +181,35 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   }
 
   const seenValues = new Set<string>();
+  // An enum value of several words, written with spaces or in another case ("in transit", "IN_TRANSIT" →
+  // in_transit): the goal's words, as the enum spells them. Its words are consumed (no place "Transit").
+  const phraseTokens = new Set<number>();
+  for (const { tool, param, schema } of paramsOf(catalog, (_, s) => s.enum !== undefined)) {
+    for (const value of schema.enum!) {
+      const words = typeof value === 'string' ? value.split(/[\s_-]+/).filter(Boolean) : [];
+      if (words.length < 2) continue;
+      const found = new RegExp(
+        `(?<![\\p{L}\\p{N}])${words.map(escapeRegExp).join('[\\s_-]+')}(?![\\p{L}\\p{N}])`,
+        'iu',
+      ).exec(goal);
+      if (!found) continue;
+      const at = tokenPos(goal, found.index);
+      tokenize(found[0]).forEach((_, i) => phraseTokens.add(at + i));
+      const known = out.find((k) => k.kind === 'value' && k.values[0] === value);
+      if (known) known.params.push(`${tool.name}.${param}`);
+      else
+        out.push({ kind: 'value', words: found[0], values: [value as string], params: [`${tool.name}.${param}`], at });
+      seenValues.add(value as string);
+    }
+  }
+  // An id the user wrote ("facility FAC-04"): the id params whose schema's pattern it matches take it as it is.
+  for (const m of codesOf(goal)) {
+    const takers = paramsOf(catalog, (p, s) => isIdParam(p, s) && idPattern(s)?.test(m[0]) === true);
+    if (takers.length > 0)
+      out.push({ kind: 'value', words: m[0], values: [m[0]], params: names(takers), at: tokenPos(goal, m.index) });
+  }
   for (const token of tokens) {
+    if (phraseTokens.has(token.pos)) continue;
     const takers = paramsOf(catalog, (_, s) => knownValue(s, token) !== undefined);
     const value = takers[0] ? knownValue(takers[0].schema, token)! : undefined;
     if (value === undefined || seenValues.has(value)) continue;
@@ -167,7 +235,9 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
     });
   }
 
-  const places = findLocations(tokens);
+  // Words of an id or a code ("FAC-02", "Q3 2026") are no place and no name.
+  const coded = codesOf(goal).flatMap((m) => tokenize(m[0]).map((_, i) => tokenPos(goal, m.index) + i));
+  const places = placesOf(tokens, new Set([...phraseTokens, ...periodTokens, ...coded]));
   const placeParams = paramsOf(catalog, isPlaceParam);
   if (placeParams.length > 0)
     for (const place of places)
@@ -176,19 +246,17 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   const nameParams = paramsOf(catalog, isNameParam);
   if (nameParams.length > 0) {
     const toolWords = new Set(matched.tools.flatMap((m) => [...toolTerms(m.tool).names, ...toolTerms(m.tool).tags]));
-    // Words of an id or a code ("FAC-02", "Q3 2026") are no name.
-    const coded = [...goal.matchAll(/[\p{L}\p{N}]+(?:[-_/.][\p{L}\p{N}]+)*/gu)]
-      .filter((m) => /\d/.test(m[0]))
-      .flatMap((m) => tokenize(m[0]).map((_, i) => tokenPos(goal, m.index) + i));
-    const excluded = new Set([
-      ...places.map((p) => p.pos),
-      ...periodTokens,
-      ...coded,
-      ...tokens.filter((t) => toolWords.has(t.stem) || seenValues.has(t.lower)).map((t) => t.pos),
-    ]);
-    for (const run of properNames(tokens, excluded)) {
+    const excluded = new Set([...places.map((p) => p.pos), ...periodTokens, ...phraseTokens, ...coded]);
+    // A tool's word or a value inside a name is part of it ("Rhein Cargo GmbH"); alone it is no name ("HIGH risk").
+    const plain = (t: Token) => toolWords.has(t.stem) || seenValues.has(t.lower);
+    for (const run of properNames(tokens, excluded).filter((r) => !r.every(plain))) {
       const words = run.map((t) => t.text).join(' ');
-      out.push({ kind: 'name', words, values: [words], params: names(nameParams), at: run[0]!.pos });
+      // A param that lists its values by example ("e.g. lead, asbestos, PCB") takes a name only among them.
+      const takers = nameParams.filter((r) => {
+        const examples = exampleValues(r.schema);
+        return examples.length === 0 || examples.some((e) => e.toLowerCase() === words.toLowerCase());
+      });
+      if (takers.length > 0) out.push({ kind: 'name', words, values: [words], params: names(takers), at: run[0]!.pos });
     }
   }
 
@@ -216,8 +284,10 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   return out.sort((a, b) => a.at - b.at);
 }
 
-/** A constraint's value as `schema` takes it: `true` for a flag, a number for an amount, else the text. */
+/** A constraint's value as `schema` takes it: `true` for a flag, a number for an amount, a list of one for a list, else the text. */
 export function typedValue(schema: JsonSchema | undefined, value: string): unknown {
+  if (schema?.type === 'array')
+    return [typedValue(typeof schema.items === 'object' ? (schema.items as JsonSchema) : undefined, value)];
   if (schema?.type === 'boolean') return value === 'true';
   if (schema?.type === 'number' || schema?.type === 'integer') return Number(value);
   return value;
@@ -229,4 +299,19 @@ export function groundingOf(request: PlanningRequest, catalog: readonly ToolSpec
   const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
   const goal = effectiveGoal(request);
   return { constraints: goalConstraints(goal, request.now, tools), given_text: goal };
+}
+
+/**
+ * The positions of the words that only say what kind of record an id the goal gives is ("facility FAC-04": the word
+ * before an id a `facility_id` takes): they name no tool to look the id up with, as the id is given.
+ */
+export function idNounPositions(tokens: readonly Token[], constraints: readonly GoalConstraint[]): Set<number> {
+  const out = new Set<number>();
+  for (const k of constraints) {
+    const before = tokens.find((t) => t.pos === k.at - 1);
+    if (k.kind !== 'value' || !before) continue;
+    const bases = k.params.map((p) => /^(.+)_ids?$/.exec(p.split('.').pop()!)?.[1]).filter((b) => b !== undefined);
+    if (bases.some((b) => identifierStems(b).includes(before.stem))) out.add(before.pos);
+  }
+  return out;
 }

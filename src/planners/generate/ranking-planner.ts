@@ -15,11 +15,11 @@ import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
 import { effectiveGoal } from '../../domain/request';
 import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
-import { matchCatalog, paramSchemas, toolTerms } from '../catalog-match';
+import { matchCatalog, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { identifierWords, tokenize } from '../../domain/text';
+import { contentTokens, identifierWords, tokenize } from '../../domain/text';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
-import { DATE_FROM, DATE_TO, goalConstraints, typedValue } from '../goal-constraints';
+import { DATE_FROM, DATE_TO, goalConstraints, idNounPositions, isDateParam, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
 import { actionDoneBy, providedBy } from '../coverage';
 import { contentSearch } from '../content-search';
@@ -89,19 +89,70 @@ function takers(c: Candidate, constraint: GoalConstraint): string[] {
   );
 }
 
-/** Each constraint goes to the nearest step that can take it; each period to the steps that start the plan (one period) or to the nearest step with dates (several). */
-function bindConstraints(candidates: Candidate[], constraints: readonly GoalConstraint[]) {
+/** A second step of `c`'s tool with the same params and providers, placed after it: for a second period or value. */
+function twinOf(
+  c: Candidate,
+  candidates: Candidate[],
+  sources: Map<Candidate, Record<string, Candidate>>,
+  firstPos: number,
+): Candidate {
+  const copy: Candidate = { ...c, params: { ...c.params }, providers: [...c.providers], notes: [], firstPos };
+  sources.set(copy, { ...sources.get(c)! });
+  const consumers = candidates.filter((x) => x.providers.includes(c));
+  candidates.splice(candidates.indexOf(c) + 1, 0, copy);
+  // The steps that read `c`'s data read the copy's too, each in a copy of its own.
+  for (const consumer of consumers) {
+    const next = twinOf(consumer, candidates, sources, consumer.firstPos);
+    next.providers = next.providers.map((p) => (p === c ? copy : p));
+    const read = sources.get(next)!;
+    for (const param of Object.keys(read)) if (read[param] === c) read[param] = copy;
+  }
+  return copy;
+}
+
+/**
+ * Each constraint goes to the nearest step that can take it (a second value for a param already given goes into its
+ * list, or into a second step of that tool); one period to the first steps with dates of each chain, several each to
+ * the nearest step with dates (every period is applied, a second step of the same tool if need be).
+ */
+function bindConstraints(
+  candidates: Candidate[],
+  constraints: readonly GoalConstraint[],
+  sources: Map<Candidate, Record<string, Candidate>>,
+) {
   const nearest = (options: Candidate[], at: number) =>
     options.sort((a, b) => Math.abs(a.firstPos - at) - Math.abs(b.firstPos - at))[0];
+  const schemaOf = (c: Candidate, p: string) => paramSchemas(c.tool).find(([name]) => name === p)?.[1];
+  const taken: GoalConstraint[] = [];
   for (const k of constraints) {
     if (k.kind === 'period') continue;
     const c = nearest(
       candidates.filter((x) => takers(x, k).length > 0),
       k.at,
     );
-    if (!c) continue;
-    const p = takers(c, k)[0]!;
-    c.params[p] = typedValue(paramSchemas(c.tool).find(([name]) => name === p)?.[1], k.values[0]!);
+    if (c) {
+      const p = takers(c, k)[0]!;
+      c.params[p] = typedValue(schemaOf(c, p), k.values[0]!);
+    } else taken.push(k);
+  }
+  for (const k of taken) {
+    // Taken already by a value the goal gave: a list takes this one too ("shipments SHP-0251 and SHP-0252"), a
+    // single value gets a second step of that tool ("facilities in Hannover and Bremen").
+    const given = candidates.flatMap((x) =>
+      Object.keys(x.params)
+        .filter((p) => k.params.includes(`${x.tool.name}.${p}`) && !sources.get(x)?.[p])
+        .map((p) => ({ x, p })),
+    );
+    const list = given.find(({ x, p }) => Array.isArray(x.params[p]));
+    if (list) {
+      (list.x.params[list.p] as unknown[]).push(...(typedValue(schemaOf(list.x, list.p), k.values[0]!) as unknown[]));
+      continue;
+    }
+    const single =
+      k.kind === 'place' || k.kind === 'value' ? given.find(({ x, p }) => typeof x.params[p] === 'string') : undefined;
+    if (!single) continue;
+    const copy = twinOf(single.x, candidates, sources, k.at);
+    copy.params[single.p] = typedValue(schemaOf(copy, single.p), k.values[0]!);
   }
   const periods = constraints.filter((k) => k.kind === 'period');
   const datable = candidates.filter((c) => paramSchemas(c.tool).some(([p]) => DATE_FROM.test(p)));
@@ -114,16 +165,28 @@ function bindConstraints(candidates: Candidate[], constraints: readonly GoalCons
     c.notes.push(`"${k.words}" means ${start} to ${end} (UTC, both days included)`);
   };
   if (periods.length === 1) {
-    const roots = datable.filter((c) => c.providers.length === 0);
-    for (const c of roots.length > 0 ? roots : datable.slice(0, 1)) setPeriod(c, periods[0]!);
+    // The first steps with dates of each chain: "shipments to Berlin or Leipzig last week" dates both shipments steps.
+    for (const c of datable.filter((x) => !datable.some((d) => d !== x && dependsOn(x, d)))) setPeriod(c, periods[0]!);
     return;
   }
+  const dated = (x: Candidate) => paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params);
   for (const k of periods) {
     const c = nearest(
-      datable.filter((x) => !paramSchemas(x.tool).some(([p]) => DATE_FROM.test(p) && p in x.params)),
+      datable.filter((x) => !dated(x)),
       k.at,
     );
-    if (c) setPeriod(c, k);
+    if (c) {
+      setPeriod(c, k);
+      continue;
+    }
+    // Every step that could take a period has one: this period asks for the nearest one's data a second time
+    // ("the contaminants detected last week and those detected this week"), a step of its own.
+    const twin = nearest(datable.slice(), k.at);
+    if (!twin) continue;
+    const copy = twinOf(twin, candidates, sources, k.at);
+    for (const p of Object.keys(copy.params)) if (isDateParam(p, {})) delete copy.params[p];
+    datable.push(copy);
+    setPeriod(copy, k);
   }
 }
 
@@ -198,19 +261,43 @@ export class RankingPlanner implements Planner {
     const tools = indexCatalog(catalog);
     const goal = effectiveGoal(request);
     const tokens = tokenize(goal);
-    const matched = matchCatalog(tokens, catalog);
+    const allConstraints = goalConstraints(goal, request.now, catalog);
+    // "facility FAC-04" gives the id: "facility" asks for no facilities lookup.
+    const idNouns = idNounPositions(tokens, allConstraints);
+    const matches = matchCatalog(
+      tokens.filter((t) => !idNouns.has(t.pos)),
+      catalog,
+    );
+    const matched = { ...matches, tools: strongMatches(matches.tools, tokens, catalog) };
+    // A tool the goal shares only a weak word with, or names only as the kind of an id it gives, is not asked for:
+    // not planned, and not missing either.
+    const strong = new Set(matched.tools.map((m) => m.tool));
+    const weak = new Set(
+      matchCatalog(tokens, catalog)
+        .tools.filter((m) => !strong.has(m.tool))
+        .map((m) => m.tool.name),
+    );
     // A constraint inside an action no tool does ("open a Jira ticket") belongs to that action, named missing.
     const actions = requirements.required_capabilities
       .filter((c) => !tools.has(c) && !asksForData(c))
       .map((c) => c.toLowerCase());
-    const constraints = goalConstraints(goal, request.now, catalog).filter(
-      (k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase())),
+    // Unless a tool that takes it is named in that action by a word of its own ("Gather the code … within 1000
+    // tokens": workspace-context is tagged code and takes max_context_tokens).
+    const namedIn = (action: string, k: GoalConstraint) =>
+      catalog.some((t) => {
+        if (!k.params.some((p) => p.startsWith(`${t.name}.`))) return false;
+        const { names, tags } = toolTerms(t);
+        return tokenize(action).some((w) => names.has(w.stem) || tags.has(w.stem));
+      });
+    const constraints = allConstraints.filter(
+      (k) => k.kind === 'period' || !actions.some((a) => a.includes(k.words.toLowerCase()) && !namedIn(a, k)),
     );
     const candidates = matched.tools.map((m) => candidate(m.tool, m.score, m.firstPos));
 
     // A constraint no chosen tool can apply brings in a tool that can ("in Hannover", "each landfill" → facilities):
-    // a place always ("What is in Hannover?"), another filter where the goal asks for data (it names a tool) or names
-    // the tool's subject by a tag ("composting sites"); "Order 50 new recycling bins" asks for no data at all.
+    // a place always ("What is in Hannover?"), another filter where the goal asks for data (it names a tool, or the
+    // filter is a value or an amount: "List landfills with …") or names the tool's subject by a tag ("composting
+    // sites"); "Order 50 new recycling bins" asks for no data at all.
     const tagged = (tool: ToolSpec) => tokens.some((t) => toolTerms(tool).tags.has(t.stem));
     for (const k of constraints) {
       if (k.kind === 'period' || candidates.some((c) => takers(c, k).length > 0)) continue;
@@ -218,13 +305,21 @@ export class RankingPlanner implements Planner {
         (t) =>
           !candidates.some((c) => c.tool === t) &&
           k.params.some((p) => p.startsWith(`${t.name}.`)) &&
-          (k.kind === 'place' || matched.tools.length > 0 || tagged(t)),
+          (k.kind === 'place' || matched.tools.length > 0 || tagged(t) || (k.kind !== 'name' && asksForData(goal))),
       );
       if (tool) candidates.push(candidate(tool, 0, k.at));
     }
     // A question no tool is named for may be about what stored files say: find them by its key words, then read them.
+    // So may a goal whose verb only weakly names a tool that reads ("Read my todo list": read_text_file needs a path the
+    // goal does not give): a tool that may be retried freely and needs nothing but where to read.
+    const reads = (t: ToolSpec) => {
+      const paths = new Set(pathParamSchemas(t.parameters, t.path_params).map((p) => p.param));
+      return t.idempotent && t.required.every((p) => paths.has(p));
+    };
     const search =
-      candidates.length === 0 && asksForData(goal) ? contentSearch(goal, tokens, catalog, request.now) : undefined;
+      candidates.length === 0 && (asksForData(goal) || catalog.some((t) => weak.has(t.name) && reads(t)))
+        ? contentSearch(goal, tokens, catalog, request.now)
+        : undefined;
     const searchSteps = search ? [candidate(search.searcher, 0, 0), candidate(search.reader, 0, 1)] : [];
     candidates.push(...searchSteps);
     candidates.sort((a, b) => a.firstPos - b.firstPos || a.tool.name.localeCompare(b.tool.name));
@@ -238,7 +333,7 @@ export class RankingPlanner implements Planner {
       reader.providers.push(searcher);
       sources.get(reader)![search.readerParam] = searcher;
     }
-    bindConstraints(candidates, constraints);
+    bindConstraints(candidates, constraints, sources);
     fillRequiredPaths(candidates);
     fillRequestParams(candidates, goal);
 
@@ -300,6 +395,19 @@ export class RankingPlanner implements Planner {
 
     const chosen = new Set(steps.map((s) => s.tool));
     const chosenTools = kept.map((c) => c.tool);
+    // A clause that only restates what the steps filter on ("… in Hannover and Bremen are recycling plants") asks
+    // for nothing more: each of its words is a constraint the plan applies or a word a chosen tool is known by.
+    const unbound = new Set(unboundConstraints(steps, constraints));
+    const applied = new Set(
+      constraints.filter((k) => !unbound.has(k)).flatMap((k) => tokenize(k.words).map((t) => t.stem)),
+    );
+    const restated = (clause: string) => {
+      const words = contentTokens(tokenize(clause));
+      return (
+        words.length > 0 &&
+        words.every((w) => applied.has(w.stem) || chosenTools.some((t) => toolTerms(t).vocabulary.has(w.stem)))
+      );
+    };
     const missing = [
       ...new Set([
         // A tool left out for the limits or for a param it lacks is named once, with why (a bare tool name as missing
@@ -310,6 +418,8 @@ export class RankingPlanner implements Planner {
         ...requirements.required_capabilities.filter(
           (cap) =>
             !chosen.has(cap) &&
+            !weak.has(cap) &&
+            !restated(cap) &&
             !dropped.includes(cap) &&
             !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
             (fullCatalog.some((t) => t.name === cap) ||

@@ -173,7 +173,11 @@ describe('validation grounds a plan on its goal', () => {
     const guessed = issuesOf('Shipments to FAC-02 last week', WASTE_CATALOG, [
       { tool: 'shipments', params: { facility_id: 'FAC-01', date_from: '2026-11-16', date_to: '2026-11-22' } },
     ]);
-    expect(guessed.map((i) => i.code)).toEqual(['UNVERIFIED_ID']);
+    // …and the id the user wrote reaches no step.
+    expect(guessed.map((i) => [i.code, i.message.includes('FAC-02')])).toEqual([
+      ['UNVERIFIED_ID', false],
+      ['UNBOUND_CONSTRAINT', true],
+    ]);
     expect(
       issuesOf('Shipments to FAC-02 last week', WASTE_CATALOG, [
         { tool: 'shipments', params: { facility_id: 'FAC-02', date_from: '2026-11-16', date_to: '2026-11-22' } },
