@@ -12,7 +12,7 @@ import type { ContentStore } from '../store/content-store';
 import { openStorage } from '../store/storage';
 import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
-import { createLlmStepActivities } from './llm-step';
+import { createStepKindActivities } from '../step-kinds/activities';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
 export function createPlanningDependencies(options: {
@@ -51,7 +51,7 @@ export function createPlanningDependencies(options: {
 export function createActivities(deps: PlanningDependencies) {
   return {
     ...createPlanningActivities(deps),
-    ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
+    ...createStepKindActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
   };
 }
 
