@@ -36,5 +36,5 @@ RUN echo '{"name":"durable-planner-app","private":true}' > package.json \
  && npm cache clean --force \
  && node node_modules/durable-planner/bin/planner.js --version
 # Workers handle SIGTERM (a graceful shutdown); run with `--init` (compose: `init: true`) so signals reach node.
-ENTRYPOINT ["node", "--max-semi-space-size=8", "node_modules/durable-planner/bin/planner.js"]
+ENTRYPOINT ["node_modules/.bin/planner"]
 CMD ["worker"]

@@ -2,7 +2,8 @@
 //  - no-floating-promises everywhere: an unawaited promise in a worker or the CLI loses its error;
 //  - workflow purity: workflow code may import only the workflow API, Temporal's common types, zod, the
 //    OpenTelemetry API (spans go out through the interceptors' sink, replay-aware), the contract
-//    (src/api) and the domain (src/domain); activities only as types. Anything else could do I/O or break replay.
+//    (src/api), the domain (src/domain) and the step kinds' workflow parts (src/step-kinds); activities only as types.
+//    Anything else could do I/O or break replay.
 // A third keeps the layers (docs/contributing.md, "Layers"): no import from a lower layer up.
 const tseslint = require('typescript-eslint');
 
@@ -68,7 +69,16 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-restricted-imports': workflowImports([
         '\\./[\\w-]+(/[\\w-]+)?',
         '\\.\\./(api|domain)(/[\\w-]+)?',
+        '\\.\\./step-kinds',
       ]),
+    },
+  },
+  {
+    // The step kinds' workflow parts (src/step-kinds/index.ts, kind.ts, <kind>/kind.ts): zod and types only, and
+    // the registry's own kinds; a kind's activities (./activities.ts) as types.
+    files: ['src/step-kinds/index.ts', 'src/step-kinds/kind.ts', 'src/step-kinds/*/kind.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': workflowImports(['\\./[\\w-]+/kind', '\\.\\./kind', '\\./kind']),
     },
   },
   {

@@ -38,7 +38,7 @@ import { startDevServer, type DevServer } from '../src/dev/temporal-server';
 import { BENCH_BRANCHES, BENCH_GOAL, BENCH_REPLAN_GOAL } from './bench-pack';
 import type { PlanningOutcome } from '../src/api';
 import { planningStartOptions } from '../src/client';
-import type { ToolQueues } from '../src/config';
+import { loadConfig, type ToolQueues } from '../src/config';
 import { renderChart } from './chart';
 import { describeHeapLimits, mainThreadHeapLimits, type HeapLimit } from './heap-limits';
 import { exited } from './child-processes';
@@ -489,6 +489,7 @@ async function main() {
       `bench: ${flags.plans} plans per side, ${flags.concurrency} concurrent, ${flags.warmup} warm-up, ${flags.replanPlans} re-plan plans; server db ${flags.db}; ${os.cpus().length} cores; worker heap ${flags.workerHeapMb ? `${flags.workerHeapMb} MB` : "Node's default"}; planner worker node options ${plannerSideOptions.join(' ') || 'none'} (raw: ${flags.rawWithPlannerNodeOptions ? "the bin's" : 'none'})${rawControl ? `; control: raw worker holds ${rawControl.extra_live_mb} MB more, allocates ${rawControl.extra_garbage_kb_per_activity} KB and spends ${rawControl.extra_cpu_ms_per_activity} ms more per activity, runs ${rawControl.extra_local_activities_per_plan} local activities per plan${rawControl.visibility_like_the_planner ? ', publishes memo and search attributes as the planner does' : ''}` : ''}`,
     );
     server = await startDevServer({
+      binaries: loadConfig(),
       ...(flags.db === 'memory' ? {} : { dbFile: path.join(dir, 'temporal.db') }),
       headless: true,
       logFile: path.join(dir, 'server.log'),

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
+import { loadConfig } from '../src/config';
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../test/fixtures/demo-pack';
 import { ledgerDir } from '../src/store/idempotency';
@@ -135,7 +136,13 @@ async function main() {
 
   try {
     const port = await freePort();
-    server = await startDevServer({ dbFile, port, headless: true, logFile: path.join(dir, 'server.log') });
+    server = await startDevServer({
+      binaries: loadConfig(),
+      dbFile,
+      port,
+      headless: true,
+      logFile: path.join(dir, 'server.log'),
+    });
     const { code } = await bundleWorkflows();
     const bundle = path.join(dir, 'bundle.js');
     writeFileSync(bundle, code);
@@ -219,7 +226,13 @@ async function main() {
       } else {
         log('stopping the dev server');
         await server.stop();
-        server = await startDevServer({ dbFile, port, headless: true, logFile: path.join(dir, 'server.log') });
+        server = await startDevServer({
+          binaries: loadConfig(),
+          dbFile,
+          port,
+          headless: true,
+          logFile: path.join(dir, 'server.log'),
+        });
         log(`dev server restarted on ${server.address} (same database)`);
       }
     }

@@ -22,6 +22,7 @@ import { createWorkspacePack } from '../src/tools/workspace';
 import { executeGold } from './eval-gold';
 import { EVAL_DAY, EVAL_FIXTURES, EVAL_NOTES, loadGoldenSet, type GoldenGoal } from './eval-harness';
 import { rowKey, rowsOf } from './eval-scoring';
+import { loadConfig } from '../src/config';
 
 const ROOT = projectRoot();
 const GOAL_FILES = ['bench/eval-goals.json', 'bench/eval-goals-held-out.json'].map((f) => path.join(ROOT, f));
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   const goals = loadGoldenSet(...GOAL_FILES).filter((g) => !process.argv.includes('--tuning-only') || !g.held_out);
 
   const packs: ToolPack[] = [
-    await createWastePack({ today: EVAL_DAY }),
+    await createWastePack({ today: EVAL_DAY, cacheDir: loadConfig().cacheDir }),
     createWorkspacePack(EVAL_FIXTURES, { allowedRoots: [EVAL_FIXTURES] }),
     await createMcpPack('files', { command: process.execPath, args: [FILES_SERVER, EVAL_NOTES], env: {} }),
   ];

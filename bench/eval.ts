@@ -178,6 +178,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop());
   try {
     server = await startDevServer({
+      binaries: loadConfig(),
       dbFile: path.join(dir, 'temporal.db'),
       logFile: path.join(dir, 'server.log'),
       headless: true,

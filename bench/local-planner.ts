@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../src/dev/temporal-server';
+import { loadConfig } from '../src/config';
 import { LocalContentStore } from '../src/store/content-store';
 import { createWastePack } from '../src/tools/waste';
 import { createLocalWorkers, type LocalWorkers } from '../src/worker';
@@ -23,9 +24,13 @@ export interface LocalPlanner {
 export async function withLocalPlanner<T>(taskQueue: string, use: (planner: LocalPlanner) => Promise<T>): Promise<T> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const dir = mkdtempSync(path.join(os.tmpdir(), `${taskQueue}-`));
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), headless: true });
+  const server = await startDevServer({
+    binaries: loadConfig(),
+    dbFile: path.join(dir, 'temporal.db'),
+    headless: true,
+  });
   const connection = await NativeConnection.connect({ address: server.address });
-  const pack = await createWastePack({ today: new Date() });
+  const pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
   const workers = await createLocalWorkers({
     connection,
     namespace: 'default',

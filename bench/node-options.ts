@@ -1,6 +1,6 @@
 /**
- * The node options the `planner` bin runs with: those of its shebang (bin/planner.js), which npm scripts and
- * docker-compose repeat. The bench gives them to the planner's worker process, since that is what `planner worker` runs.
+ * The node options the `planner` bin runs with: those of its shebang (bin/planner.js), their one place (npm scripts
+ * and the Dockerfile run the bin itself). The bench gives them to the planner's worker process, since that is what `planner worker` runs.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -16,7 +16,7 @@ import {
 } from '@temporalio/client';
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { loadConfig } from './config';
+import { loadConfig, type PlannerConfig } from './config';
 import {
   completeStepUpdate,
   editPlanUpdate,
@@ -66,23 +66,29 @@ export class PlannerClient {
   private constructor(
     readonly client: Client,
     readonly target: TemporalTarget,
+    private readonly config: PlannerConfig,
     private readonly tracing?: Tracing,
   ) {}
 
   /**
-   * With OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. `identity`: the
+   * The client factory, an entry point: `options.config` is the planner's configuration, built here from the
+   * environment when not given (once per client). `target` defaults to the config's Temporal settings. With
+   * OTEL_EXPORTER_OTLP_ENDPOINT set, the client traces too: a run's trace begins with its start. `identity`: the
    * Temporal client identity (default `<pid>@<host>`), which the client also sends as who starts a run and who decides.
    */
   static async connect(
-    target: TemporalTarget = loadTemporalTarget(loadConfig().temporal),
-    options: { identity?: string } = {},
+    target?: TemporalTarget,
+    options: { identity?: string; config?: PlannerConfig } = {},
   ): Promise<PlannerClient> {
-    const connection = await Connection.connect(target.connectionOptions);
-    const tracing = tracingFromConfig(loadConfig());
+    const config = options.config ?? loadConfig();
+    const resolved = target ?? loadTemporalTarget(config.temporal);
+    const connection = await Connection.connect(resolved.connectionOptions);
+    const tracing = tracingFromConfig(config);
     const identity = options.identity === undefined ? {} : { identity: options.identity };
     return new PlannerClient(
-      new Client({ connection, namespace: target.namespace, plugins: tracingPlugins(tracing), ...identity }),
-      target,
+      new Client({ connection, namespace: resolved.namespace, plugins: tracingPlugins(tracing), ...identity }),
+      resolved,
+      config,
       tracing,
     );
   }
@@ -106,7 +112,7 @@ export class PlannerClient {
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
     return await this.client.workflow.start(
       planningWorkflow,
-      planningStartOptions({ started_by: this.identity, ...input }, options),
+      planningStartOptions({ started_by: this.identity, ...input }, { taskQueue: this.config.taskQueue, ...options }),
     );
   }
 
@@ -126,11 +132,7 @@ export class PlannerClient {
   }
 
   /** The events after `afterSeq` at once, by query: also for a closed run (a worker replays it). */
-  async progress(
-    workflowId: string,
-    afterSeq: number,
-    timeoutMs = loadConfig().queryTimeoutMs,
-  ): Promise<ProgressBatch> {
+  async progress(workflowId: string, afterSeq: number, timeoutMs = this.config.queryTimeoutMs): Promise<ProgressBatch> {
     return await this.client.connection.withDeadline(Date.now() + timeoutMs, () =>
       this.handle(workflowId).query(getProgressQuery, { after_seq: afterSeq }),
     );
@@ -144,7 +146,7 @@ export class PlannerClient {
    * The run's state. A query needs a worker to answer it (a closed run is replayed by one), so it is bounded:
    * after `timeoutMs` (PLANNER_QUERY_TIMEOUT_MS, default 10 s) it fails with DEADLINE_EXCEEDED instead of hanging.
    */
-  async state(workflowId: string, timeoutMs = loadConfig().queryTimeoutMs): Promise<PlanningState> {
+  async state(workflowId: string, timeoutMs = this.config.queryTimeoutMs): Promise<PlanningState> {
     return await this.client.connection.withDeadline(Date.now() + timeoutMs, () =>
       this.handle(workflowId).query(getStateQuery),
     );
@@ -330,12 +332,12 @@ export function clientIdentity(identity: string): string {
  */
 export function planningStartOptions(
   input: PlanningWorkflowInput,
-  options: StartOptions = {},
+  options: StartOptions & { taskQueue: string },
 ): WorkflowStartOptions<typeof planningWorkflow> {
   const { goal } = checkWorkflowInput(input).request;
   return {
     args: [input],
-    taskQueue: options.taskQueue ?? loadConfig().taskQueue,
+    taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? `plan-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
     memo: { goal },
     ...(options.idReusePolicy ? { workflowIdReusePolicy: options.idReusePolicy } : {}),

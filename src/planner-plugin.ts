@@ -9,11 +9,12 @@
 import { Runtime, type Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { ContentStore } from './store/content-store';
 import { openStorage, storeLocation, type PlannerStorage } from './store/storage';
-import { loadConfig } from './config';
+import { loadConfig, type PlannerConfig } from './config';
+import { createPlanningDependencies } from './activities';
 import { tracingFromConfig, type Tracing } from './telemetry/tracing';
 import { withPlannerQueue } from './tools/define-tool';
 import type { ToolPack } from './tools/tool';
-import { plannerActivities, plannerWorkflows } from './worker';
+import { catalogsOf, plannerActivities, plannerWorkflows } from './worker';
 
 export interface PlannerPluginOptions {
   /** The catalogs the planner plans with; a run names one in `request.tool_catalog`. */
@@ -22,6 +23,8 @@ export interface PlannerPluginOptions {
   store?: ContentStore;
   /** A prebuilt bundle of the planner's workflows; by default they are bundled when the worker is created. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The planner's configuration; default: built here from the environment once (docs/configuration.md). */
+  config?: PlannerConfig;
 }
 
 export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
@@ -36,7 +39,7 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
           'plannerPlugin: this worker already has workflows; run the planner on a worker (and task queue) of its own',
         );
       }
-      const config = loadConfig();
+      const config = options.config ?? loadConfig();
       opened = options.store ? undefined : openStorage(config);
       if (opened) Runtime.instance().logger.info(`durable-planner: Store: ${storeLocation(config)}`);
       const store = options.store ?? opened!.store;
@@ -50,7 +53,12 @@ export function plannerPlugin(options: PlannerPluginOptions): WorkerPlugin {
             packs,
             taskQueue: worker.taskQueue,
             store,
-            ...(opened ? { ledger: opened.ledger } : {}),
+            planning: createPlanningDependencies({
+              config,
+              catalogs: catalogsOf(packs),
+              store,
+              ...(opened ? { ledger: opened.ledger } : {}),
+            }),
           }),
         },
       };

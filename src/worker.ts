@@ -43,7 +43,8 @@ export interface PlannerWorkerOptions {
   taskQueue: string;
   /** A prebuilt workflow bundle (tests build one once); otherwise src/workflows is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  activities?: WorkerOptions['activities'];
+  /** The planner's activities (plannerActivities, or createActivities for planning alone). */
+  activities: NonNullable<WorkerOptions['activities']>;
   /** Worker plugins, e.g. tracing's (src/telemetry/tracing.ts). */
   plugins?: WorkerOptions['plugins'];
   /** The Worker Deployment version it polls as, its runs pinned to it (src/versioning.ts); none: unversioned. */
@@ -56,7 +57,7 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...plannerWorkflows(options.workflowBundle),
-    activities: options.activities ?? createActivities(),
+    activities: options.activities,
     plugins: options.plugins ?? [],
     ...(options.version ? { workerDeploymentOptions: workerDeploymentOptions(options.version) } : {}),
   });
@@ -119,17 +120,10 @@ export function plannerActivities(options: {
   packs: readonly ToolPack[];
   taskQueue: string;
   store: ContentStore;
-  /** Default: the file ledger beside the store. */
-  ledger?: IdempotencyLedger;
-  planning?: PlanningDependencies;
+  /** Built from the config once per worker (createPlanningDependencies over catalogsOf(packs)). */
+  planning: PlanningDependencies;
 }): NonNullable<WorkerOptions['activities']> {
-  const planning =
-    options.planning ??
-    createPlanningDependencies({
-      catalogs: catalogsOf(options.packs),
-      store: options.store,
-      ...(options.ledger ? { ledger: options.ledger } : {}),
-    });
+  const { planning } = options;
   const colocated = options.packs.flatMap((p) => p.tools).filter((t) => t.spec.task_queue === options.taskQueue);
   const tools = colocated.length
     ? createToolActivities({
@@ -169,10 +163,10 @@ export async function createToolWorkers(options: {
   namespace: string;
   tools: readonly ToolImplementation[];
   store: ContentStore;
-  /** Where side-effecting tools record intents and outcomes; default: the file ledger beside the store. */
-  ledger?: IdempotencyLedger;
-  /** The folders a run's workspace_root may use (config.workspaceRoots); default: loadConfig()'s. */
-  workspaceRoots?: readonly string[];
+  /** Where side-effecting tools record intents and outcomes (the planning dependencies' ledger). */
+  ledger: IdempotencyLedger;
+  /** The folders a run's workspace_root may use (config.workspaceRoots). */
+  workspaceRoots: readonly string[];
   plugins?: WorkerOptions['plugins'];
   /** The planner's version: a pinned run's steps go to the tool workers of its version. */
   version?: PlannerVersion;
@@ -189,8 +183,8 @@ export async function createToolWorkers(options: {
         activities: createToolActivities({
           tools: options.tools.filter((t) => t.spec.task_queue === taskQueue),
           store: options.store,
-          ...(options.ledger ? { ledger: options.ledger } : {}),
-          ...(options.workspaceRoots ? { workspaceRoots: options.workspaceRoots } : {}),
+          ledger: options.ledger,
+          workspaceRoots: options.workspaceRoots,
         }),
       }),
     ),
@@ -236,7 +230,7 @@ export async function createLocalWorkers(options: {
   planning?: PlanningDependencies;
   /** With its ledger beside it (or planning's); default: openStorage(config), closed by close(). */
   store?: ContentStore;
-  /** Where the task queue, store and planning dependencies not given come from (default: loadConfig()). */
+  /** Where the task queue, store and planning dependencies not given come from; built here when not given (an entry point). */
   config?: PlannerConfig;
   /** Plugins of every worker, e.g. tracing's. */
   plugins?: WorkerOptions['plugins'];

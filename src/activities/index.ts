@@ -3,7 +3,7 @@
  * samples do, so tests and the worker can hand in their own: the deterministic analyzer and ranking planner are
  * always there; the LLM ones join when the config has an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
  */
-import { loadConfig, type PlannerConfig } from '../config';
+import type { PlannerConfig } from '../config';
 import { PlanCache } from '../planners/plan-cache';
 import { RULE_CRITICS } from '../planners/critique/rule-critics';
 import { RankingPlanner } from '../planners/generate/ranking-planner';
@@ -12,13 +12,16 @@ import type { ContentStore } from '../store/content-store';
 import { openStorage } from '../store/storage';
 import { ledgerBeside, type IdempotencyLedger } from '../store/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
-import { createLlmStepActivities } from './llm-step';
+import { createStepKindActivities } from '../step-kinds/activities';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
 
-export function createPlanningDependencies(
-  options: { config?: PlannerConfig; catalogs?: ToolCatalogs; store?: ContentStore; ledger?: IdempotencyLedger } = {},
-): PlanningDependencies {
-  const config = options.config ?? loadConfig();
+export function createPlanningDependencies(options: {
+  config: PlannerConfig;
+  catalogs?: ToolCatalogs;
+  store?: ContentStore;
+  ledger?: IdempotencyLedger;
+}): PlanningDependencies {
+  const { config } = options;
   const catalogs = options.catalogs ?? builtInCatalogs();
   let llm: PlanningDependencies['llm'];
   if (config.llmProviders.length > 0) {
@@ -45,10 +48,10 @@ export function createPlanningDependencies(
   };
 }
 
-export function createActivities(deps: PlanningDependencies = createPlanningDependencies()) {
+export function createActivities(deps: PlanningDependencies) {
   return {
     ...createPlanningActivities(deps),
-    ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
+    ...createStepKindActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
   };
 }
 

@@ -19,7 +19,6 @@ import { promises as fs } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Context, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { loadConfig } from '../config';
 import { addUsage, callUsage, ZERO_USAGE, type Usage } from '../domain/budget';
 import { combineFannedData, fanOut } from '../domain/fan-out';
 import { InvalidInputError, formatZodIssues } from '../domain/errors';
@@ -38,7 +37,7 @@ import { canonicalJson } from '../domain/canonical-json';
 import { sha256Hex } from '../sha256';
 import type { ContentStore, WriteOrigin } from '../store/content-store';
 import { PathOutsideWorkspaceError, StepParamsError, ToolResultError, UnknownToolError } from '../tools/errors';
-import { ledgerBeside, once, type IdempotencyLedger } from '../store/idempotency';
+import { once, type IdempotencyLedger } from '../store/idempotency';
 import { allowedWorkspaceRoot, openInsideRoot, realPathOf } from '../tools/workspace/roots';
 import type { ToolContext, ToolImplementation, ToolOutput } from '../tools/tool';
 import { withPlannerFailures } from '../api/failures';
@@ -47,10 +46,10 @@ import { observedToolCall } from '../telemetry/observe';
 export interface ToolActivityDependencies {
   tools: readonly ToolImplementation[];
   store: ContentStore;
-  /** Where non-idempotent tools record their intents and results; default: the file ledger beside the store (ledgerBeside). */
-  ledger?: IdempotencyLedger;
-  /** The folders a step's workspace_root may name or lie inside; default: loadConfig().workspaceRoots. */
-  workspaceRoots?: readonly string[];
+  /** Where non-idempotent tools record their intents and results (the planning dependencies' ledger). */
+  ledger: IdempotencyLedger;
+  /** The folders a step's workspace_root may name or lie inside (config.workspaceRoots). */
+  workspaceRoots: readonly string[];
 }
 
 /** `${scope}:${sha256(tool + canonical params)}`: the same for every attempt of a step, different when params differ. */
@@ -157,8 +156,7 @@ export function createToolActivities(deps: ToolActivityDependencies) {
   const byName = new Map(deps.tools.map((t) => [t.spec.name, { tool: t, params: strictParams(t.paramsSchema) }]));
   const served = [...byName.keys()].sort();
   const queues = [...new Set(deps.tools.map((t) => t.spec.task_queue))].sort();
-  const ledger = deps.ledger ?? ledgerBeside(deps.store, loadConfig().storeDir);
-  const workspaceRoots = deps.workspaceRoots ?? loadConfig().workspaceRoots;
+  const { ledger, workspaceRoots } = deps;
 
   async function loadResults(
     input: z.output<typeof StepExecutionInputSchema>,

@@ -97,7 +97,7 @@ export async function connect(options: GlobalOptions): Promise<PlannerClient> {
   try {
     return await PlannerClient.connect(
       { ...target, connectionOptions: connectionOptions as TemporalTarget['connectionOptions'] },
-      { identity: cliIdentity() },
+      { identity: cliIdentity(), config },
     );
   } catch (err) {
     throw new CliError(

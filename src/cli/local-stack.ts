@@ -45,7 +45,7 @@ export async function resolveServer(
 ): Promise<ResolvedServer> {
   const useLocal = overrides.local ?? (!overrides.address && !config.temporal.address);
   if (!useLocal) return { target: loadTemporalTarget(config.temporal, overrides) };
-  const local = await ensureLocalDevServer(log);
+  const local = await ensureLocalDevServer(config, log);
   const target = loadTemporalTarget(config.temporal, { ...overrides, address: local.address });
   target.webUiUrl = local.uiUrl ?? target.webUiUrl;
   return { target, local };

@@ -8,7 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, type PlannerConfig } from '../config';
+import type { PlannerConfig } from '../config';
 import { applicationRoot, projectRoot } from '../project-root';
 
 export const PROJECT_ROOT = projectRoot();
@@ -119,8 +119,8 @@ function ensureLocal(spec: BinarySpec, log: (line: string) => void): string {
 
 /** The `temporal` CLI: $TEMPORAL_CLI_PATH, then PATH, then .temporal/ (installed on first use). */
 export function ensureTemporalCli(
+  config: Pick<PlannerConfig, 'temporalCliPath' | 'pathDirs'>,
   log: (line: string) => void = () => {},
-  config: Pick<PlannerConfig, 'temporalCliPath' | 'pathDirs'> = loadConfig(),
 ): string {
   const fromEnv = config.temporalCliPath;
   if (fromEnv) {
@@ -137,8 +137,8 @@ export function ensureTemporalCli(
 
 /** The time-skipping test server: $TEMPORAL_TEST_SERVER_PATH, then .temporal/ (installed on first use). */
 export function ensureTimeSkippingServer(
+  config: Pick<PlannerConfig, 'temporalTestServerPath'>,
   log: (line: string) => void = () => {},
-  config: Pick<PlannerConfig, 'temporalTestServerPath'> = loadConfig(),
 ): string {
   const fromEnv = config.temporalTestServerPath;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;

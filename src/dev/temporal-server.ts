@@ -8,9 +8,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { searchAttributeCliFlags } from '../api/search-attributes';
+import type { PlannerConfig } from '../config';
 import { ensureTemporalCli, LOCAL_DIR } from './temporal-binaries';
 
 export interface DevServerOptions {
+  /** Where the `temporal` CLI is looked for (the config's TEMPORAL_CLI_PATH and PATH). */
+  binaries: Pick<PlannerConfig, 'temporalCliPath' | 'pathDirs'>;
   /** SQLite file that keeps workflows across restarts. Omit for an in-memory server. */
   dbFile?: string;
   /** gRPC port; a free one when omitted. */
@@ -100,8 +103,8 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   });
 }
 
-export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const cli = ensureTemporalCli(options.log);
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const cli = ensureTemporalCli(options.binaries, options.log);
   const port = options.port ?? (await freePort());
   const uiPort = options.uiPort ?? (await freePort());
   const args = [
@@ -177,7 +180,10 @@ export interface LocalDevServer {
  * The demo's and `planner dev`'s server: reuse whatever listens on localhost:7233, otherwise start one in the
  * background with its state in .temporal/dev-server.db, left running so the printed Web UI links keep working.
  */
-export async function ensureLocalDevServer(log: (line: string) => void = () => {}): Promise<LocalDevServer> {
+export async function ensureLocalDevServer(
+  binaries: DevServerOptions['binaries'],
+  log: (line: string) => void = () => {},
+): Promise<LocalDevServer> {
   const address = `${HOST}:${LOCAL_DEV_PORT}`;
   const uiUrl = `http://localhost:${LOCAL_UI_PORT}`;
   if (await isPortOpen(HOST, LOCAL_DEV_PORT)) {
@@ -188,6 +194,7 @@ export async function ensureLocalDevServer(log: (line: string) => void = () => {
     `Starting the Temporal dev server on ${address} (state in .temporal/dev-server.db, log in .temporal/dev-server.log) …`,
   );
   const server = await startDevServer({
+    binaries,
     port: LOCAL_DEV_PORT,
     uiPort: LOCAL_UI_PORT,
     dbFile: path.join(LOCAL_DIR, 'dev-server.db'),

@@ -21,16 +21,20 @@ import {
   type Plan,
   type PlanMetadata,
 } from './plan';
+import { STEP_KINDS, stepKind, type StepKindName } from '../step-kinds';
 import { referencedSteps } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { isRecord } from './walk';
 
 /**
- * Steps that call no tool: `llm` (a language model answers `params.instruction` over the data of the steps it
- * depends on), `human` (a person answers `params.question`), `noop`. A draft step names one of these as `action`
- * instead of a `tool`.
+ * Steps that call no tool: the registered kinds offered to the LLM planner (those with a `draft`, src/step-kinds),
+ * e.g. `llm` (a language model answers `params.instruction` over the data of the steps it depends on), `human` (a
+ * person answers `params.question`), `noop`. A draft step names one of these as `action` instead of a `tool`.
  */
-export const DRAFT_STEP_KINDS = ['llm', 'human', 'noop'] as const;
+export const DRAFT_STEP_KINDS = STEP_KINDS.filter((k) => k.draft).map((k) => k.name) as unknown as readonly [
+  StepKindName,
+  ...StepKindName[],
+];
 
 export const DraftStepSchema = z
   .object({
@@ -41,7 +45,7 @@ export const DraftStepSchema = z
     depends_on: z.array(z.number().int().nonnegative()).default([]),
   })
   .refine((s) => (s.tool === undefined) !== (s.action === undefined), {
-    message: 'a step names either a "tool" or an "action" (llm, human, noop)',
+    message: `a step names either a "tool" or an "action" (${DRAFT_STEP_KINDS.join(', ')})`,
   });
 
 export const PlanDraftSchema = z.object({
@@ -273,23 +277,6 @@ function stepVariant(key: 'tool' | 'action', name: string, params: JsonSchema): 
   };
 }
 
-/** The params a step of each kind without a tool reads (src/workflows/steps.ts). */
-const KIND_PARAMS: Record<(typeof DRAFT_STEP_KINDS)[number], JsonSchema> = {
-  llm: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['instruction'],
-    properties: { instruction: { type: 'string', minLength: 1, maxLength: 2000 } },
-  },
-  human: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['question'],
-    properties: { question: { type: 'string', minLength: 1, maxLength: 2000 } },
-  },
-  noop: { type: 'object', additionalProperties: false, properties: {} },
-};
-
 /**
  * The draft format as JSON Schema for `tools` (the catalog, narrowed to allowed_tools by the caller) and the step
  * kinds without a tool the run can execute (`kinds`; none by default).
@@ -302,7 +289,7 @@ export function planDraftJsonSchema(
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const variants = [
     ...sorted.map((t) => stepVariant('tool', t.name, paramsSchema(t))),
-    ...kinds.map((k) => stepVariant('action', k, KIND_PARAMS[k])),
+    ...kinds.map((k) => stepVariant('action', k, stepKind(k)!.draft!.params)),
   ];
   const steps: JsonSchema =
     variants.length === 0

@@ -8,8 +8,10 @@ import { sharedSchema } from './shared-schema';
 import { PlanParseError, PlanSchemaError, formatZodIssues } from './errors';
 import { UsageSchema } from './budget';
 import { depthExceeds, jsonNestingExceeds } from './walk';
+import { ACTION_TYPES } from '../step-kinds';
 
-export const ACTION_TYPES = ['tool_call', 'llm', 'human', 'noop'] as const;
+/** A step's `action`: `tool_call` or a registered step kind (src/step-kinds). */
+export { ACTION_TYPES };
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 export const FIBONACCI = [1, 2, 3, 5, 8, 13, 21] as const;

@@ -16,6 +16,7 @@ import { findSecret } from './secrets';
 import { templatePathProblem } from './template-paths';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
+import { stepKind } from '../step-kinds';
 import { forEachString, formatPath, jsonByteLength, lastKey } from './walk';
 import { closestNames, identifierStems } from './text';
 
@@ -30,9 +31,9 @@ export interface ValidationContext {
   grounding?: Grounding;
 }
 
-/** The step kinds a run can execute: an `llm` step needs the run to work with an LLM (planner `llm`). */
+/** The step kinds a run can execute: a kind whose steps call the LLM needs the run to work with one (planner `llm`). */
 export function runnableStepKinds(planner: 'llm' | 'ranking'): readonly ActionType[] {
-  return planner === 'llm' ? ACTION_TYPES : ACTION_TYPES.filter((k) => k !== 'llm');
+  return planner === 'llm' ? ACTION_TYPES : ACTION_TYPES.filter((k) => !stepKind(k)?.callsLlm);
 }
 
 /** "shipment" or "contaminants" names the tool shipments or contaminants-detected: every word of it is one of the tool's name. */
@@ -96,7 +97,7 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
       code: 'STEP_KIND_NOT_RUNNABLE',
       message: `step ${i} ("${step.id}"): this run cannot execute ${step.action} steps`,
       step_index: i,
-      hint: `Use only step kinds this run can execute: ${kinds.join(', ')}${step.action === 'llm' ? ' (llm steps need a run that plans with an LLM)' : ''}.`,
+      hint: `Use only step kinds this run can execute: ${kinds.join(', ')}${stepKind(step.action)?.callsLlm ? ` (${step.action} steps need a run that plans with an LLM)` : ''}.`,
     });
   });
   const paramsBytes = steps.reduce((sum, step) => sum + jsonByteLength(step.params), 0);
@@ -199,6 +200,15 @@ function checkStep(
       }
       if (grounding) issues.push(...unverifiedIdIssues(step, i, tool, [...tools.values()], grounding));
     }
+  }
+  const kind = stepKind(step.action);
+  const kindParams = kind?.params.safeParse(step.params);
+  if (kindParams && !kindParams.success) {
+    add(
+      'INVALID_PARAM',
+      `${step.action} step params: ${formatZodIssues(kindParams.error).join('; ')}`,
+      `Match the params of a ${step.action} step.`,
+    );
   }
 
   const paramsBytes = jsonByteLength(step.params);

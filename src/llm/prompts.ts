@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import type { RequirementsReplySchema } from './reply-schemas';
 import type { ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
+import { STEP_KINDS } from '../step-kinds';
 import type { Refinement } from '../domain/plan';
 
 /** The plan format as the model writes it: only what it decides (the system fills ids, defaults and estimates). Tools are made up. */
@@ -102,6 +103,9 @@ function toolsPreamble(catalog: readonly ToolSpec[]): string {
   return `An orchestrator for AI agents carries goals through analysis, planning and review, then runs the plan's steps with the tools below.\n\n${catalogSection(catalog)}\n\n# Your task\n\n`;
 }
 
+/** Rule 9's sentences: each step kind offered to the LLM planner, as its draft says (src/step-kinds). */
+const STEP_KIND_RULES = STEP_KINDS.flatMap((k) => (k.draft ? [k.draft.rule] : [])).join('; ');
+
 // ---- planner ----
 
 export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
@@ -122,7 +126,7 @@ export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
 6. "status": FEASIBLE when the tools achieve the whole goal ("missing_capabilities" is empty); PARTIAL when they achieve only part of it: plan that part and name each missing capability in "missing_capabilities"; IMPOSSIBLE when no tool helps: "steps" is empty and "missing_capabilities" names what would be needed.
 7. Never put credentials (API keys, tokens, passwords) in params.
 8. Keep the plan as small as the goal allows. A "title" is a few words.
-9. A step that needs no tool names an "action" instead of a "tool": {"action": "llm", "params": {"instruction": "..."}} has a language model write text (summarize, answer) from the data of the steps in its depends_on; {"action": "human", "params": {"question": "..."}} waits for a person's answer; {"action": "noop", "params": {}} does nothing.
+9. A step that needs no tool names an "action" instead of a "tool": ${STEP_KIND_RULES}.
 
 ## Plan format
 

@@ -6,7 +6,6 @@ import {
   type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { PlannerActivities } from '../activities';
-import type { LlmStepActivities } from '../activities/llm-step';
 import type { StepExecutionInput, StepResult } from '../domain/step-execution';
 
 const PLANNING_ACTIVITY_OPTIONS: ActivityOptions = {
@@ -47,7 +46,10 @@ export function stepActivity(options: {
   }).executeStep;
 }
 
-/** `runLlmStep` on the planner's queue: an LLM call, so a regular activity (never local), heartbeating like planning work. */
-export function llmStepActivity(summary: string): LlmStepActivities['runLlmStep'] {
-  return proxyActivities<LlmStepActivities>({ ...PLANNING_ACTIVITY_OPTIONS, summary }).runLlmStep;
+/**
+ * A step kind's activities (src/step-kinds/activities.ts) on the planner's queue: regular activities (never local;
+ * an `llm` step's is an LLM call), heartbeating like planning work.
+ */
+export function stepKindActivities<A extends object>(summary: string): A {
+  return proxyActivities<A>({ ...PLANNING_ACTIVITY_OPTIONS, summary }) as A;
 }

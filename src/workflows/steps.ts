@@ -8,19 +8,20 @@
  */
 import { condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { failureOf, llmCallsOfFailure, readFailure, type PlanFailure } from '../api/failures';
-import { DEFAULT_PLANNING_OPTIONS } from '../api/input';
+import { DEFAULT_PLANNING_OPTIONS, type PlanningOptions } from '../api/input';
 import type { StepReply, StepWait } from '../api/state';
 import { PlanningTimeoutError } from '../domain/errors';
 import { usageOfLlmCalls } from '../domain/llm-calls';
 import type { Step } from '../domain/plan';
 import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
-import { llmStepActivity, planningActivities, stepActivity } from './activities';
+import { planningActivities, stepActivity, stepKindActivities } from './activities';
 import { firstScope } from './effect-keys';
 import { nowIso } from './initial-state';
 import { countStepFailure } from './observability';
 import type { PlanningRun } from './run';
 import { inputsOf, stepInput } from './step-inputs';
 import { stepKey } from './step-key';
+import { stepKind, type StepKindContext } from '../step-kinds';
 
 /**
  * Starts one step and calls `ended` once its outcome is recorded, or `cancelled` with the run's cancellation. A tool
@@ -79,13 +80,29 @@ function recordStepError(run: PlanningRun, step: Step, index: number, err: unkno
   fail(run, step, index, readFailure(err));
 }
 
-/** A step that calls no tool: a `noop` completes at once, an `llm` step runs its activity, a `human` one waits. */
-function stepOfKind(run: PlanningRun, step: Step, index: number): Promise<void> {
-  if (step.action === 'noop') {
-    complete(run, step, index, textResult(null, NULL_RESULT_REF), 'nothing to do');
-    return Promise.resolve();
-  }
-  return step.action === 'llm' ? runLlmStep(run, step, index) : runHumanStep(run, step, index);
+/** A step that calls no tool: run by its kind (src/step-kinds), through the context below. */
+function stepOfKind(run: PlanningRun, step: Step, index: number): Promise<void> | void {
+  const kind = stepKind(step.action);
+  if (!kind) throw new Error(`no step kind "${step.action}" on this worker`); // validation refuses such plans
+  return kind.run(step, kindContext(run, step, index));
+}
+
+function kindContext(run: PlanningRun, step: Step, index: number): StepKindContext {
+  const { state } = run;
+  return {
+    workflowId: state.workflow_id,
+    goal: state.request.goal,
+    option: (key) => (state.options[key] ?? DEFAULT_PLANNING_OPTIONS[key]) as NonNullable<PlanningOptions[typeof key]>,
+    inputs: () => inputsOf(run, step),
+    activities: stepKindActivities,
+    complete: (result, what) => complete(run, step, index, result, what),
+    completeEmpty: (what) => complete(run, step, index, textResult(null, NULL_RESULT_REF), what),
+    storedText: (text) => storedText(step, text),
+    askPerson: async (question) => {
+      const reply = await waitForPerson(run, step, index, 'answer', question);
+      return reply && 'answer' in reply ? { answer: reply.answer } : null;
+    },
+  };
 }
 
 function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
@@ -172,34 +189,6 @@ async function decideUnknownOutcome(
   const scope = `${firstScope(run, step)}:retry-${workflowInfo().historyLength}`;
   run.audit('step', `step ${step.id} (${step.tool}) retried by a person under idempotency scope ${scope}`);
   return attempt(scope);
-}
-
-async function runLlmStep(run: PlanningRun, step: Step, index: number): Promise<void> {
-  const { state } = run;
-  const instruction =
-    typeof step.params.instruction === 'string' ? step.params.instruction : step.description || step.title;
-  const { llm_calls, ...result } = await llmStepActivity(`step ${step.id}: llm — ${step.title}`.slice(0, 200))({
-    workflow_id: state.workflow_id,
-    step_id: step.id,
-    goal: state.request.goal,
-    // Cut to the activity's input bounds: an over-long title must not fail the step.
-    title: step.title.slice(0, 1_000),
-    instruction: instruction.slice(0, 10_000),
-    expected_output: step.expected_output.slice(0, 2_000),
-    inputs: inputsOf(run, step),
-    max_input_tokens: state.options.llm_step_input_tokens ?? DEFAULT_PLANNING_OPTIONS.llm_step_input_tokens,
-  });
-  complete(run, step, index, result, `${llm_calls.length} LLM call(s), ${result.bytes} bytes`);
-}
-
-async function runHumanStep(run: PlanningRun, step: Step, index: number): Promise<void> {
-  const question =
-    typeof step.params.question === 'string'
-      ? step.params.question
-      : [step.title, step.description].filter(Boolean).join(': ');
-  const reply = await waitForPerson(run, step, index, 'answer', question);
-  if (reply && 'answer' in reply)
-    complete(run, step, index, await storedText(step, reply.answer), 'answered by a person');
 }
 
 /** Status WAITING until a person replies (the reply is taken and the step runs on) or the timeout fails the step. */

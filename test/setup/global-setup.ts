@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
 import { ensureTemporalCli } from '../../src/dev/temporal-binaries';
 import { startDevServer, type DevServer } from '../../src/dev/temporal-server';
 import { bundleWorkflows } from '../../src/worker';
@@ -14,9 +15,13 @@ declare global {
 }
 
 export default async function globalSetup(): Promise<void> {
-  const cli = ensureTemporalCli((line) => console.log(line));
+  const cli = ensureTemporalCli(loadConfig(), (line) => console.log(line));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'planner-test-'));
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), logFile: path.join(dir, 'server.log') });
+  const server = await startDevServer({
+    binaries: loadConfig(),
+    dbFile: path.join(dir, 'temporal.db'),
+    logFile: path.join(dir, 'server.log'),
+  });
   globalThis.__plannerTestServer = { server, dir };
 
   const { code } = await bundleWorkflows(require.resolve('../fixtures/workflows'));

@@ -115,7 +115,7 @@ export function useWastePackAndClient(today: string | Date = new Date()): {
   let pack: WastePack | undefined;
   let client: Client | undefined;
   beforeAll(async () => {
-    pack = await createWastePack({ today });
+    pack = await createWastePack({ today, cacheDir: loadConfig().cacheDir });
     client = await connectClient();
   });
   afterAll(async () => {

@@ -10,7 +10,8 @@ import type { temporal } from '@temporalio/proto';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import { projectRoot } from '../../src/project-root';
-import { createActivities } from '../../src/activities';
+import { createActivities, createPlanningDependencies } from '../../src/activities';
+import { loadConfig } from '../../src/config';
 import { createPlannerWorker } from '../../src/worker';
 import { probeActivities } from '../fixtures/probe-activities';
 
@@ -61,7 +62,10 @@ export async function startTestWorker(
     namespace: 'default',
     taskQueue,
     workflowBundle: workflowBundle(),
-    activities: options.activities ?? { ...createActivities(), ...probeActivities },
+    activities: options.activities ?? {
+      ...createActivities(createPlanningDependencies({ config: loadConfig() })),
+      ...probeActivities,
+    },
   });
   const running = worker.run();
   return {
@@ -160,7 +164,7 @@ export function useTimeSkippingServer(): () => TestWorkflowEnvironment {
   beforeAll(async () => {
     quietRuntime();
     env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer() } },
+      server: { executable: { type: 'existing-path', path: ensureTimeSkippingServer(loadConfig()) } },
     });
   });
   afterAll(async () => {

@@ -13,6 +13,7 @@ import { uniqueTaskQueue, waitFor } from '../support/temporal';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
 
 function failsFirstAttempt(name: string) {
   return (tool: ToolImplementation): ToolImplementation =>
@@ -35,7 +36,7 @@ const cli = (...args: string[]): Promise<CliRun> => runPlannerCli(args, env());
 const json = <T = any>(...args: string[]): Promise<T> => plannerCliJson<T>(args, env());
 
 beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
+  pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
   // The shipments tool fails its first attempt of every step: Temporal retries it (the step's elapsed time and attempts).
   planner = await startTestPlanner(pack, { prefix: 'ops', wrap: failsFirstAttempt('shipments') });
 });

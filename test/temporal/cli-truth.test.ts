@@ -10,6 +10,7 @@ import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { plannerCliJson, runPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { loadConfig } from '../../src/config';
 
 const ESC = '\x1b';
 
@@ -32,7 +33,7 @@ function expectNoRawControls(text: string): void {
 }
 
 beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
+  pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
   planner = await startTestPlanner(pack, { prefix: 'cli-truth' });
   client = await connectClient();
 });

@@ -12,6 +12,7 @@ import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { plannerCliJson, runPlannerCli, type CliRun } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { connectClient, testAddress, waitFor } from '../support/temporal';
+import { loadConfig } from '../../src/config';
 
 let pack: WastePack;
 let planner: TestPlanner;
@@ -28,7 +29,7 @@ const json = <T = any>(...args: string[]): Promise<T> =>
   });
 
 beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
+  pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
   planner = await startTestPlanner(pack, { prefix: 'cli' });
 });
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevServer } from '../../src/dev/temporal-server';
+import { loadConfig } from '../../src/config';
 import {
   connectClient,
   killProcess,
@@ -47,7 +48,12 @@ describe('durability of the Temporal plumbing', () => {
   test('the dev server restarted on the same database mid-workflow still completes the workflow', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'restart-'));
     const dbFile = path.join(dir, 'temporal.db');
-    let server = await startDevServer({ dbFile, headless: true, logFile: path.join(dir, 'server.log') });
+    let server = await startDevServer({
+      binaries: loadConfig(),
+      dbFile,
+      headless: true,
+      logFile: path.join(dir, 'server.log'),
+    });
     const { port } = server;
     const taskQueue = uniqueTaskQueue('restart');
     const markerDir = path.join(dir, 'markers');
@@ -61,7 +67,13 @@ describe('durability of the Temporal plumbing', () => {
       });
       await waitFor(() => existsSync(path.join(markerDir, 'attempt-1')), 30_000, 'first attempt to start');
       await server.stop();
-      server = await startDevServer({ dbFile, port, headless: true, logFile: path.join(dir, 'server.log') });
+      server = await startDevServer({
+        binaries: loadConfig(),
+        dbFile,
+        port,
+        headless: true,
+        logFile: path.join(dir, 'server.log'),
+      });
 
       const result = await handle.result();
       expect(result.echoed).toBe('RESTART');

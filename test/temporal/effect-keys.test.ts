@@ -84,7 +84,7 @@ async function reportWorker(namespace: string, ledger: IdempotencyLedger, effect
     taskQueue,
   );
   const store = new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-')));
-  const tools = createToolActivities({ tools: [sendReport], store, ledger });
+  const tools = createToolActivities({ tools: [sendReport], store, ledger, workspaceRoots: [] });
   const worker = await Worker.create({
     connection,
     namespace,

@@ -11,6 +11,7 @@ import { runPlannerCli, spawnPlannerCli } from '../support/cli';
 import { recordHistory, startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import type { Client } from '@temporalio/client';
 import { getStateQuery, type ProgressEvent } from '../../src/api';
+import { loadConfig } from '../../src/config';
 
 let pack: WastePack;
 let planner: TestPlanner;
@@ -18,7 +19,7 @@ let client: Client;
 const env = () => ({ PLANNER_TASK_QUEUE: planner.taskQueue, TEMPORAL_UI_URL: '' });
 
 beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
+  pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
   planner = await startTestPlanner(pack, { prefix: 'operator' });
   client = await connectClient();
 });

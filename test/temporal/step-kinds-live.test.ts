@@ -13,7 +13,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { getStateQuery } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
-import { createLlmStepActivities } from '../../src/activities/llm-step';
+import { createLlmStepActivities } from '../../src/step-kinds/llm/activities';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
 import { LocalContentStore } from '../../src/store/content-store';
 import { MemoryIdempotencyLedger } from '../../src/store/idempotency';

@@ -22,6 +22,7 @@ import { LLM_GOAL, MODEL, planReply, requirements } from '../support/llm';
 import { startTestPlanner } from '../support/planner-workers';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { connectClient, testAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { loadConfig } from '../../src/config';
 
 /** The plan for LLM_GOAL; for the Bielefeld goal, one whose second step reads the first facility found, of none. */
 const BIELEFELD_GOAL = 'Contaminants detected in Bielefeld';
@@ -187,7 +188,7 @@ describe('traces', () => {
   });
 
   test('one run is one trace: spans for each stage it passed, each LLM call (model, tokens, cost) and each tool call', async () => {
-    pack = await createWastePack({ today: new Date() });
+    pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
     const planner = await startTestPlanner(pack, { prefix: 'traces', env: llmEnv(), plugins: tracingPlugins(tracing) });
     const client = new Client({
       connection: await Connection.connect({ address: testAddress() }),

@@ -13,11 +13,12 @@ import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { onQueue } from '../support/planner-workers';
 import { uniqueTaskQueue, useTimeSkippingServer, workflowBundle } from '../support/temporal';
+import { loadConfig } from '../../src/config';
 
 const env = useTimeSkippingServer();
 let pack: WastePack;
 beforeAll(async () => {
-  pack = await createWastePack({ today: new Date() });
+  pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
 });
 afterAll(async () => {
   await pack?.close();

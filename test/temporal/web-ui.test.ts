@@ -17,6 +17,7 @@ import { planningWorkflow } from '../../src/workflows';
 import { headlessChromium } from '../support/browser';
 import { startTestPlanner } from '../support/planner-workers';
 import { connectClient, testAddress, waitFor } from '../support/temporal';
+import { loadConfig } from '../../src/config';
 
 const OUT = path.join(projectRoot(), 'test-output');
 
@@ -27,7 +28,7 @@ let profile: string;
 
 beforeAll(async () => {
   const chromiumBinary = headlessChromium();
-  pack = await createWastePack({ today: new Date() });
+  pack = await createWastePack({ today: new Date(), cacheDir: loadConfig().cacheDir });
   client = await connectClient();
   profile = mkdtempSync(path.join(os.tmpdir(), 'planner-chromium-'));
   mkdirSync(OUT, { recursive: true });

@@ -39,7 +39,7 @@ export function registerDemoCommand(program: Command): void {
           (line) => console.log(line),
         );
         const running = await startWorkers(target, config, { taskQueue });
-        const planner = await PlannerClient.connect(target);
+        const planner = await PlannerClient.connect(target, { config });
         // Ctrl-C or SIGTERM ends the demo at once, even while the run waits on a question.
         const interrupt = onInterrupt();
         try {

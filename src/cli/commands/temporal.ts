@@ -1,6 +1,7 @@
 /** `planner temporal install`: installs the Temporal CLI and the time-skipping test server (CI runs it once up front). */
 import type { Command } from 'commander';
 import { ensureTemporalCli, ensureTimeSkippingServer } from '../../dev/temporal-binaries';
+import { cliConfig } from '../context';
 import { action } from './runs';
 
 export function registerTemporalCommands(program: Command): void {
@@ -15,8 +16,9 @@ export function registerTemporalCommands(program: Command): void {
     .action(
       action(async () => {
         const log = (line: string) => console.log(line);
-        console.log(`temporal CLI: ${ensureTemporalCli(log)}`);
-        console.log(`time-skipping test server: ${ensureTimeSkippingServer(log)}`);
+        const config = cliConfig();
+        console.log(`temporal CLI: ${ensureTemporalCli(config, log)}`);
+        console.log(`time-skipping test server: ${ensureTimeSkippingServer(config, log)}`);
       }),
     );
 }

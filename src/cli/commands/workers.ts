@@ -25,7 +25,7 @@ function collectGarbagePeriodically(
   retentionMs: number,
 ): { stop(): Promise<void> } {
   const storage = openStorage(config);
-  const client = PlannerClient.connect(target); // to see which runs are open: their values are kept
+  const client = PlannerClient.connect(target, { config }); // to see which runs are open: their values are kept
   client.catch(() => undefined); // reported by each collection
   let running: Promise<void> = Promise.resolve();
   const collect = () => {

@@ -10,7 +10,6 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadConfig } from '../../config';
 import { generateWasteData, type WasteDataSet } from './data';
 import { PgliteThread } from './pglite-thread';
 
@@ -37,8 +36,8 @@ export interface OpenWasteDatabaseOptions {
   databaseUrl?: string;
   /** PGlite only: keep the database in this folder instead of memory (one process at a time!). */
   dataDir?: string;
-  /** PGlite only: where the initialised empty cluster is cached (default: the configured cacheDir); false disables the cache. */
-  cacheDir?: string | false;
+  /** PGlite only: where the initialised empty cluster is cached (the config's cacheDir); absent: not cached. */
+  cacheDir?: string;
 }
 
 export interface OpenedWasteDatabase {
@@ -105,8 +104,9 @@ function pgliteVersion(): string {
 
 async function openPglite(options: OpenWasteDatabaseOptions): Promise<{ db: WasteDatabase; cachedImage: boolean }> {
   if (options.dataDir) return await PgliteThread.start({ dataDir: path.resolve(options.dataDir) });
-  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? loadConfig().cacheDir);
-  const image = cacheDir ? path.resolve(cacheDir, `pglite-${pgliteVersion()}-initdb.tar.gz`) : undefined;
+  const image = options.cacheDir
+    ? path.resolve(options.cacheDir, `pglite-${pgliteVersion()}-initdb.tar.gz`)
+    : undefined;
   return await PgliteThread.start(image ? { image } : {});
 }
 

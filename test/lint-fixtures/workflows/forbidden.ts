@@ -8,5 +8,5 @@ export async function forbiddenWorkflow(): Promise<void> {
   const { analyzeRequirements } = proxyActivities<PlannerActivities>({ startToCloseTimeout: '1 minute' });
   analyzeRequirements({ request: { goal: '' } as never }); // refused: a floating promise
   readFileSync('/etc/hostname');
-  createActivities();
+  createActivities({} as never);
 }

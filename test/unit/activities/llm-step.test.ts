@@ -1,7 +1,7 @@
 /** The `runLlmStep` activity's refusals: a worker without an LLM passes the step on; input it cannot read is refused. */
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createLlmStepActivities, type LlmStepInput } from '../../../src/activities/llm-step';
+import { createLlmStepActivities, type LlmStepInput } from '../../../src/step-kinds/llm/activities';
 import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 
 const store = { put: async () => ({ ref: 'sha256:x', bytes: 0 }), get: async () => null };

@@ -16,7 +16,7 @@ import { pathParam, toolSpecFromZod } from '../../../src/domain/tool-spec';
 import { createToolActivities, idempotencyKey } from '../../../src/activities/tools';
 import { LocalContentStore } from '../../../src/store/content-store';
 import { createRecordNoteTool, readNotes } from '../../fixtures/demo-pack';
-import { FileIdempotencyLedger } from '../../../src/store/idempotency';
+import { FileIdempotencyLedger, ledgerBeside } from '../../../src/store/idempotency';
 import type { ToolContext, ToolImplementation } from '../../../src/tools/tool';
 import { failureOf } from '../../support/failures';
 
@@ -109,6 +109,7 @@ beforeEach(async () => {
       simpleTool('nothing', async () => ({ data: undefined })),
     ],
     store,
+    ledger: ledgerBeside(store, dir),
     workspaceRoots: [dir],
   });
 });

@@ -38,7 +38,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/npm install \/tmp\/durable-planner\.tgz --omit=dev/);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(
-      /^ENTRYPOINT \["node", "--max-semi-space-size=8", "node_modules\/durable-planner\/bin\/planner\.js"\]$/m,
+      /^ENTRYPOINT \["node_modules\/\.bin\/planner"\]$/m, // the bin itself: its shebang holds the Node options
     );
     // Every COPY from the build context names something the repository has; none copies node_modules.
     const sources = lines

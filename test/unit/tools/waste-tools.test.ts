@@ -10,6 +10,7 @@ import { createToolActivities } from '../../../src/activities/tools';
 import { resolveTemporalReferences } from '../../../src/domain/dates';
 import type { StepExecutionInput, StepResult } from '../../../src/domain/step-execution';
 import { MemoryContentStore } from '../../../src/store/content-store';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import {
   ContaminantDetectionRow,
   FacilityRow,
@@ -19,6 +20,7 @@ import {
 } from '../../../src/tools/waste/catalog';
 import { generateWasteData } from '../../../src/tools/waste/data';
 import { createWastePack, type WastePack } from '../../../src/tools/waste';
+import { loadConfig } from '../../../src/config';
 
 const TODAY = '2026-11-25'; // a Wednesday: "this week" is Monday 23rd to today
 const NOW = `${TODAY}T10:00:00Z`;
@@ -33,10 +35,15 @@ let executeStep: ReturnType<typeof createToolActivities>['executeStep'];
 
 beforeAll(async () => {
   const started = Date.now();
-  pack = await createWastePack({ today: TODAY });
+  pack = await createWastePack({ today: TODAY, cacheDir: loadConfig().cacheDir });
   console.log(`pglite waste database ready in ${Date.now() - started} ms`, pack.timings);
   store = new MemoryContentStore();
-  ({ executeStep } = createToolActivities({ tools: pack.tools, store }));
+  ({ executeStep } = createToolActivities({
+    tools: pack.tools,
+    store,
+    ledger: new MemoryIdempotencyLedger(),
+    workspaceRoots: [],
+  }));
 });
 afterAll(async () => {
   await pack?.close();

@@ -7,17 +7,17 @@
  */
 import { log } from '@temporalio/activity';
 import { z } from 'zod';
-import { canonicalJson } from '../domain/canonical-json';
-import { InvalidInputError, WorkerFailureError, formatZodIssues } from '../domain/errors';
-import { usageOfLlmCalls, type LlmCallUsage } from '../domain/llm-calls';
-import { redactSecrets } from '../domain/secrets';
-import { INLINE_RESULT_BYTES, StepResultSchema, previewOf, type StepResult } from '../domain/step-execution';
-import type { LlmClient } from '../llm/chat';
-import { fitInputs, llmStepMessages } from '../llm/step-prompt';
-import type { ContentStore } from '../store/content-store';
-import type { IdempotencyLedger } from '../store/idempotency';
-import { withPlannerFailures } from '../api/failures';
-import { chargingEveryCall } from './planning';
+import { canonicalJson } from '../../domain/canonical-json';
+import { InvalidInputError, WorkerFailureError, formatZodIssues } from '../../domain/errors';
+import { usageOfLlmCalls, type LlmCallUsage } from '../../domain/llm-calls';
+import { redactSecrets } from '../../domain/secrets';
+import { INLINE_RESULT_BYTES, StepResultSchema, previewOf, type StepResult } from '../../domain/step-execution';
+import type { LlmClient } from '../../llm/chat';
+import { fitInputs, llmStepMessages } from '../../llm/step-prompt';
+import type { ContentStore } from '../../store/content-store';
+import type { IdempotencyLedger } from '../../store/idempotency';
+import { withPlannerFailures } from '../../api/failures';
+import { chargingEveryCall } from '../../activities/planning';
 
 export const LlmStepInputSchema = z.object({
   workflow_id: z.string().min(1),
