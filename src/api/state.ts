@@ -3,6 +3,7 @@
  * Plain JSON, changed only by the workflow's run state class (src/workflows/run.ts).
  */
 import type { ToolBudget, Usage } from '../domain/budget';
+import type { CostForecast, ForecastOutcome } from '../domain/cost-forecast';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { PlanVersion, PlanVersionReason } from '../domain/diff';
 import type { Plan } from '../domain/plan';
@@ -67,6 +68,10 @@ export interface PlanVersionRecord extends PlanVersion {
   transcript_ref?: string;
   /** Literals its steps pass that the goal does not account for (src/domain/grounding.ts `unsaidLiterals`). */
   unsaid?: UnsaidStepLiteral[];
+  /** Made for a person's rejection but changing no step: why it cannot honour the reason (it then waits for a person). */
+  unhonoured_rejection?: string;
+  /** What executing it will cost, p50 and p90, made before a person is asked (src/domain/cost-forecast.ts). */
+  forecast?: CostForecast;
 }
 
 /** A literal a step passes that the goal does not say: what a step that returns nothing may have filtered by wrongly. */
@@ -172,6 +177,8 @@ export interface PlanningState {
   empty_answer_replanned?: boolean;
   /** Versions a person rejected; the run ends at `options.max_rejections` (absent on older runs: 0). */
   rejections?: number;
+  /** A completed run: whether what its last version's steps cost fell within that version's p90 forecast. */
+  forecast_outcome?: ForecastOutcome;
   /** The latest audit entries (at most AUDIT_LIMIT on a bounded run): older ones are dropped, counted here. */
   audit: AuditEntry[];
   audit_dropped?: number;

@@ -9,6 +9,8 @@ import type { PlannerClient } from '../client';
 import { RaiseBudgetSchema, ResolveStepSchema, type PendingInput, type PlanningState } from '../api';
 import type { Usage } from '../domain/budget';
 import { CliError, EXIT, parseArg } from './context';
+import { stateView } from './json-views';
+import { costLines, rejectionLines } from './render';
 import { shellArg, terminalSafe } from './safe-text';
 
 /** Asks one question at the terminal; null when the terminal closed (no more answers from here). */
@@ -58,13 +60,7 @@ export const PENDING_PROMPTS: Prompts = {
   approval: {
     show: (p, state) => [
       `plan v${p.plan_version} (${p.plan_status}, ${p.steps} step(s)) awaits approval`,
-      ...(state?.plan?.version === p.plan_version
-        ? state.plan.tasks.flatMap((t) =>
-            t.steps.map(
-              (s) => `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? '(no tool)')} — ${terminalSafe(s.title)}`,
-            ),
-          )
-        : []),
+      ...(state?.plan?.version === p.plan_version ? approvalBrief(state) : []),
     ],
     commands: (p, id) => [
       `planner approve ${shellArg(id)} --version ${p.plan_version}`,
@@ -119,6 +115,26 @@ export const PENDING_PROMPTS: Prompts = {
     },
   },
 };
+
+/** Params shown at the prompt, per step: enough to judge what it will do, cut to stay on one line. */
+const PROMPT_PARAMS_CHARS = 300;
+
+/**
+ * What a person is shown before deciding on a plan: each step with its params, the plan's estimate and cost
+ * forecast, and, after a rejection, what changed from the rejected version and why (or why nothing could).
+ */
+function approvalBrief(state: PlanningState): string[] {
+  const view = stateView(state);
+  const plan = view.plan!;
+  const steps = plan.tasks.flatMap((t) =>
+    t.steps.map((s) => {
+      const params = JSON.stringify(s.params);
+      const shown = params.length > PROMPT_PARAMS_CHARS ? `${params.slice(0, PROMPT_PARAMS_CHARS - 1)}…` : params;
+      return `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? `(${s.action})`)} ${terminalSafe(shown)} — ${terminalSafe(s.title)}`;
+    }),
+  );
+  return [...steps, ...costLines(view, plan), ...rejectionLines(view, plan.version)];
+}
 
 /**
  * An option that stands for the person's own words ("Something else (describe it)", "Other (please specify)"): picking

@@ -8,6 +8,9 @@ import { sharedSchema } from './shared-schema';
 import { addUsage, callUsage, ZERO_USAGE, type Usage } from './budget';
 import { LlmCallError } from './errors';
 
+/** What one LLM call is expected to use before it is made (tokens; cost is charged as reported). */
+export const LLM_CALL_ESTIMATE: Usage = { calls: 1, tokens: 2_000, cost_usd: 0 };
+
 /** Most providers a chain may hold (PLANNER_LLM_PROVIDERS); bounds the attempts recorded per call. */
 export const MAX_PROVIDER_ATTEMPTS = 8;
 

@@ -15,6 +15,7 @@ import {
   type StepRecord,
 } from '../api/state';
 import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import type { CostForecast, ForecastOutcome } from '../domain/cost-forecast';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
@@ -195,6 +196,13 @@ export class PlanningRun {
   archivePage(page: ArchivedVersionPage): void {
     this.state.archived_versions = (this.state.archived_versions ?? []).filter((v) => v.version > page.last_version);
     (this.state.archived_version_pages ??= []).push(page);
+  }
+
+  /** The plan's cost forecast, on its version's record, or how the completed version's cost compared (./forecast). */
+  recordForecast(change: { forecast: CostForecast } | { outcome: ForecastOutcome }, note: string): void {
+    if ('forecast' in change) this.state.versions[this.state.versions.length - 1]!.forecast = change.forecast;
+    else this.state.forecast_outcome = change.outcome;
+    this.audit('plan', note);
   }
 
   addRoutes(routes: Record<string, ToolRoute>): void {

@@ -1,18 +1,14 @@
 /** ANALYZING: requirements from the goal; a clear goal goes on to planning, a vague one asks a question. */
 import { isCancellation } from '@temporalio/workflow';
 import { llmCallsOfFailure, readFailure } from '../../api/failures';
-import type { Usage } from '../../domain/budget';
 import { GoalUnclearError } from '../../domain/errors';
-import { providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
+import { LLM_CALL_ESTIMATE, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
 import { nowIso } from '../initial-state';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
 import { pauseForBudget } from './budget';
-
-/** What one LLM call is expected to use before it is made (tokens; cost is charged as reported). */
-export const LLM_CALL_ESTIMATE: Usage = { calls: 1, tokens: 2_000, cost_usd: 0 };
 
 export async function analyze(run: PlanningRun): Promise<Transition> {
   const pause = run.mayCallLlm ? pauseForBudget(run, LLM_CALL_ESTIMATE, 'requirements analysis') : null;

@@ -7,6 +7,7 @@ import { decide } from '../../domain/critique';
 import { PlanRejectedError } from '../../domain/errors';
 import { isProviderOutage, providerFallbackNote, usageOfLlmCalls } from '../../domain/llm-calls';
 import { planningActivities } from '../activities';
+import { forecastCost } from '../forecast';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failedWhile, failWith, move, type Transition } from '../transitions';
@@ -59,8 +60,10 @@ export async function critique(run: PlanningRun): Promise<Transition> {
       }),
     );
   }
+  await forecastCost(run);
   const gate = approvalGate(approvalMode(state.options), plan, state.routes);
-  if (!gate.wait) return move('APPROVED', gate.why);
+  const unhonoured = state.versions.find((v) => v.version === plan.version)?.unhonoured_rejection;
+  if (!gate.wait && !unhonoured) return move('APPROVED', gate.why);
   run.awaitApproval();
-  return move('AWAITING_APPROVAL', gate.why);
+  return move('AWAITING_APPROVAL', gate.wait ? gate.why : `a person must decide again: ${unhonoured}`);
 }

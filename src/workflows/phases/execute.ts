@@ -5,24 +5,21 @@
  */
 import { emptyAnswerFeedback } from '../../api/answer';
 import { addUsage, canAfford, ZERO_USAGE, type Usage } from '../../domain/budget';
+import { stepEstimate } from '../../domain/cost-forecast';
 import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
+import { settleForecast } from '../forecast';
 import { startStep } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
-import { LLM_CALL_ESTIMATE } from './analyze';
 import { pauseForBudget } from './budget';
 
 export async function execute(run: PlanningRun): Promise<Transition> {
   const { state } = run;
   const plan = state.plan!;
   const steps = flattenSteps(plan);
-  const estimate = (step: Step): Usage => {
-    if (step.action !== 'tool_call') return step.action === 'llm' ? LLM_CALL_ESTIMATE : ZERO_USAGE;
-    const r = step.tool ? state.routes[step.tool] : undefined;
-    return { calls: 1, tokens: r?.tokens_per_call ?? 0, cost_usd: r?.cost_per_call_usd ?? 0 };
-  };
+  const estimate = (step: Step): Usage => stepEstimate(step, state.routes);
   const pending = state.steps.filter((s) => s.status !== 'COMPLETED');
   const pause = pauseForBudget(
     run,
@@ -72,6 +69,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
       `re-plan ${state.replans} of ${state.options.max_replans}: the answer is empty on a value the goal does not say`,
     );
   }
+  await settleForecast(run);
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
 
