@@ -107,5 +107,5 @@ function unhonouredRejection(
   const { diff } = record;
   if (!diff || diff.added.length + diff.removed.length + diff.changed.length > 0) return null;
   const reasons = feedback.map((f) => f.replace(/^rejected by a person: /, '')).join('; ');
-  return `plan v${record.version} has no step changes from the rejected v${record.parent_version}: the ${planner ?? "run's"} planner cannot honour the reason (${reasons}); approve it as it is, or reject it to end the run at max_rejections`;
+  return `plan v${record.version} has no step changes from the rejected v${record.parent_version}: the ${planner ?? "run's"} planner cannot honour the reason (${reasons}); approve it as it is, reject it again, or cancel the run`;
 }
