@@ -52,13 +52,14 @@ export interface StepRecord {
  * whose outcome is unknown (PLAN-014; decided with `resolveStep`). After `until` the step fails with PLAN-007.
  */
 export interface StepWait {
-  for: 'answer' | 'decision';
+  /** `approval`: a side-effecting step under `approval: per-step`, decided with `approve`/`reject` naming the step. */
+  for: 'answer' | 'decision' | 'approval';
   question: string;
   since: string;
   until: string;
 }
 
-export type StepReply = { answer: string } | StepDecision;
+export type StepReply = { answer: string } | StepDecision | { approved: boolean; text?: string };
 
 export interface PlanVersionRecord extends PlanVersion {
   /** Why this version was made, in words: the critiques, rejection reason or step failure that led to it. */
@@ -214,4 +215,6 @@ export interface PlanningOutcome {
   failure: PlanFailure | null;
   /** A completed run whose final steps found nothing: what they asked for (src/api/answer.ts); else null. */
   answer_note?: string | null;
+  /** A completed run: whether its steps cost within the p90 forecast made before approval; else null. */
+  cost_within_p90?: boolean | null;
 }

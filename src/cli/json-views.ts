@@ -40,7 +40,7 @@ export interface StepView {
   preview: string | null;
   error: { code: string; message: string } | null;
   /** While WAITING: what for (`answer`: planner complete; `decision`: planner resolve), the question, and until when. */
-  waiting?: { for: 'answer' | 'decision'; question: string; since: string; until: string } | null;
+  waiting?: { for: 'answer' | 'decision' | 'approval'; question: string; since: string; until: string } | null;
   /** When the step started and ended (the workflow's clock), and the time between; null until known. */
   startedAt?: string | null;
   endedAt?: string | null;

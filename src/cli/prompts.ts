@@ -96,8 +96,25 @@ export const PENDING_PROMPTS: Prompts = {
     commands: (p, id) =>
       p.for === 'answer'
         ? [`planner complete ${shellArg(id)} ${shellArg(p.step_id)} "<answer>"`]
-        : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
+        : p.for === 'approval'
+          ? [
+              `planner approve ${shellArg(id)} --step ${shellArg(p.step_id)}`,
+              `planner reject ${shellArg(id)} --step ${shellArg(p.step_id)} --reason "<why>"`,
+            ]
+          : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
     async answer(p, ask, client, id) {
+      if (p.for === 'approval') {
+        const raw = await ask(
+          `Approve step ${p.step_id}? y = run it, n = reject with a reason [Enter: decide later] > `,
+        );
+        if (raw === null || raw.trim() === '') return null;
+        if (/^y(es)?$/i.test(raw.trim())) return await client.approve(id, undefined, undefined, p.step_id);
+        if (!/^no?$/i.test(raw.trim())) throw new CliError(`"${raw.trim()}" is neither y nor n`, EXIT.usage);
+        const reason = await ask('Why reject it? (the step fails and the run re-plans with the reason) > ');
+        if (reason === null) return null;
+        if (!reason.trim()) throw new CliError('a rejection needs a reason', EXIT.usage);
+        return await client.reject(id, reason.trim(), undefined, p.step_id);
+      }
       if (p.for === 'answer') {
         const answer = await ask(`Answer for step ${p.step_id} [Enter: decide later] > `);
         return answer === null || answer.trim() === '' ? null : await client.completeStep(id, p.step_id, answer.trim());

@@ -121,7 +121,9 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
         const how =
           step.waiting.for === 'answer'
             ? `planner complete ${shellArg(view.workflowId)} ${shellArg(step.id)} <answer>`
-            : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
+            : step.waiting.for === 'approval'
+              ? `planner approve ${shellArg(view.workflowId)} --step ${shellArg(step.id)}  |  planner reject … --step ${shellArg(step.id)} --reason "…"`
+              : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
         lines.push(
           `       Waits for a person until ${safe(step.waiting.until)}: ${safe(step.waiting.question)} (${how})`,
         );

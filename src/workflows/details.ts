@@ -80,7 +80,7 @@ function pendingBlock(pending: PendingInput, workflowId: string, state: Planning
     }
     case 'step': {
       const step = shellQuote(pending.step_id);
-      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: ${code(`planner complete ${id} ${step} "<answer>"`)}` : `Decide: ${code(`planner resolve ${id} ${step} retry|done|fail`)}`}`;
+      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: ${code(`planner complete ${id} ${step} "<answer>"`)}` : pending.for === 'approval' ? `Approve: ${code(`planner approve ${id} --step ${step}`)}` : `Decide: ${code(`planner resolve ${id} ${step} retry|done|fail`)}`}`;
     }
     case 'budget':
       return `**Waiting for a budget raise:** needs ${pending.needed ? usageLine(pending.needed) : 'more'}. Raise: ${code(`planner raise-budget ${id} --calls 10`)}`;

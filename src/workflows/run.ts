@@ -119,8 +119,10 @@ export class PlanningRun {
 
   /** `approve` and `reject`: the decision the plan waits for. */
   decideApproval(payload: unknown, status: 'approved' | 'rejected'): string {
-    const { decided, note, reply, by } = approvalDecided(this.state, payload, status);
-    Object.assign(this.state, decided);
+    const { decided, note, reply, by, step } = approvalDecided(this.state, payload, status);
+    if (step)
+      this.state.steps[step.index]!.reply = step.reply; // the waiting step takes it (./steps)
+    else Object.assign(this.state, decided);
     this.audit('approval', note, undefined, by);
     return reply;
   }
