@@ -15,7 +15,7 @@ import {
 } from '../domain/cost-forecast';
 import { addUsage, ZERO_USAGE } from '../domain/budget';
 import { flattenSteps } from '../domain/plan';
-import { planningActivities } from './activities';
+import { adviceActivities } from './activities';
 import type { PlanningRun } from './run';
 import { stepKey } from './step-key';
 
@@ -24,7 +24,7 @@ export async function forecastCost(run: PlanningRun): Promise<void> {
   const plan = state.plan!;
   const done = flattenSteps(plan).filter((s) => state.completed_steps[stepKey(s)] !== undefined);
   try {
-    const forecast = await planningActivities(`forecast plan v${plan.version}'s cost`, true).forecastCost({
+    const forecast = await adviceActivities(`forecast plan v${plan.version}'s cost`).forecastCost({
       plan,
       routes: state.routes,
       done_step_ids: done.map((s) => s.id),
@@ -60,7 +60,7 @@ export async function settleForecast(run: PlanningRun): Promise<void> {
   }
   if (Object.keys(samples).length === 0) return;
   try {
-    await planningActivities('record the steps’ costs', true).recordCosts({ samples });
+    await adviceActivities('record the steps’ costs').recordCosts({ samples });
   } catch (err) {
     if (isCancellation(err)) throw err;
     run.audit('plan', `step costs not recorded for later forecasts: ${readFailure(err).message}`);
