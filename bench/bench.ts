@@ -394,6 +394,19 @@ function pooled<R>(rounds: readonly Measured<R>[]): Measured<R> {
   };
 }
 
+/** The share of completed planner runs whose steps cost within the p90 forecast made before approval (issue 37). */
+function costWithinP90(sides: readonly Measured<PlanningOutcome>[]) {
+  const forecast = sides
+    .flatMap((m) => m.runs.map((r) => r.result.cost_within_p90))
+    .filter((w) => typeof w === 'boolean');
+  const value = forecast.length === 0 ? null : round(forecast.filter(Boolean).length / forecast.length, 3);
+  return {
+    target: '>= 0.9 of completed planner runs within the p90 cost forecast',
+    value,
+    met: value !== null && value >= 0.9,
+  };
+}
+
 function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
   const { runs, seconds, rss } = m;
   const lat = sortedLatencies(m);
@@ -781,6 +794,7 @@ async function main() {
         value: ratio.worker_rss_peak,
         met: ratio.worker_rss_peak <= 1.2,
       },
+      cost_within_p90: costWithinP90([...sides.planner, ...sides.split]),
       ...(rp
         ? {
             replan_history_bytes: {

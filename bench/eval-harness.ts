@@ -164,6 +164,10 @@ export interface GoalResult {
   llm_calls: number;
   tokens: number;
   seconds: number;
+  /** A completed run: whether its steps cost within the p90 of the forecast made before approval (null: no outcome). */
+  cost_within_p90: boolean | null;
+  /** Where it did not, the dimensions over p90 (calls, tokens, cost_usd, seconds). */
+  cost_over_p90: string[];
   /** One entry per generatePlan activity: its duration and the LLM calls it made. */
   plan_generations: { seconds: number; llm_calls: number; completion_tokens: number; ok: boolean }[];
   activities: ActivityRecord[];
@@ -190,6 +194,9 @@ export interface QualityTotals {
   runs_completed_with_unverified_id: number;
   /** Goals that are not vague yet made the run ask a question. */
   clear_goals_asked: number;
+  /** Completed runs with a cost forecast outcome, and the share whose actual cost fell within the p90 forecast (target ≥ 0.9). */
+  runs_with_cost_forecast: number;
+  share_cost_within_p90: number | null;
 }
 
 export interface EvalTotals extends QualityTotals {
@@ -487,6 +494,8 @@ export async function measureRun(
     llm_calls: activities.reduce((sum, a) => sum + a.llm_calls, 0),
     tokens: activities.reduce((sum, a) => sum + a.tokens, 0),
     seconds,
+    cost_within_p90: state?.forecast_outcome?.within_p90 ?? null,
+    cost_over_p90: state?.forecast_outcome?.over ?? [],
     plan_generations: generations.map(({ seconds: s, llm_calls, completion_tokens, ok }) => ({
       seconds: s,
       llm_calls,
@@ -533,6 +542,17 @@ export function qualityOf(judged: readonly GoalResult[]): QualityTotals {
     share_valid: share(judged.filter((r) => r.valid).length, judged.length),
     runs_completed_with_unverified_id: judged.filter((r) => r.stage === 'COMPLETED' && r.unverified_id_literal).length,
     clear_goals_asked: judged.filter((r) => r.kind !== 'vague' && r.asked_question).length,
+    ...costWithinP90(judged),
+  };
+}
+
+function costWithinP90(
+  judged: readonly GoalResult[],
+): Pick<QualityTotals, 'runs_with_cost_forecast' | 'share_cost_within_p90'> {
+  const forecast = judged.filter((r) => r.cost_within_p90 !== null);
+  return {
+    runs_with_cost_forecast: forecast.length,
+    share_cost_within_p90: share(forecast.filter((r) => r.cost_within_p90).length, forecast.length),
   };
 }
 
@@ -660,6 +680,7 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
     `plan: tools F1 ${t.mean_plan_nodes_f1 ?? '-'}, dependencies F1 ${t.mean_plan_edges_f1 ?? '-'}, constraint coverage ${t.mean_constraint_coverage ?? '-'}, valid ${percent(t.share_valid)}; completed runs with an unverified id: ${t.runs_completed_with_unverified_id}; clear goals that asked a question: ${t.clear_goals_asked}`,
     `mean LLM calls per plan generation: ${t.mean_llm_calls_per_plan_generation ?? '-'} (${t.plan_generations} generations)`,
     `tokens per run: ${t.mean_tokens_per_run}; completion tokens per plan generation: ${t.mean_completion_tokens_per_plan_generation ?? '-'}`,
+    `cost within the p90 forecast: ${percent(t.share_cost_within_p90)} of ${t.runs_with_cost_forecast} completed run(s) (tuning ${percent(t.tuning.share_cost_within_p90)}, held out ${percent(t.held_out.share_cost_within_p90)}; target 90%)`,
     `planning latency p50 ${t.p50_planning_latency_s ?? '-'} s, p90 ${t.p90_planning_latency_s ?? '-'} s; ${t.mean_seconds_per_goal} s per goal (p50 ${t.p50_seconds_per_goal ?? '-'} s), ${t.total_seconds} s in all`,
     `LLM analyses ${t.llm_analyses} (p50 ${t.p50_analysis_latency_s ?? '-'} s); ${t.mean_llm_calls_per_goal} LLM calls per goal; prompt cache served ${t.prefix_cache_hit_rate === null ? '-' : `${Math.round(t.prefix_cache_hit_rate * 100)}%`} of prompt tokens`,
   ];

@@ -163,16 +163,27 @@ export class PlannerClient {
    * Approves `planVersion`, the version the person was shown (send it: the run refuses a decision on any other
    * version, so a plan that changed meanwhile is never approved unseen).
    */
-  async approve(workflowId: string, comment?: string, planVersion?: number): Promise<string> {
+  async approve(workflowId: string, comment?: string, planVersion?: number, step?: string): Promise<string> {
     const version = planVersion === undefined ? {} : { plan_version: planVersion };
-    const approval = this.signed({ ...(comment ? { comment } : {}), ...version });
+    const approval = this.signed({
+      ...(comment ? { comment } : {}),
+      ...version,
+      ...(step === undefined ? {} : { step }),
+    });
     parseMessagePayload('approve', approval);
     return await this.handle(workflowId).executeUpdate(approveUpdate, { args: [approval] });
   }
 
-  /** Rejects `planVersion` (the version shown) with a reason that shapes the next version. */
-  async reject(workflowId: string, reason: string, planVersion?: number): Promise<string> {
-    const rejection = this.signed({ reason, ...(planVersion === undefined ? {} : { plan_version: planVersion }) });
+  /**
+   * Rejects `planVersion` (the version shown) with a reason that shapes the next version; with `step` (under
+   * `approval: per-step`), the side-effecting step waiting for a person, which fails with the reason.
+   */
+  async reject(workflowId: string, reason: string, planVersion?: number, step?: string): Promise<string> {
+    const rejection = this.signed({
+      reason,
+      ...(planVersion === undefined ? {} : { plan_version: planVersion }),
+      ...(step === undefined ? {} : { step }),
+    });
     parseMessagePayload('reject', rejection);
     return await this.handle(workflowId).executeUpdate(rejectUpdate, { args: [rejection] });
   }

@@ -8,14 +8,7 @@ import { TemporalFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { createBudget, ToolBudgetSchema, type ToolBudget } from '../domain/budget';
 import { CritiqueSchema, decide, type GatekeeperDecision } from '../domain/critique';
-import {
-  InvalidInputError,
-  PlanValidationError,
-  type ValidationIssue,
-  PlannerError,
-  WorkerFailureError,
-  formatZodIssues,
-} from '../domain/errors';
+import { PlanValidationError, type ValidationIssue, PlannerError, WorkerFailureError } from '../domain/errors';
 import { LlmSettingsSchema } from '../domain/llm-settings';
 import { everyProviderFailed, LlmCallUsageSchema, type LlmCallUsage } from '../domain/llm-calls';
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
@@ -46,6 +39,8 @@ import { gatherWorkspaceContext } from '../tools/workspace/context';
 import { allowedWorkspaceRoot } from '../tools/workspace/roots';
 import { withPlannerFailures } from '../api/failures';
 import type { UnsaidStepLiteral } from '../api/state';
+import { createCostHistoryActivities } from './cost-history';
+import { parseInput } from './parse-input';
 
 export interface PlanningDependencies {
   catalogs: ToolCatalogs;
@@ -220,18 +215,6 @@ async function recordDurably(
 function originOfActivity(): WriteOrigin | undefined {
   const run = Context.current().info.workflowExecution;
   return run ? { workflowId: run.workflowId } : undefined;
-}
-
-function parseInput<S extends z.ZodType>(schema: S, input: unknown, activity: string): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw new InvalidInputError(
-    `${activity}: invalid input`,
-    'The workflow sent input this worker does not understand; check that workflow and worker versions match.',
-    {
-      issues: formatZodIssues(parsed.error),
-    },
-  );
 }
 
 /**
@@ -492,6 +475,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       const { critiques, ...policy } = parseInput(GatekeeperInputSchema, input, 'gatekeeper');
       return decide(critiques, policy);
     }),
+
+    ...createCostHistoryActivities(deps.ledger),
   };
 }
 

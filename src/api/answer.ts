@@ -85,5 +85,6 @@ export function outcomeOf(state: PlanningState): PlanningOutcome {
     warnings: state.warnings,
     failure: state.failure,
     answer_note: emptyAnswerNote(state),
+    cost_within_p90: state.forecast_outcome?.within_p90 ?? null,
   };
 }

@@ -67,12 +67,17 @@ const PlanVersionField = sharedSchema('api/messages#PlanVersionField', () =>
   z.number().int().min(1).max(1_000_000).optional(),
 );
 
+/** A step of the current plan, by its id as `getState` shows it (`steps[].id`). */
+const StepIdField = sharedSchema('api/messages#StepIdField', () => z.string().trim().min(1).max(64));
+
 /** A person's comment or reason, secrets redacted (redactSecrets) as it is parsed: the run keeps and repeats only that. */
 export const ApproveSchema = sharedSchema('api/messages#ApproveSchema', () =>
   z
     .object({
       comment: z.string().max(2_000).transform(redactSecrets).optional(),
       plan_version: PlanVersionField,
+      /** Under `approval: per-step`: the side-effecting step waiting for a person (status WAITING for an approval). */
+      step: StepIdField.optional(),
       identity: IdentityField,
     })
     .strict(),
@@ -84,6 +89,8 @@ export const RejectSchema = sharedSchema('api/messages#RejectSchema', () =>
     .object({
       reason: z.string().trim().min(1).max(2_000).transform(redactSecrets),
       plan_version: PlanVersionField,
+      /** Under `approval: per-step`: the step rejected; it fails and the run re-plans with the reason. */
+      step: StepIdField.optional(),
       identity: IdentityField,
     })
     .strict(),
@@ -107,9 +114,6 @@ export const RaiseBudgetSchema = sharedSchema('api/messages#RaiseBudgetSchema', 
     }),
 );
 export type RaiseBudgetInput = z.output<typeof RaiseBudgetSchema>;
-
-/** A step of the current plan, by its id as `getState` shows it (`steps[].id`). */
-const StepIdField = sharedSchema('api/messages#StepIdField', () => z.string().trim().min(1).max(64));
 
 /** The answer of a `human` step; it becomes the step's result. */
 export const CompleteStepSchema = sharedSchema('api/messages#CompleteStepSchema', () =>

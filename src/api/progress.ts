@@ -17,7 +17,7 @@ import type { Usage } from '../domain/budget';
 import type { Plan } from '../domain/plan';
 import type { Stage } from '../domain/stages';
 import type { StepStatus } from '../domain/step-scheduler';
-import type { PlanningState } from './state';
+import type { PlanningState, StepWait } from './state';
 
 /** The run keeps its latest events in a ring buffer of this many; a watcher further behind gets `truncated`. */
 export const PROGRESS_EVENTS_KEPT = 200;
@@ -39,7 +39,7 @@ export type PendingInput =
   | { kind: 'approval'; plan_version: number; plan_status: Plan['status']; steps: number }
   | { kind: 'budget'; needed: Usage | null; spent: Usage; limit: Usage }
   /** A step waiting for a person: a `human` step's answer (completeStep) or a decision on an unknown outcome (resolveStep). */
-  | { kind: 'step'; step_id: string; for: 'answer' | 'decision'; question: string; until: string };
+  | { kind: 'step'; step_id: string; for: StepWait['for']; question: string; until: string };
 
 interface EventBase {
   seq: number;

@@ -3,6 +3,7 @@
  * Plain JSON, changed only by the workflow's run state class (src/workflows/run.ts).
  */
 import type { ToolBudget, Usage } from '../domain/budget';
+import type { CostForecast, ForecastOutcome } from '../domain/cost-forecast';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { PlanVersion, PlanVersionReason } from '../domain/diff';
 import type { Plan } from '../domain/plan';
@@ -51,13 +52,14 @@ export interface StepRecord {
  * whose outcome is unknown (PLAN-014; decided with `resolveStep`). After `until` the step fails with PLAN-007.
  */
 export interface StepWait {
-  for: 'answer' | 'decision';
+  /** `approval`: a side-effecting step under `approval: per-step`, decided with `approve`/`reject` naming the step. */
+  for: 'answer' | 'decision' | 'approval';
   question: string;
   since: string;
   until: string;
 }
 
-export type StepReply = { answer: string } | StepDecision;
+export type StepReply = { answer: string } | StepDecision | { approved: boolean; text?: string };
 
 export interface PlanVersionRecord extends PlanVersion {
   /** Why this version was made, in words: the critiques, rejection reason or step failure that led to it. */
@@ -71,6 +73,10 @@ export interface PlanVersionRecord extends PlanVersion {
   by?: string;
   /** For a version a person made: the JSON Pointers at which it differs from its parent (src/domain/json-patch.ts). */
   json_changes?: string[];
+  /** Made for a person's rejection but changing no step: why it cannot honour the reason (it then waits for a person). */
+  unhonoured_rejection?: string;
+  /** What executing it will cost, p50 and p90, made before a person is asked (src/domain/cost-forecast.ts). */
+  forecast?: CostForecast;
 }
 
 /**
@@ -197,6 +203,8 @@ export interface PlanningState {
   empty_answer_replanned?: boolean;
   /** Versions a person rejected; the run ends at `options.max_rejections` (absent on older runs: 0). */
   rejections?: number;
+  /** A completed run: whether what its last version's steps cost fell within that version's p90 forecast. */
+  forecast_outcome?: ForecastOutcome;
   /** The latest audit entries (at most AUDIT_LIMIT on a bounded run): older ones are dropped, counted here. */
   audit: AuditEntry[];
   audit_dropped?: number;
@@ -232,4 +240,6 @@ export interface PlanningOutcome {
   failure: PlanFailure | null;
   /** A completed run whose final steps found nothing: what they asked for (src/api/answer.ts); else null. */
   answer_note?: string | null;
+  /** A completed run: whether its steps cost within the p90 forecast made before approval; else null. */
+  cost_within_p90?: boolean | null;
 }

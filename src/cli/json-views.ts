@@ -5,6 +5,7 @@
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { ToolBudget, Usage } from '../domain/budget';
+import type { CostFigures, CostForecast } from '../domain/cost-forecast';
 import type { PlanDiff } from '../domain/diff';
 import { flattenSteps, type Plan } from '../domain/plan';
 import { emptyAnswerNote } from '../api/answer';
@@ -39,7 +40,7 @@ export interface StepView {
   preview: string | null;
   error: { code: string; message: string } | null;
   /** While WAITING: what for (`answer`: planner complete; `decision`: planner resolve), the question, and until when. */
-  waiting?: { for: 'answer' | 'decision'; question: string; since: string; until: string } | null;
+  waiting?: { for: 'answer' | 'decision' | 'approval'; question: string; since: string; until: string } | null;
   /** When the step started and ended (the workflow's clock), and the time between; null until known. */
   startedAt?: string | null;
   endedAt?: string | null;
@@ -56,7 +57,28 @@ export interface PlanView {
   missingCapabilities: string[];
   assumptions: string[];
   complexity: number;
+  /** What the plan says it will use (the planner's estimate, checked against the catalog at validation). */
+  estimate: EstimateView;
   tasks: { id: string; title: string; description: string; steps: StepView[] }[];
+}
+
+export interface EstimateView extends UsageView {
+  durationMs: number;
+}
+
+/** One quantile of a forecast: what executing the plan will use. */
+export interface CostFiguresView extends UsageView {
+  seconds: number;
+}
+
+/** The plan's cost forecast (src/domain/cost-forecast.ts), made before a person is asked. */
+export interface ForecastView {
+  p50: CostFiguresView;
+  p90: CostFiguresView;
+  /** Steps forecast from the recorded costs of past runs, and from the plan's estimate. */
+  fromHistory: number;
+  fromEstimate: number;
+  basis: { subject: string; samples: number }[];
 }
 
 export interface DiffView {
@@ -77,6 +99,9 @@ export interface VersionView {
   by: string | null;
   /** For a version a person made: the JSON Pointers at which it differs from its parent; else null. */
   jsonChanges: string[] | null;
+  /** Made for a rejection but changing no step: why the planner cannot honour the reason; null otherwise. */
+  unhonouredRejection: string | null;
+  forecast: ForecastView | null;
 }
 
 export interface StateView {
@@ -88,6 +113,14 @@ export interface StateView {
   budget: BudgetView;
   question: { text: string; options: string[]; default: number; askedAt: string } | null;
   approval: { status: string; reason: string | null } | null;
+  /** A completed run: whether its steps cost within the p90 forecast of the version they ran in; null otherwise. */
+  forecastOutcome: {
+    version: number;
+    withinP90: boolean;
+    actual: CostFiguresView;
+    p90: CostFiguresView;
+    over: string[];
+  } | null;
   warnings: string[];
   /** Why the run failed: its PLAN code, message and hint. */
   failure: { type: string; code: string; message: string; hint: string } | null;
@@ -124,6 +157,20 @@ export function usageView(u: Usage): UsageView {
   return { costUsd: u.cost_usd, tokens: u.tokens, calls: u.calls };
 }
 
+export function costFiguresView(f: CostFigures): CostFiguresView {
+  return { ...usageView(f), seconds: f.seconds };
+}
+
+export function forecastView(f: CostForecast): ForecastView {
+  return {
+    p50: costFiguresView(f.p50),
+    p90: costFiguresView(f.p90),
+    fromHistory: f.from_history,
+    fromEstimate: f.from_estimate,
+    basis: f.basis.map((b) => ({ ...b })),
+  };
+}
+
 export function budgetView(b: ToolBudget): BudgetView {
   return { policy: b.policy, limit: usageView(b.limit), spent: usageView(b.spent) };
 }
@@ -147,6 +194,8 @@ export function versionView(v: PlanVersionRecord): VersionView {
     diff: v.diff ? diffView(v.diff) : null,
     by: v.by ?? null,
     jsonChanges: v.json_changes ? [...v.json_changes] : null,
+    unhonouredRejection: v.unhonoured_rejection ?? null,
+    forecast: v.forecast ? forecastView(v.forecast) : null,
   };
 }
 
@@ -162,6 +211,7 @@ export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanV
     missingCapabilities: [...plan.missing_capabilities],
     assumptions: [...plan.assumptions],
     complexity: plan.complexity,
+    estimate: { ...usageView(plan.estimate), durationMs: plan.estimate.duration_ms },
     tasks: plan.tasks.map((task) => ({
       id: task.id,
       title: task.title,
@@ -212,6 +262,15 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
         }
       : null,
     approval: state.approval ? { status: state.approval.status, reason: state.approval.reason ?? null } : null,
+    forecastOutcome: state.forecast_outcome
+      ? {
+          version: state.forecast_outcome.version,
+          withinP90: state.forecast_outcome.within_p90,
+          actual: costFiguresView(state.forecast_outcome.actual),
+          p90: costFiguresView(state.forecast_outcome.p90),
+          over: [...state.forecast_outcome.over],
+        }
+      : null,
     warnings: [...state.warnings],
     failure: state.failure && failureView(state.failure),
     answer_note: emptyAnswerNote(state),

@@ -9,6 +9,8 @@ import type { PlannerClient } from '../client';
 import { RaiseBudgetSchema, ResolveStepSchema, type PendingInput, type PlanningState } from '../api';
 import type { Usage } from '../domain/budget';
 import { CliError, EXIT, parseArg } from './context';
+import { stateView } from './json-views';
+import { costLines, rejectionLines } from './render';
 import { shellArg, terminalSafe } from './safe-text';
 
 /** Asks one question at the terminal; null when the terminal closed (no more answers from here). */
@@ -58,13 +60,7 @@ export const PENDING_PROMPTS: Prompts = {
   approval: {
     show: (p, state) => [
       `plan v${p.plan_version} (${p.plan_status}, ${p.steps} step(s)) awaits approval`,
-      ...(state?.plan?.version === p.plan_version
-        ? state.plan.tasks.flatMap((t) =>
-            t.steps.map(
-              (s) => `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? '(no tool)')} — ${terminalSafe(s.title)}`,
-            ),
-          )
-        : []),
+      ...(state?.plan?.version === p.plan_version ? approvalBrief(state) : []),
     ],
     commands: (p, id) => [
       `planner approve ${shellArg(id)} --version ${p.plan_version}`,
@@ -100,8 +96,25 @@ export const PENDING_PROMPTS: Prompts = {
     commands: (p, id) =>
       p.for === 'answer'
         ? [`planner complete ${shellArg(id)} ${shellArg(p.step_id)} "<answer>"`]
-        : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
+        : p.for === 'approval'
+          ? [
+              `planner approve ${shellArg(id)} --step ${shellArg(p.step_id)}`,
+              `planner reject ${shellArg(id)} --step ${shellArg(p.step_id)} --reason "<why>"`,
+            ]
+          : [`planner resolve ${shellArg(id)} ${shellArg(p.step_id)} retry|done|fail ["<text>"]`],
     async answer(p, ask, client, id) {
+      if (p.for === 'approval') {
+        const raw = await ask(
+          `Approve step ${p.step_id}? y = run it, n = reject with a reason [Enter: decide later] > `,
+        );
+        if (raw === null || raw.trim() === '') return null;
+        if (/^y(es)?$/i.test(raw.trim())) return await client.approve(id, undefined, undefined, p.step_id);
+        if (!/^no?$/i.test(raw.trim())) throw new CliError(`"${raw.trim()}" is neither y nor n`, EXIT.usage);
+        const reason = await ask('Why reject it? (the step fails and the run re-plans with the reason) > ');
+        if (reason === null) return null;
+        if (!reason.trim()) throw new CliError('a rejection needs a reason', EXIT.usage);
+        return await client.reject(id, reason.trim(), undefined, p.step_id);
+      }
       if (p.for === 'answer') {
         const answer = await ask(`Answer for step ${p.step_id} [Enter: decide later] > `);
         return answer === null || answer.trim() === '' ? null : await client.completeStep(id, p.step_id, answer.trim());
@@ -119,6 +132,26 @@ export const PENDING_PROMPTS: Prompts = {
     },
   },
 };
+
+/** Params shown at the prompt, per step: enough to judge what it will do, cut to stay on one line. */
+const PROMPT_PARAMS_CHARS = 300;
+
+/**
+ * What a person is shown before deciding on a plan: each step with its params, the plan's estimate and cost
+ * forecast, and, after a rejection, what changed from the rejected version and why (or why nothing could).
+ */
+function approvalBrief(state: PlanningState): string[] {
+  const view = stateView(state);
+  const plan = view.plan!;
+  const steps = plan.tasks.flatMap((t) =>
+    t.steps.map((s) => {
+      const params = JSON.stringify(s.params);
+      const shown = params.length > PROMPT_PARAMS_CHARS ? `${params.slice(0, PROMPT_PARAMS_CHARS - 1)}…` : params;
+      return `  ${terminalSafe(s.id)} ${terminalSafe(s.tool ?? `(${s.action})`)} ${terminalSafe(shown)} — ${terminalSafe(s.title)}`;
+    }),
+  );
+  return [...steps, ...costLines(view, plan), ...rejectionLines(view, plan.version)];
+}
 
 /**
  * An option that stands for the person's own words ("Something else (describe it)", "Other (please specify)"): picking

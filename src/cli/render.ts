@@ -8,6 +8,7 @@ const safe = (text: string): string => terminalSafe(text);
 import type {
   BudgetView,
   ClosedRunView,
+  CostFiguresView,
   DiffView,
   HistoryEntryView,
   PlanView,
@@ -86,7 +87,7 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
   const lines = [`Task Plan (v${plan.version}) · ${plan.status} · stage ${view.stage}`, `Goal: ${safe(plan.goal)}`];
   if (plan.missingCapabilities.length)
     lines.push(`Missing capabilities: ${plan.missingCapabilities.map(safe).join(', ')}`);
-  lines.push(budgetLine(view.budget));
+  lines.push(budgetLine(view.budget), ...costLines(view, plan));
   const stepNumber = new Map<string, string>();
   const taskOfStep = new Map<string, number>();
   plan.tasks.forEach((task, t) =>
@@ -120,7 +121,9 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
         const how =
           step.waiting.for === 'answer'
             ? `planner complete ${shellArg(view.workflowId)} ${shellArg(step.id)} <answer>`
-            : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
+            : step.waiting.for === 'approval'
+              ? `planner approve ${shellArg(view.workflowId)} --step ${shellArg(step.id)}  |  planner reject … --step ${shellArg(step.id)} --reason "…"`
+              : `planner resolve ${shellArg(view.workflowId)} ${shellArg(step.id)} retry|done|fail`;
         lines.push(
           `       Waits for a person until ${safe(step.waiting.until)}: ${safe(step.waiting.question)} (${how})`,
         );
@@ -129,6 +132,36 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
   });
   if (plan.assumptions.length && options.task === undefined)
     lines.push('', `Assumptions: ${plan.assumptions.map(safe).join('; ')}`);
+  return lines;
+}
+
+function figures(f: CostFiguresView): string {
+  return `${f.calls} call(s), ${f.tokens} tokens, $${f.costUsd.toFixed(6)}, ${f.seconds.toFixed(1)} s`;
+}
+
+/**
+ * What the plan will cost: its own estimate and, once made (before a person is asked), the forecast from the
+ * recorded costs of past runs.
+ */
+export function costLines(view: Pick<StateView, 'versions'>, plan: PlanView): string[] {
+  const e = plan.estimate;
+  const lines = [
+    `Estimate: ${e.calls} call(s), ${e.tokens} tokens, $${e.costUsd.toFixed(6)}, ${duration(e.durationMs)}`,
+  ];
+  const forecast = view.versions.find((v) => v.version === plan.version)?.forecast;
+  if (forecast)
+    lines.push(
+      `Forecast: p50 ${figures(forecast.p50)} · p90 ${figures(forecast.p90)} (${forecast.fromHistory} step(s) from recorded costs, ${forecast.fromEstimate} from the estimate)`,
+    );
+  return lines;
+}
+
+/** A version made after a rejection: what changed from the rejected one and why, or why the reason could not be honoured. */
+export function rejectionLines(view: Pick<StateView, 'versions'>, version: number): string[] {
+  const record = view.versions.find((v) => v.version === version);
+  if (!record || record.reason !== 'human_rejection' || record.parentVersion === null) return [];
+  const lines = record.diff ? renderDiff(record.parentVersion, version, record.diff, [record]) : [];
+  if (record.unhonouredRejection) lines.push(`Cannot honour the rejection: ${safe(record.unhonouredRejection)}`);
   return lines;
 }
 
@@ -154,6 +187,8 @@ export function renderState(view: StateView, options: { task?: number } = {}): s
     lines.push(`Answer with: planner answer ${shellArg(view.workflowId)} <number or text>`);
   }
   if (view.stage === 'AWAITING_APPROVAL') {
+    const rejected = view.plan ? rejectionLines(view, view.plan.version) : [];
+    if (rejected.length) lines.push('', ...rejected);
     lines.push(
       '',
       `Awaiting approval: planner approve ${shellArg(view.workflowId)}  |  planner reject ${shellArg(view.workflowId)} --reason "…"`,
@@ -165,6 +200,12 @@ export function renderState(view: StateView, options: { task?: number } = {}): s
     lines.push('', resultHint(view.workflowId));
   if (view.versions.length > 1)
     lines.push('', `Versions: ${view.versions.map((v) => `v${v.version} (${safe(v.reason)})`).join(', ')}`);
+  const cost = view.forecastOutcome;
+  if (cost)
+    lines.push(
+      '',
+      `Cost of v${cost.version}: ${figures(cost.actual)}, ${cost.withinP90 ? 'within' : `over (${cost.over.join(', ')})`} the p90 forecast`,
+    );
   for (const w of view.warnings) lines.push(`warning: ${safe(w)}`);
   if (view.failure)
     lines.push(`Failure: ${safe(view.failure.code)} ${safe(view.failure.message)}`, `Hint: ${safe(view.failure.hint)}`);

@@ -23,6 +23,18 @@ const LOCAL_PLANNING_OPTIONS: LocalActivityOptions = {
   retry: PLANNING_ACTIVITY_OPTIONS.retry,
 };
 
+/**
+ * The cost forecast and the recording of step costs (./forecast): advisory, so a failure is not worth retrying for
+ * long — the run goes on without them, at once, rather than hold a person's prompt for a minute of retries.
+ */
+export function adviceActivities(summary: string): PlannerActivities {
+  return proxyLocalActivities<PlannerActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { ...PLANNING_ACTIVITY_OPTIONS.retry, maximumAttempts: 2 },
+    summary,
+  });
+}
+
 export function planningActivities(summary: string, local: boolean): PlannerActivities {
   return local
     ? proxyLocalActivities<PlannerActivities>({ ...LOCAL_PLANNING_OPTIONS, summary })

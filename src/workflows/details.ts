@@ -6,6 +6,7 @@ import { emptyAnswerNote } from '../api/answer';
 import { pendingInput, type PendingInput } from '../api/progress';
 import type { PlanningState, StepRecord } from '../api/state';
 import type { Usage } from '../domain/budget';
+import type { CostFigures } from '../domain/cost-forecast';
 import { shellQuote } from '../domain/shell';
 
 /** The markdown view is at most this long (the steps table is cut first, with a line saying how many were left out). */
@@ -21,11 +22,12 @@ export function planDetails(state: PlanningState): string {
       ? `**Plan:** v${plan.version} (${plan.status}), ${plan.tasks.reduce((n, t) => n + t.steps.length, 0)} step(s)`
       : '**Plan:** none yet',
     `**Budget:** ${usageLine(state.budget.spent, state.budget.limit)} (${state.budget.policy})`,
+    ...costLines(state),
   ].join('  \n');
   const pending = pendingInput(state);
   const empty = emptyAnswerNote(state);
   const tail = [
-    pending ? pendingBlock(pending, state.workflow_id) : '',
+    pending ? pendingBlock(pending, state.workflow_id, state) : '',
     state.failure ? `**Failed:** ${cell(state.failure.message)}` : '',
     empty ? `**Answer:** ${cell(empty)}` : '',
   ].filter(Boolean);
@@ -59,7 +61,7 @@ function stepRow(step: Pick<StepRecord, 'id' | 'title' | 'tool' | 'error' | 'res
   return `| ${cell(step.id)} ${cell(step.title)} | ${cell(step.tool ?? '–')} | ${step.status} | ${result} |`;
 }
 
-function pendingBlock(pending: PendingInput, workflowId: string): string {
+function pendingBlock(pending: PendingInput, workflowId: string, state: PlanningState): string {
   const id = shellQuote(workflowId);
   switch (pending.kind) {
     case 'clarification':
@@ -68,11 +70,17 @@ function pendingBlock(pending: PendingInput, workflowId: string): string {
         ...pending.options.map((o, i) => `${i + 1}. ${cell(o)}${i + 1 === pending.default_option ? ' (default)' : ''}`),
         `Answer: ${code(`planner answer ${id} <number or text>`)}`,
       ].join('\n');
-    case 'approval':
-      return `**Waiting for approval** of plan v${pending.plan_version} (${pending.plan_status}, ${pending.steps} step(s)). Approve: ${code(`planner approve ${id} --version ${pending.plan_version}`)}`;
+    case 'approval': {
+      const record = state.versions.find((v) => v.version === pending.plan_version);
+      const after =
+        record?.reason === 'human_rejection'
+          ? ` After the rejection of v${record.parent_version}: ${cell(record.unhonoured_rejection ?? record.diff?.summary ?? '')}.`
+          : '';
+      return `**Waiting for approval** of plan v${pending.plan_version} (${pending.plan_status}, ${pending.steps} step(s)).${after} Approve: ${code(`planner approve ${id} --version ${pending.plan_version}`)}`;
+    }
     case 'step': {
       const step = shellQuote(pending.step_id);
-      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: ${code(`planner complete ${id} ${step} "<answer>"`)}` : `Decide: ${code(`planner resolve ${id} ${step} retry|done|fail`)}`}`;
+      return `**Step ${cell(pending.step_id)} waits for a person:** ${cell(pending.question)} (until ${pending.until}). ${pending.for === 'answer' ? `Answer: ${code(`planner complete ${id} ${step} "<answer>"`)}` : pending.for === 'approval' ? `Approve: ${code(`planner approve ${id} --step ${step}`)}` : `Decide: ${code(`planner resolve ${id} ${step} retry|done|fail`)}`}`;
     }
     case 'budget':
       return `**Waiting for a budget raise:** needs ${pending.needed ? usageLine(pending.needed) : 'more'}. Raise: ${code(`planner raise-budget ${id} --calls 10`)}`;
@@ -85,6 +93,19 @@ function code(command: string): string {
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   return longest === 0 ? `${fence}${flat}${fence}` : `${fence} ${flat} ${fence}`;
+}
+
+/** The plan's estimate and, once made, its cost forecast (src/domain/cost-forecast.ts). */
+function costLines(state: PlanningState): string[] {
+  const plan = state.plan;
+  if (!plan) return [];
+  const e = plan.estimate;
+  const forecast = state.versions.find((v) => v.version === plan.version)?.forecast;
+  const figures = (f: CostFigures) => `${usageLine(f)} · ${f.seconds.toFixed(1)} s`;
+  return [
+    `**Estimate:** ${usageLine(e)} · ${(e.duration_ms / 1000).toFixed(1)} s`,
+    ...(forecast ? [`**Forecast:** p50 ${figures(forecast.p50)}; p90 ${figures(forecast.p90)}`] : []),
+  ];
 }
 
 function usageLine(spent: Usage, limit?: Usage): string {

@@ -116,6 +116,10 @@ function checkDecision<M extends 'approve' | 'reject'>(
   message: M,
 ): MessagePayload<M> {
   const decision = parse(message, payload);
+  if (decision.step !== undefined) {
+    waitingStep(state, decision.step, 'approval', message); // a step's approval under `approval: per-step`
+    return decision;
+  }
   requireUndecided(state, decision, message);
   requireApprovalStage(state);
   requireShownVersion(state, decision, message);
@@ -128,10 +132,10 @@ function checkDecision<M extends 'approve' | 'reject'>(
  */
 function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
   if (!state.options.four_eyes) return;
-  const version = state.plan?.version;
+  const version = approval.step !== undefined ? `step ${approval.step}` : `plan v${state.plan?.version}`;
   if (approval.identity === undefined) {
     refuse(
-      `approve refused by four_eyes: the approval of plan v${version} names no identity, so it cannot be told from the starter's`,
+      `approve refused by four_eyes: the approval of ${version} names no identity, so it cannot be told from the starter's`,
       'Send {"identity": "<who approves>", …}; PlannerClient and `planner approve` send their client identity.',
     );
   }
@@ -143,7 +147,7 @@ function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
   }
   if (approval.identity === state.started_by) {
     refuse(
-      `approve refused by four_eyes: ${approval.identity} started this run, so another person must approve plan v${version}`,
+      `approve refused by four_eyes: ${approval.identity} started this run, so another person must approve ${version}`,
       'Ask someone else (another client identity) to approve it; the starter may still reject it.',
     );
   }
@@ -164,6 +168,7 @@ export function approvalDecided(state: PlanningState, payload: unknown, status: 
   const checked = status === 'approved' ? checkApproval(state, payload) : checkRejection(state, payload);
   const reason = 'reason' in checked ? checked.reason : checked.comment;
   const by = checked.identity;
+  if (checked.step !== undefined) return stepApprovalDecided(state, checked.step, status, reason, by);
   const version = state.plan!.version;
   const decided = {
     approval: { status, reason, ...(by !== undefined ? { by } : {}) },
@@ -172,19 +177,38 @@ export function approvalDecided(state: PlanningState, payload: unknown, status: 
   return status === 'approved'
     ? {
         decided,
+        step: undefined,
         by,
         note: `approved${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}`,
         reply: `plan v${version} approved`,
       }
     : {
         decided,
+        step: undefined,
         by,
         note: `rejected${by ? ` by ${by}` : ''}: ${reason}`,
         reply: `plan v${version} rejected; refining`,
       };
 }
 
-export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput {
+/** A side-effecting step's approval or rejection (`approval: per-step`): the reply the waiting step takes. */
+function stepApprovalDecided(
+  state: PlanningState,
+  id: string,
+  status: 'approved' | 'rejected',
+  reason: string | undefined,
+  by: string | undefined,
+) {
+  const step = {
+    index: state.steps.findIndex((s) => s.id === id),
+    reply: { approved: status === 'approved', ...(reason ? { text: reason } : {}) },
+  };
+  const note = `step ${id} ${status}${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}`;
+  return { step, by, note, reply: `step ${id} ${status}`, decided: undefined };
+}
+
+/** The raise, checked, and the audit's words for it. */
+export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetInput & { note: string } {
   if (isTerminal(state.stage))
     refuse(`the run is ${state.stage}`, 'Budgets can be raised only on a run that has not ended.');
   const raise = parse(MESSAGE_NAMES.raiseBudget, payload);
@@ -196,13 +220,20 @@ export function checkRaise(state: PlanningState, payload: unknown): RaiseBudgetI
       "Raise by less; a run's limits stay at most cost_usd 1e6, tokens 1e12, calls 1e9.",
     );
   }
-  return raise;
+  const by = raise.identity ? ` (by ${raise.identity})` : '';
+  return { ...raise, note: `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}${by}` };
 }
+
+const WANTED: Record<StepWait['for'], string> = {
+  answer: 'an answer',
+  decision: 'a decision',
+  approval: 'an approval',
+};
 
 /** The index of the step `id` when it waits for `wanted` (a human step's answer, or a decision on its outcome). */
 function waitingStep(state: PlanningState, id: string, wanted: StepWait['for'], message: string): number {
   const waiting = state.steps.filter((s) => s.status === 'WAITING' && s.waiting?.for === wanted).map((s) => s.id);
-  const hint = `Query getState; ${message} only a step with status WAITING for ${wanted === 'answer' ? 'an answer' : 'a decision'} (${waiting.length ? `now: ${waiting.join(', ')}` : 'none now'}).`;
+  const hint = `Query getState; ${message} only a step with status WAITING for ${WANTED[wanted]} (${waiting.length ? `now: ${waiting.join(', ')}` : 'none now'}).`;
   if (state.stage !== 'EXECUTING') refuse(`no step waits for ${message} (stage ${state.stage})`, hint);
   const index = state.steps.findIndex((s) => s.id === id);
   if (index < 0) refuse(`plan v${state.plan?.version} has no step "${id}"`, hint);
@@ -212,7 +243,7 @@ function waitingStep(state: PlanningState, id: string, wanted: StepWait['for'], 
       step.reply !== undefined
         ? 'already has a reply'
         : step.status === 'WAITING'
-          ? `waits for ${step.waiting?.for === 'answer' ? 'an answer' : 'a decision'}`
+          ? `waits for ${WANTED[step.waiting?.for ?? 'decision']}`
           : `is ${step.status}`;
     refuse(`step ${id} ${why}, so it cannot take ${message}`, hint);
   }

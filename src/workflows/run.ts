@@ -15,6 +15,7 @@ import {
   type StepRecord,
 } from '../api/state';
 import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import type { CostForecast, ForecastOutcome } from '../domain/cost-forecast';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
@@ -98,12 +99,8 @@ export class PlanningRun {
     const checked = checkAnswer(this.state, payload);
     const text = redactSecrets(checked.text);
     this.state.answer = { text, by: 'user' };
-    this.audit(
-      'message',
-      `clarification answered: ${text}${checked.by ? ` (by ${checked.by})` : ''}`,
-      undefined,
-      checked.by,
-    );
+    const by = checked.by ? ` (by ${checked.by})` : '';
+    this.audit('message', `clarification answered: ${text}${by}`, undefined, checked.by);
     return text;
   }
 
@@ -118,8 +115,10 @@ export class PlanningRun {
 
   /** `approve` and `reject`: the decision the plan waits for. */
   decideApproval(payload: unknown, status: 'approved' | 'rejected'): string {
-    const { decided, note, reply, by } = approvalDecided(this.state, payload, status);
-    Object.assign(this.state, decided);
+    const { decided, note, reply, by, step } = approvalDecided(this.state, payload, status);
+    if (step)
+      this.state.steps[step.index]!.reply = step.reply; // the waiting step takes it (./steps)
+    else Object.assign(this.state, decided);
     this.audit('approval', note, undefined, by);
     return reply;
   }
@@ -132,14 +131,9 @@ export class PlanningRun {
   }
 
   raiseBudget(payload: unknown): ToolBudget {
-    const raise = checkRaise(this.state, payload);
+    const { note, ...raise } = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
-    this.audit(
-      'budget',
-      `limits raised by ${raise.calls} call(s), ${raise.tokens} tokens, $${raise.cost_usd}${raise.identity ? ` (by ${raise.identity})` : ''}`,
-      undefined,
-      raise.identity,
-    );
+    this.audit('budget', note, undefined, raise.identity);
     this.changed();
     return this.state.budget;
   }
@@ -202,6 +196,13 @@ export class PlanningRun {
   archivePage(page: ArchivedVersionPage): void {
     this.state.archived_versions = (this.state.archived_versions ?? []).filter((v) => v.version > page.last_version);
     (this.state.archived_version_pages ??= []).push(page);
+  }
+
+  /** The plan's cost forecast, on its version's record, or how the completed version's cost compared (./forecast). */
+  recordForecast(change: { forecast: CostForecast } | { outcome: ForecastOutcome }, note: string): void {
+    if ('forecast' in change) this.state.versions[this.state.versions.length - 1]!.forecast = change.forecast;
+    else this.state.forecast_outcome = change.outcome;
+    this.audit('plan', note);
   }
 
   addRoutes(routes: Record<string, ToolRoute>): void {

@@ -8,9 +8,10 @@
  */
 import { condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { failureOf, llmCallsOfFailure, readFailure, type PlanFailure } from '../api/failures';
-import { DEFAULT_PLANNING_OPTIONS, type PlanningOptions } from '../api/input';
+import { approvalMode, DEFAULT_PLANNING_OPTIONS, type PlanningOptions } from '../api/input';
+import { hasSideEffects } from '../domain/approval-gate';
 import type { StepReply, StepWait } from '../api/state';
-import { PlanningTimeoutError } from '../domain/errors';
+import { PlanRejectedError, PlanningTimeoutError } from '../domain/errors';
 import { usageOfLlmCalls } from '../domain/llm-calls';
 import type { Step } from '../domain/plan';
 import { NULL_RESULT_REF, textResult, type StepResult } from '../domain/step-execution';
@@ -56,6 +57,8 @@ export function startStep(
     else ended();
   };
   if (step.action !== 'tool_call') return finish(() => stepOfKind(run, step, index));
+  if (approvalMode(run.state.options) === 'per-step' && hasSideEffects(step, run.state.routes))
+    return finish(() => approvedFirst(run, step, index));
   let tool: ToolStep;
   let outcome: Promise<StepResult>;
   try {
@@ -191,6 +194,22 @@ async function decideUnknownOutcome(
   return attempt(scope);
 }
 
+/**
+ * `approval: per-step`: the side-effecting step waits (WAITING for an approval) until a person approves it, then runs;
+ * a rejection fails it with the reason (PLAN-011), and the run re-plans as after any failed step.
+ */
+async function approvedFirst(run: PlanningRun, step: Step, index: number): Promise<void> {
+  const params = JSON.stringify(step.params);
+  const question = `Step ${step.id} (${step.tool}) has side effects: approve it to run, or reject it with a reason. Params: ${params.length > 500 ? `${params.slice(0, 499)}…` : params}`;
+  const reply = await waitForPerson(run, step, index, 'approval', question);
+  if (!reply || !('approved' in reply)) return;
+  if (reply.approved) return toolStep(run, step, index).attempt(firstScope(run, step));
+  const rejected = new PlanRejectedError(`rejected by a person: ${reply.text ?? 'no reason given'}`, {
+    step_id: step.id,
+  });
+  fail(run, step, index, failureOf(rejected));
+}
+
 /** Status WAITING until a person replies (the reply is taken and the step runs on) or the timeout fails the step. */
 async function waitForPerson(
   run: PlanningRun,
@@ -207,7 +226,7 @@ async function waitForPerson(
   });
   run.audit(
     'step',
-    `step ${step.id} waits for ${wanted === 'answer' ? 'an answer' : 'a decision'} until ${until}: ${question}`,
+    `step ${step.id} waits for ${wanted === 'answer' ? 'an answer' : wanted === 'decision' ? 'a decision' : 'an approval'} until ${until}: ${question}`,
   );
   run.show(); // it may wait here while the other steps run on
   if (!(await condition(() => run.state.steps[index]!.reply !== undefined, timeoutMs))) {

@@ -10,6 +10,7 @@ import type { PlanningRequest } from '../../src/domain/request';
 import { contentAddress } from '../../src/store/content-store';
 import type { Critique, GatekeeperDecision } from '../../src/domain/critique';
 import { decide } from '../../src/domain/critique';
+import { forecastPlan } from '../../src/domain/cost-forecast';
 import type { PlannerError } from '../../src/domain/errors';
 import type { LlmCallUsage } from '../../src/domain/llm-calls';
 import type { Plan } from '../../src/domain/plan';
@@ -111,6 +112,13 @@ export function stubActivities(script: StubScript, toolQueue: string) {
         return Object.fromEntries(
           tools.map((t) => [t, { queues: [toolQueue], cost_per_call_usd: 0, tokens_per_call: 0, idempotent: true }]),
         );
+      },
+      /** No recorded costs: every step forecast from its estimate, as on a worker's first runs. */
+      async forecastCost({ plan, routes }: { plan: Plan; routes: Record<string, ToolRoute> }) {
+        return forecastPlan(plan, routes, {});
+      },
+      async recordCosts({ samples }: { samples: Record<string, unknown[]> }) {
+        return { subjects: Object.keys(samples).length };
       },
       async executeStep(input: StepExecutionInput): Promise<StepResult> {
         calls.step++;

@@ -45,7 +45,9 @@ test('at a terminal, start --wait asks the clarification and the approval in pla
     cli.write('1\r');
     await cli.waitFor(/Approve plan v1\?/, 60_000, mark);
     // The plan to review is shown before the question.
-    expect(cli.output().slice(mark)).toMatch(/plan v1 \(FEASIBLE, \d+ step\(s\)\) awaits approval\s+1\.1 shipments — /);
+    expect(cli.output().slice(mark)).toMatch(
+      /plan v1 \(FEASIBLE, \d+ step\(s\)\) awaits approval\s+1\.1 shipments \{.*\} — /,
+    );
     mark = cli.output().length;
     cli.write('n\r');
     await cli.waitFor(/Why reject it\?/, 30_000, mark);

@@ -98,10 +98,18 @@ describe('planningWorkflow', () => {
       expect(versioningInfo?.behavior).toBe(temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
       expect(versioningInfo?.deploymentVersion).toMatchObject(planner.version!);
       expect(memoUpdates(history)).toHaveLength(0); // the start set the memo: the run adds no visibility write for it
-      // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
+      // Four local activities (plan, critique, the cost forecast, the recording of the steps' costs): the gatekeeper
+      // decides in the workflow, the routes come with the plan.
       expect(
-        history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
-      ).toHaveLength(2);
+        history.events!.flatMap((e) =>
+          e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+            ? [
+                JSON.parse(Buffer.from(e.markerRecordedEventAttributes.details!.data!.payloads![0]!.data!).toString())
+                  .activity_type,
+              ]
+            : [],
+        ),
+      ).toEqual(['generatePlan', 'critiquePlan', 'forecastCost', 'recordCosts']);
       const stages = history.events!.flatMap((e) => {
         const stage = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.PlanStage?.data;
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];

@@ -99,6 +99,8 @@ async function onRun<T>(
 
 /** `--version n`: a whole number from 1, as `planner show` prints plan versions. */
 const PlanVersionArg = z.coerce.number().int().min(1).max(1_000_000).optional();
+/** A step id as `planner show` prints it (the bounds of the updates' step field). */
+const StepArg = z.string().trim().min(1).max(64).optional();
 
 /**
  * The plan version a decision is about: `--version`, else the one awaiting approval as read now, sent with the
@@ -136,7 +138,7 @@ export function registerRunCommands(program: Command): void {
     .addOption(
       choiceOption(
         '--approval <when>',
-        'when the plan waits for `planner approve` (default never); side-effects: only a plan with a step that is not read-only',
+        'when a person must approve (`planner approve`; default never); side-effects: a plan with a step that is not read-only waits; per-step: the plan runs and each such step waits when reached',
         APPROVAL_MODES,
       ),
     )
@@ -297,12 +299,16 @@ export function registerRunCommands(program: Command): void {
       '--version <n>',
       'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused',
     )
+    .option('--step <id>', 'under --approval per-step: approve the side-effecting step waiting for a person')
     .action(
       action(async (opts, id: string) => {
         const comment = parseArg(z.string().max(2_000).optional(), opts.comment, 'comment');
         const version = parseArg(PlanVersionArg, opts.version, 'plan version');
+        const step = parseArg(StepArg, opts.step, 'step');
         const result = await onRun(opts, id, async (client, wid) =>
-          client.approve(wid, comment, await decidedVersion(client, wid, version)),
+          step === undefined
+            ? client.approve(wid, comment, await decidedVersion(client, wid, version))
+            : client.approve(wid, comment, version, step),
         );
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });
@@ -319,12 +325,16 @@ export function registerRunCommands(program: Command): void {
       '--version <n>',
       'the plan version you reviewed (as `planner show` printed it; default: the one awaiting approval now); any other is refused',
     )
+    .option('--step <id>', 'under --approval per-step: reject the side-effecting step waiting for a person (it fails)')
     .action(
       action(async (opts, id: string) => {
         const { reason } = parseArg(RejectSchema, { reason: opts.reason }, 'reason', 'say why with --reason "…"');
         const version = parseArg(PlanVersionArg, opts.version, 'plan version');
+        const step = parseArg(StepArg, opts.step, 'step');
         const result = await onRun(opts, id, async (client, wid) =>
-          client.reject(wid, reason, await decidedVersion(client, wid, version)),
+          step === undefined
+            ? client.reject(wid, reason, await decidedVersion(client, wid, version))
+            : client.reject(wid, reason, version, step),
         );
         const out = output(opts);
         if (out.json) out.data({ workflowId: id, result });

@@ -4,6 +4,7 @@ import { approvalGate } from '../../domain/approval-gate';
 import { decide } from '../../domain/critique';
 import { PlanRejectedError } from '../../domain/errors';
 import { planningActivities } from '../activities';
+import { forecastCost } from '../forecast';
 import { llmSettingsOf } from '../llm-settings';
 import type { PlanningRun } from '../run';
 import { failWith, move, type Transition } from '../transitions';
@@ -56,12 +57,14 @@ export async function critique(run: PlanningRun): Promise<Transition> {
       }),
     );
   }
+  await forecastCost(run);
   // A person's edit waits for a person again, whatever the mode: under four_eyes, another one.
   const gate =
     state.versions.at(-1)?.reason === 'human_edit'
       ? { wait: true, why: `a person must approve plan v${plan.version}: a person edited it` }
       : approvalGate(approvalMode(state.options), plan, state.routes);
-  if (!gate.wait) return move('APPROVED', gate.why);
+  const unhonoured = state.versions.find((v) => v.version === plan.version)?.unhonoured_rejection;
+  if (!gate.wait && !unhonoured) return move('APPROVED', gate.why);
   run.awaitApproval();
-  return move('AWAITING_APPROVAL', gate.why);
+  return move('AWAITING_APPROVAL', gate.wait ? gate.why : `a person must decide again: ${unhonoured}`);
 }

@@ -9,6 +9,7 @@ import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
+import { settleForecast } from '../forecast';
 import { startStep } from '../steps';
 import { failWith, move, type Transition } from '../transitions';
 import { pauseForBudget } from './budget';
@@ -69,6 +70,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
       `re-plan ${state.replans} of ${state.options.max_replans}: the answer is empty on a value the goal does not say`,
     );
   }
+  await settleForecast(run);
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
 

@@ -1,6 +1,6 @@
 /** PLANNING: a new plan version (first, refined, after a rejection or a failed step) and the routes of its tools. */
 import { LLM_CALL_ESTIMATE } from '../../domain/budget';
-import { createPlanVersion } from '../../domain/diff';
+import { createPlanVersion, type PlanDiff } from '../../domain/diff';
 import { PlanImpossibleError } from '../../domain/errors';
 import { flattenSteps } from '../../domain/plan';
 import { planningActivities } from '../activities';
@@ -67,12 +67,15 @@ export async function plan(run: PlanningRun): Promise<Transition> {
     ...(transcript_ref ? { transcript_ref } : {}),
     ...(generated.unsaid ? { unsaid: generated.unsaid } : {}),
   };
+  const unhonoured = reason === 'human_rejection' ? unhonouredRejection(record, feedback, generated.planner) : null;
+  if (unhonoured) Object.assign(record, { unhonoured_rejection: unhonoured });
   const by = `${generated.planner ? ` by the ${generated.planner} planner` : ''}${generated.from_cache ? ` from cache (planned ${generated.from_cache})` : ''}`;
   run.audit(
     'plan',
     `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`,
     transcript_ref,
   );
+  if (unhonoured) run.audit('plan', unhonoured);
   run.recordPlan(record);
   await archiveOldVersions(run);
   if (generatedPlan.status === 'IMPOSSIBLE') {
@@ -89,4 +92,20 @@ export async function plan(run: PlanningRun): Promise<Transition> {
     }));
   run.addRoutes(routes);
   return move('CRITIQUING', `plan v${version} ready for review`);
+}
+
+/**
+ * A version made for a person's rejection that changes no step cannot honour the reason. It is said, and the version
+ * waits for a person whatever the approval option (critique): approving the same plan anew, or rejecting it again (to
+ * max_rejections), is theirs to decide, never a loop the run makes by itself.
+ */
+function unhonouredRejection(
+  record: { version: number; parent_version: number | null; diff: PlanDiff | null },
+  feedback: readonly string[],
+  planner: string | undefined,
+): string | null {
+  const { diff } = record;
+  if (!diff || diff.added.length + diff.removed.length + diff.changed.length > 0) return null;
+  const reasons = feedback.map((f) => f.replace(/^rejected by a person: /, '')).join('; ');
+  return `plan v${record.version} has no step changes from the rejected v${record.parent_version}: the ${planner ?? "run's"} planner cannot honour the reason (${reasons}); approve it as it is, reject it again, or cancel the run`;
 }

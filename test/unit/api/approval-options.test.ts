@@ -129,6 +129,20 @@ describe('the approval gate', () => {
     ]);
   });
 
+  test('per-step: the plan never waits as a whole; the audit names the steps that will wait when reached', () => {
+    expect(approvalGate('per-step', plan, readOnly)).toEqual({
+      wait: false,
+      why: 'approved by the gatekeeper: every step is read-only (approval: per-step)',
+    });
+    expect(approvalGate('per-step', plan, { ...readOnly, 'write-report': route(false) })).toEqual({
+      wait: false,
+      why: 'approved by the gatekeeper: step 2.1 (write-report) will wait for a person when reached (approval: per-step)',
+    });
+    expect(checkWorkflowInput({ request: { goal: 'g' }, options: { approval: 'per-step' } }).options.approval).toBe(
+      'per-step',
+    );
+  });
+
   test('always and never do not look at the steps', () => {
     expect(approvalGate('always', plan, readOnly).wait).toBe(true);
     expect(approvalGate('never', plan, {}).wait).toBe(false);

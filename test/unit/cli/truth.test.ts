@@ -38,6 +38,7 @@ describe('terminalSafe', () => {
         status: 'FEASIBLE',
         goal: evil,
         missingCapabilities: [evil],
+        estimate: { calls: 2, tokens: 600, costUsd: 0.0002, durationMs: 1_000 },
         assumptions: [evil],
         complexity: 1,
         tasks: [
@@ -72,6 +73,7 @@ describe('terminalSafe', () => {
       },
       question: { text: evil, options: [evil], default: 1, askedAt: '' },
       approval: null,
+      forecastOutcome: null,
       warnings: [evil],
       failure: { type: 'X', code: 'PLAN-008', message: evil, hint: evil },
       answer_note: evil,

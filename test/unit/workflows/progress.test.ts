@@ -192,6 +192,42 @@ test('the Web UI view: stage, plan, a steps table with result sizes, budget, the
   ).toBe(true);
 });
 
+test("the details show the plan's estimate and, once made, its cost forecast; after a rejection that changed nothing, why", () => {
+  const state = newState();
+  state.stage = 'AWAITING_APPROVAL';
+  state.plan = { ...rankingPlan('Get contaminated shipments from last week'), version: 2 };
+  const { estimate } = state.plan;
+  const record = {
+    version: 2,
+    plan: state.plan,
+    parent_version: 1,
+    reason: 'human_rejection' as const,
+    diff: { added: [], removed: [], changed: [], summary: 'v1 → v2: no step changes' },
+    explanation: 'rejected by a person: use the archive',
+    created_at: '2026-11-23T10:00:00Z',
+    unhonoured_rejection:
+      'plan v2 has no step changes from the rejected v1: the ranking planner cannot honour the reason (use the archive)',
+  };
+  state.versions = [record];
+  let md = planDetails(state);
+  expect(md).toContain(
+    `**Estimate:** ${estimate.calls} calls · ${estimate.tokens} tokens · ${estimate.cost_usd.toFixed(4)} USD`,
+  );
+  expect(md).not.toContain('**Forecast:**');
+  expect(md).toContain(`After the rejection of v1: ${record.unhonoured_rejection}.`);
+  const figures = { calls: 1, tokens: 300, cost_usd: 0.0001, seconds: 0.4 };
+  state.versions = [
+    {
+      ...record,
+      forecast: { p50: figures, p90: { ...figures, seconds: 1.5 }, from_history: 1, from_estimate: 0, basis: [] },
+    },
+  ];
+  md = planDetails(state);
+  expect(md).toContain(
+    '**Forecast:** p50 1 calls · 300 tokens · 0.0001 USD · 0.4 s; p90 1 calls · 300 tokens · 0.0001 USD · 1.5 s',
+  );
+});
+
 test("the details' suggested commands shell-quote a workflow id and step id, in a code span a backtick cannot end", () => {
   const id = 'q2;touch pwned;echo `id`';
   const state = initialState(

@@ -1,0 +1,169 @@
+/**
+ * What a plan will cost to execute, forecast before a person approves it: calls, tokens, dollars and seconds, each
+ * as p50 and p90. A step's figures come from the recorded costs of its tool (or of `llm` steps) in past runs — the
+ * samples a finished run records (src/activities/cost-history.ts) — once there are MIN_SAMPLES of them, else from the
+ * plan's estimate (the catalog's per-call figures, and the plan's duration shared along its longest chain). The plan's dollars, tokens and calls are the
+ * sum over its steps; its seconds are the longest path through the step DAG. Summing step p90s over-covers the p90
+ * of the sum, which is the side a forecast shown before approval should err on.
+ */
+import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
+import { addUsage, stepUsageEstimate, ZERO_USAGE } from './budget';
+import { topologicalLayers } from './dag';
+import { flattenSteps, type Plan, type Step } from './plan';
+import type { ToolRoute } from './routing';
+
+/** Fewer samples than this and a step is forecast from its estimate. */
+export const MIN_SAMPLES = 3;
+/**
+ * A step forecast from the estimate gets this many times its estimated seconds as p90: the plan's duration is a
+ * point figure that leaves out scheduling and a loaded machine (on the eval's tuning goals, a step's first runs took
+ * up to about twice it). Calls, tokens and dollars keep the catalog's figures: they are what a call is charged.
+ */
+export const ESTIMATE_SECONDS_P90_FACTOR = 3;
+/** Samples kept per subject (the latest). */
+export const MAX_SAMPLES = 50;
+/** Subjects named in a forecast's basis (a plan has at most this many distinct tools worth listing). */
+const MAX_BASIS = 20;
+
+export const CostSampleSchema = sharedSchema('domain/cost-forecast#CostSampleSchema', () =>
+  z.object({
+    calls: z.number().int().nonnegative(),
+    tokens: z.number().int().nonnegative(),
+    cost_usd: z.number().nonnegative().finite(),
+    ms: z.number().int().nonnegative(),
+  }),
+);
+/** One step's recorded cost: what it was charged and how long it ran by the workflow's clock. */
+export type CostSample = z.output<typeof CostSampleSchema>;
+
+export interface CostFigures {
+  calls: number;
+  tokens: number;
+  cost_usd: number;
+  seconds: number;
+}
+
+export interface CostForecast {
+  p50: CostFigures;
+  p90: CostFigures;
+  /** Steps forecast from recorded costs, and from the plan's estimate (no or too little history). */
+  from_history: number;
+  from_estimate: number;
+  /** The subjects with history and how many samples each had (at most MAX_BASIS). */
+  basis: { subject: string; samples: number }[];
+}
+
+/** Whether a finished version's actual cost fell within its p90 forecast, in every dimension. */
+export interface ForecastOutcome {
+  version: number;
+  within_p90: boolean;
+  actual: CostFigures;
+  p90: CostFigures;
+  /** The dimensions where actual exceeded p90. */
+  over: (keyof CostFigures)[];
+}
+
+/** Whose recorded costs forecast `step`: its tool, or `llm-step` for every `llm` step; null for steps that cost nothing. */
+export function costSubject(step: Step): string | null {
+  if (step.action === 'tool_call' && step.tool) return `tool:${step.tool}`;
+  return step.action === 'llm' ? 'llm-step' : null;
+}
+
+/** The nearest-rank quantile `q` (0–1) of `values` (not empty). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** The forecast of the steps of `plan` not in `done` (ids of steps a re-plan keeps), from `history` by subject. */
+export function forecastPlan(
+  plan: Pick<Plan, 'tasks' | 'estimate'>,
+  routes: Readonly<Record<string, ToolRoute>>,
+  history: Readonly<Record<string, readonly CostSample[]>>,
+  done: ReadonlySet<string> = new Set(),
+): CostForecast {
+  const steps = flattenSteps(plan);
+  const basis = new Map<string, number>();
+  let fromHistory = 0;
+  // The plan estimates its duration as a whole: each step of its longest chain gets an equal share.
+  const estimatedMs = Math.round(
+    plan.estimate.duration_ms /
+      Math.max(
+        1,
+        longestPathMs(steps, () => 1),
+      ),
+  );
+  const perStep = steps.map((step) => {
+    if (done.has(step.id) || step.action === 'noop') return { p50: zeroSample(), p90: zeroSample(), counted: false };
+    const subject = costSubject(step);
+    const samples = subject ? (history[subject] ?? []) : [];
+    if (subject && samples.length >= MIN_SAMPLES) {
+      basis.set(subject, samples.length);
+      fromHistory++;
+      return { p50: quantileSample(samples, 0.5), p90: quantileSample(samples, 0.9), counted: true };
+    }
+    // A person's wait (a `human` step) is not forecast: it takes what the person takes.
+    const estimate = {
+      ...stepUsageEstimate(step.action, step.tool ? routes[step.tool] : undefined),
+      ms: step.action === 'human' ? 0 : estimatedMs,
+    };
+    return { p50: estimate, p90: { ...estimate, ms: estimate.ms * ESTIMATE_SECONDS_P90_FACTOR }, counted: true };
+  });
+  const counted = perStep.filter((s) => s.counted).length;
+  const figures = (q: 'p50' | 'p90'): CostFigures => {
+    const usage = perStep.reduce((sum, s) => addUsage(sum, s[q]), ZERO_USAGE);
+    return { ...usage, seconds: longestPathMs(steps, (i) => perStep[i]![q].ms) / 1000 };
+  };
+  return {
+    p50: figures('p50'),
+    p90: figures('p90'),
+    from_history: fromHistory,
+    from_estimate: counted - fromHistory,
+    basis: [...basis].slice(0, MAX_BASIS).map(([subject, samples]) => ({ subject, samples })),
+  };
+}
+
+/** Compares what a version cost with its forecast's p90. */
+export function forecastOutcome(version: number, forecast: CostForecast, actual: CostFigures): ForecastOutcome {
+  const dimensions = ['calls', 'tokens', 'cost_usd', 'seconds'] as const;
+  // Dollars are compared to the nano-dollar, as budgets keep them.
+  const over = dimensions.filter((d) => Math.round((actual[d] - forecast.p90[d]) * 1e9) > 0);
+  return { version, within_p90: over.length === 0, actual, p90: forecast.p90, over };
+}
+
+/** "2 call(s), 600 tokens, $0.000200, 1.0 s" */
+export function costFiguresText(f: CostFigures): string {
+  return `${f.calls} call(s), ${f.tokens} tokens, $${f.cost_usd.toFixed(6)}, ${f.seconds.toFixed(1)} s`;
+}
+
+const zeroSample = (): CostSample => ({ ...ZERO_USAGE, ms: 0 });
+
+function quantileSample(samples: readonly CostSample[], q: number): CostSample {
+  return {
+    calls: quantile(
+      samples.map((s) => s.calls),
+      q,
+    ),
+    tokens: quantile(
+      samples.map((s) => s.tokens),
+      q,
+    ),
+    cost_usd: quantile(
+      samples.map((s) => s.cost_usd),
+      q,
+    ),
+    ms: quantile(
+      samples.map((s) => s.ms),
+      q,
+    ),
+  };
+}
+
+/** The longest chain of `msOf` through the steps' `depends_on`, layer by layer (a validated plan has no cycle). */
+function longestPathMs(steps: readonly Step[], msOf: (index: number) => number): number {
+  const finish = new Array<number>(steps.length).fill(0);
+  for (const layer of topologicalLayers(steps))
+    for (const i of layer) finish[i] = Math.max(0, ...steps[i]!.depends_on.map((d) => finish[d] ?? 0)) + msOf(i);
+  return Math.max(0, ...finish);
+}
