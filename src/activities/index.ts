@@ -14,6 +14,7 @@ import { ledgerBeside, type IdempotencyLedger } from '../tools/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createLlmStepActivities } from './llm-step';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
+import { createVerifierActivities } from './verify';
 
 export function createPlanningDependencies(
   options: { config?: PlannerConfig; catalogs?: ToolCatalogs; store?: ContentStore; ledger?: IdempotencyLedger } = {},
@@ -49,6 +50,7 @@ export function createActivities(deps: PlanningDependencies = createPlanningDepe
   return {
     ...createPlanningActivities(deps),
     ...createLlmStepActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
+    ...createVerifierActivities({ store: deps.store }),
   };
 }
 

@@ -12,16 +12,9 @@ import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
 import { canonicalJson } from './canonical-json';
 import type { JsonSchema } from './json-schema';
-import {
-  FIBONACCI,
-  PLAN_STATUSES,
-  PlanSchema,
-  flattenSteps,
-  type Complexity,
-  type Plan,
-  type PlanMetadata,
-} from './plan';
-import { referencedSteps } from './templates';
+import { FIBONACCI, PLAN_STATUSES, PlanSchema, type Complexity, type Plan, type PlanMetadata } from './plan';
+import { planComplexityOf, structureTasks } from './task-structure';
+import { referencedSteps, renumberedTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { isRecord } from './walk';
 
@@ -32,6 +25,8 @@ import { isRecord } from './walk';
  */
 export const DRAFT_STEP_KINDS = ['llm', 'human', 'noop'] as const;
 
+const TASK_LABEL_MAX = 80;
+
 export const DraftStepSchema = z
   .object({
     title: z.string().min(1).max(200),
@@ -39,6 +34,8 @@ export const DraftStepSchema = z
     action: z.enum(DRAFT_STEP_KINDS).optional(),
     params: z.record(z.string(), z.unknown()).default({}),
     depends_on: z.array(z.number().int().nonnegative()).default([]),
+    /** Which part of the goal the step serves, in a few words; steps with the same label form one task. */
+    task: z.string().trim().min(1).max(TASK_LABEL_MAX).optional(),
   })
   .refine((s) => (s.tool === undefined) !== (s.action === undefined), {
     message: 'a step names either a "tool" or an "action" (llm, human, noop)',
@@ -72,16 +69,6 @@ function statusOf(draft: PlanDraft): PlanDraft['status'] {
   const steps = draft.steps.length > 0;
   if (!steps && draft.missing_capabilities.length === 0) return draft.status;
   return !steps ? 'IMPOSSIBLE' : draft.missing_capabilities.length > 0 ? 'PARTIAL' : 'FEASIBLE';
-}
-
-/** Every `${step[N]` of `params` renumbered by `indexOf` (params are JSON, so the round trip keeps them whole). */
-function renumberedTemplates(
-  params: Record<string, unknown>,
-  indexOf: (step: number) => number,
-): Record<string, unknown> {
-  return JSON.parse(
-    JSON.stringify(params).replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[${indexOf(Number(n))}]`),
-  ) as Record<string, unknown>;
 }
 
 /**
@@ -183,17 +170,24 @@ export function planFromDraft(
   const reads = draft.steps.map((s, i) =>
     mendedItemReads(s.params, toolOf(i), `1.${i + 1}`, (step) => (step < i ? toolOf(step)?.result : undefined)),
   );
-  const steps = draft.steps.map((s, i) => ({
-    id: `1.${i + 1}`,
-    title: s.title,
-    action: s.action ?? ('tool_call' as const),
-    tool: s.tool ?? null,
-    params: reads[i]!.params,
-    // A template names the step it reads; an earlier one it forgot in depends_on is added (validation reports the rest).
-    depends_on: [...new Set([...s.depends_on, ...referencedSteps(s.params).filter((ref) => ref < i)])],
-    // Read-only (idempotent) tools may run side by side; anything else runs alone.
-    parallel: s.tool === undefined ? false : (tools.get(s.tool)?.idempotent ?? false),
+  const labelled = draft.steps.map((s, i) => ({
+    label: s.task ?? stamp.goal.slice(0, 200),
+    step: {
+      title: s.title,
+      description: '',
+      action: s.action ?? ('tool_call' as const),
+      tool: s.tool ?? null,
+      params: reads[i]!.params,
+      // A template names the step it reads; an earlier one it forgot in depends_on is added (validation reports the rest).
+      depends_on: [...new Set([...s.depends_on, ...referencedSteps(s.params).filter((ref) => ref < i)])],
+      // Read-only (idempotent) tools may run side by side; anything else runs alone.
+      parallel: s.tool === undefined ? false : (tools.get(s.tool)?.idempotent ?? false),
+      expected_output: '',
+      verification: [],
+    },
   }));
+  const tasks = structureTasks(labelled, tools);
+  const steps = tasks.flatMap((t) => t.steps);
   const depthOf = (i: number, seen: number[] = []): number => {
     if (seen.includes(i)) return 1; // a cycle: validation reports it
     const deps = steps[i]?.depends_on.filter((d) => d < steps.length) ?? [];
@@ -204,9 +198,9 @@ export function planFromDraft(
     ...stamp,
     status: statusOf(draft),
     missing_capabilities: draft.missing_capabilities,
-    tasks: steps.length > 0 ? [{ id: '1', title: stamp.goal.slice(0, 200), steps }] : [],
+    tasks,
     assumptions: [...merges, ...reads.flatMap((r) => r.assumptions)],
-    complexity: complexityOf(steps.length),
+    complexity: planComplexityOf(tasks),
     estimate: { ...usage, duration_ms: Math.max(0, ...steps.map((_, i) => depthOf(i))) * STEP_DURATION_MS },
   };
 }
@@ -216,12 +210,15 @@ export function draftOf(plan: Plan): PlanDraft {
   return {
     status: plan.status,
     missing_capabilities: plan.missing_capabilities,
-    steps: flattenSteps(plan).map((s) => ({
-      title: s.title,
-      ...(s.action === 'tool_call' ? { tool: s.tool ?? '' } : { action: s.action }),
-      params: s.params,
-      depends_on: s.depends_on,
-    })),
+    steps: plan.tasks.flatMap((t) =>
+      t.steps.map((s) => ({
+        title: s.title,
+        ...(s.action === 'tool_call' ? { tool: s.tool ?? '' } : { action: s.action }),
+        params: s.params,
+        depends_on: s.depends_on,
+        ...(plan.tasks.length > 1 ? { task: t.title } : {}),
+      })),
+    ),
   };
 }
 
@@ -269,6 +266,7 @@ function stepVariant(key: 'tool' | 'action', name: string, params: JsonSchema): 
       [key]: { type: 'string', const: name },
       params,
       depends_on: { type: 'array', items: { type: 'integer', minimum: 0 } },
+      task: { type: 'string', minLength: 1, maxLength: TASK_LABEL_MAX },
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   type StepRecord,
 } from '../api/state';
 import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
+import type { TaskCheck } from '../domain/acceptance';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
@@ -269,6 +270,14 @@ export class PlanningRun {
       }),
     );
     this.state.completed_steps[key] = { version, result };
+    this.changed({ shown: 'when-parked' });
+  }
+
+  /** The verifier's verdict on a task; a failed one forgets its steps' results (`keys`), so they run again. */
+  recordTaskCheck(check: TaskCheck, keys: string[]): void {
+    this.state.task_checks = [...(this.state.task_checks ?? []).filter((c) => c.task !== check.task), check];
+    if (!check.passed) for (const key of keys) delete this.state.completed_steps[key];
+    this.audit('step', `task ${check.task}: ${check.results.map((r) => `${r.id} ${r.passed ? 'met' : 'FAILED'}`)}`);
     this.changed({ shown: 'when-parked' });
   }
 

@@ -1,5 +1,5 @@
 /** Plans with steps of every kind for workflow tests: the seed scenario's plan plus a task of extra steps. */
-import type { Plan, Step } from '../../src/domain/plan';
+import { TaskSchema, type Plan, type Step } from '../../src/domain/plan';
 
 export type ExtraStep = Partial<Step> & Pick<Step, 'action'>;
 
@@ -17,5 +17,5 @@ export function withExtraSteps(plan: Plan, steps: ExtraStep[]): Plan {
     verification: [],
     ...s,
   }));
-  return { ...plan, tasks: [...plan.tasks, { id: 'k', title: 'Steps of every kind', description: '', steps: extra }] };
+  return { ...plan, tasks: [...plan.tasks, TaskSchema.parse({ id: 'k', title: 'Steps of every kind', steps: extra })] };
 }
