@@ -1,7 +1,8 @@
 /**
  * The lean plan an LLM writes: only what it decides (status, missing capabilities, and steps with a short title,
- * tool, params and dependencies). The system turns it into a full Plan: one task, step ids "1.N", defaults, the
- * complexity and the estimate from the catalog. Fewer output tokens is the main lever on latency for local models
+ * tool, params, dependencies and, optionally, a `task` label naming the part of the goal the step serves). The system
+ * turns it into a full Plan (./task-structure): steps of one label form a task (no labels: one task), task
+ * dependencies, step ids "T.N", descriptions, expected outputs, acceptance criteria, complexity and the estimate. Fewer output tokens is the main lever on latency for local models
  * and on cost for hosted ones.
  *
  * `planDraftJsonSchema` is the same format as JSON Schema for structured outputs: the tool name is constrained to
@@ -12,7 +13,7 @@ import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
 import { canonicalJson } from './canonical-json';
 import type { JsonSchema } from './json-schema';
-import { FIBONACCI, PLAN_STATUSES, PlanSchema, type Complexity, type Plan, type PlanMetadata } from './plan';
+import { PLAN_STATUSES, PlanSchema, type Plan, type PlanMetadata } from './plan';
 import { planComplexityOf, structureTasks } from './task-structure';
 import { referencedSteps, renumberedTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
@@ -52,11 +53,6 @@ export type PlanDraft = z.output<typeof PlanDraftSchema>;
 export const STEP_DURATION_MS = 500;
 const TITLE_MAX = 80;
 const MISSING_MAX = 5;
-
-/** The smallest complexity (a Fibonacci number) that covers `steps` steps. */
-export function complexityOf(steps: number): Complexity {
-  return FIBONACCI.find((f) => f >= steps) ?? 21;
-}
 
 /**
  * The status the draft's steps and missing capabilities say: steps and something missing is PARTIAL, steps and
