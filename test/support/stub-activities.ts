@@ -15,6 +15,7 @@ import type { LlmCallUsage } from '../../src/domain/llm-calls';
 import type { Plan } from '../../src/domain/plan';
 import type { ToolRoute } from '../../src/domain/routing';
 import { idempotencyScopeOf, type StepExecutionInput, type StepResult } from '../../src/domain/step-execution';
+import { createVerifierActivities } from '../../src/activities/verify';
 import { analyze, rankingPlan } from './planning';
 
 export const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
@@ -112,6 +113,13 @@ export function stubActivities(script: StubScript, toolQueue: string) {
           tools.map((t) => [t, { queues: [toolQueue], cost_per_call_usd: 0, tokens_per_call: 0, idempotent: true }]),
         );
       },
+      /** The real verifier over the stub steps' inline data. */
+      verifyTask: createVerifierActivities({
+        store: {
+          get: store.get,
+          put: () => Promise.reject(new Error('the stub store is written by archive only')),
+        },
+      }).verifyTask,
       async executeStep(input: StepExecutionInput): Promise<StepResult> {
         calls.step++;
         const scope = idempotencyScopeOf(input, Context.current().info.workflowExecution!.workflowId);
