@@ -98,10 +98,11 @@ describe('planningWorkflow', () => {
       expect(versioningInfo?.behavior).toBe(temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
       expect(versioningInfo?.deploymentVersion).toMatchObject(planner.version!);
       expect(memoUpdates(history)).toHaveLength(0); // the start set the memo: the run adds no visibility write for it
-      // Two local activities (plan, critique): the gatekeeper decides in the workflow, the routes come with the plan.
+      // Local activities: plan, critique, and the verifier once per task (two); the gatekeeper decides in the
+      // workflow, the routes come with the plan.
       expect(
         history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
-      ).toHaveLength(2);
+      ).toHaveLength(4);
       const stages = history.events!.flatMap((e) => {
         const stage = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.PlanStage?.data;
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
@@ -300,7 +301,7 @@ describe('planningWorkflow', () => {
         [2, 'replan_after_failure'],
       ]);
       expect(state.versions[1]!.explanation).toMatch(
-        /step 1.2 \(contaminants-detected\) failed: .*lab database offline/,
+        /step 2.1 \(contaminants-detected\) failed: .*lab database offline/,
       );
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });
