@@ -88,7 +88,14 @@ export function stubActivities(script: StubScript, toolQueue: string) {
       }) {
         planners.push(`generatePlan:${request.planner}`);
         planInputs.push({ request, ...(budget ? { budget } : {}) });
-        const plan = { ...rankingPlan(request.goal), ...stamp };
+        const ranked = rankingPlan(request.goal);
+        // The stamp as a planner applies it: created_at belongs in the metadata (the strict plan schema refuses it on top).
+        const plan = {
+          ...ranked,
+          id: stamp.id,
+          version: stamp.version,
+          metadata: { ...ranked.metadata, created_at: stamp.created_at },
+        };
         return {
           plan: script.plan ? script.plan(plan, calls.plan++) : plan,
           llm_calls: [],
