@@ -5,8 +5,9 @@
  * the criterion (phases/execute.ts). Tasks without criteria (plans recorded before them) are not checked.
  */
 import type { PlanningState } from '../api/state';
-import { taskOfSteps, type TaskCheck } from '../domain/acceptance';
+import { taskOfSteps, type CriterionResult, type TaskCheck } from '../domain/acceptance';
 import { StepFailedError } from '../domain/errors';
+import type { AcceptanceCriterion } from '../domain/plan';
 import { planningActivities } from './activities';
 import type { PlanningRun } from './run';
 import { stepKey } from './step-key';
@@ -71,13 +72,26 @@ export function verifyTask(run: PlanningRun, index: number, ended: () => void, f
   const { state } = run;
   const plan = state.plan!;
   const task = plan.tasks[index]!;
-  const criteria = criteriaOf(state, index);
-  const named = new Set(
-    criteria.flatMap((c) => [
-      c.assertion.step,
-      ...(c.assertion.kind === 'values_among' ? [c.assertion.source_step] : []),
-    ]),
+  // A tool step a person marked done has their text as its result (no idempotency key): their word is taken.
+  const byPerson = new Set(
+    state.steps.flatMap((s) => (s.tool !== null && s.result?.idempotency_key === '' ? [s.id] : [])),
   );
+  const stepsOf = (c: AcceptanceCriterion) => [
+    c.assertion.step,
+    ...(c.assertion.kind === 'values_among' ? [c.assertion.source_step] : []),
+  ];
+  const all = criteriaOf(state, index);
+  const criteria = all.filter((c) => !stepsOf(c).some((id) => byPerson.has(id)));
+  const taken: CriterionResult[] = all
+    .filter((c) => !criteria.includes(c))
+    .map((c) => ({
+      id: c.id,
+      description: c.description,
+      test: c.test,
+      passed: true,
+      detail: `not checked: step ${stepsOf(c).find((id) => byPerson.has(id))} was marked done by a person`,
+    }));
+  const named = new Set(criteria.flatMap(stepsOf));
   const results = Object.fromEntries(
     state.steps.flatMap((s) =>
       named.has(s.id) && s.result ? [[s.id, { ref: s.result.ref, data: s.result.data }]] : [],
@@ -86,7 +100,10 @@ export function verifyTask(run: PlanningRun, index: number, ended: () => void, f
   const root = state.request.constraints.workspace_root;
   planningActivities(`verify task ${task.id}`, true)
     .verifyTask({ task: task.id, criteria, results, ...(root === undefined ? {} : { workspace_root: root }) })
-    .then((verdicts) => {
+    .then((checked) => {
+      const verdicts = [...checked, ...taken].sort(
+        (a, b) => all.findIndex((c) => c.id === a.id) - all.findIndex((c) => c.id === b.id),
+      );
       const passed = verdicts.every((r) => r.passed || !r.test);
       run.recordTaskCheck(
         { task: task.id, plan_version: plan.version, passed, results: verdicts },

@@ -17,5 +17,9 @@ export function withExtraSteps(plan: Plan, steps: ExtraStep[]): Plan {
     verification: [],
     ...s,
   }));
-  return { ...plan, tasks: [...plan.tasks, TaskSchema.parse({ id: 'k', title: 'Steps of every kind', steps: extra })] };
+  // The task depends on the tasks whose steps its steps read.
+  const taskOf = plan.tasks.flatMap((t) => t.steps.map(() => t.id));
+  const depends_on = [...new Set(extra.flatMap((s) => s.depends_on.flatMap((d) => taskOf[d] ?? [])))];
+  const task = TaskSchema.parse({ id: 'k', title: 'Steps of every kind', depends_on, steps: extra });
+  return { ...plan, tasks: [...plan.tasks, task] };
 }

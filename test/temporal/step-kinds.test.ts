@@ -211,6 +211,11 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
       result: { data: '3 shipments were already exported' },
     });
     expect(AUDIT(result.state)).toContain('step 1.1 (shipments) completed: marked done by a person');
+    // The person's word is taken: the verifier does not check their text as the tool's rows.
+    expect(result.state.task_checks?.find((c) => c.task === '1')).toMatchObject({ passed: true });
+    expect(result.state.task_checks?.find((c) => c.task === '1')?.results[0]?.detail).toBe(
+      'not checked: step 1.1 was marked done by a person',
+    );
   });
 
   test('fail takes the normal path: the step fails with PLAN-014 and the run re-plans', async () => {
