@@ -112,7 +112,11 @@ export class PlannerClient {
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof planningWorkflow>> {
     return await this.client.workflow.start(
       planningWorkflow,
-      planningStartOptions({ started_by: this.identity, ...input }, { taskQueue: this.config.taskQueue, ...options }),
+      // An option left undefined (a CLI flag not given) keeps the configured queue.
+      planningStartOptions(
+        { started_by: this.identity, ...input },
+        { ...options, taskQueue: options.taskQueue ?? this.config.taskQueue },
+      ),
     );
   }
 

@@ -14,6 +14,7 @@ import { ledgerBeside, type IdempotencyLedger } from '../store/idempotency';
 import { builtInCatalogs, type ToolCatalogs } from '../tools/registry';
 import { createStepKindActivities } from '../step-kinds/activities';
 import { createPlanningActivities, type PlanningDependencies } from './planning';
+import { createVerifierActivities } from './verify';
 
 export function createPlanningDependencies(options: {
   config: PlannerConfig;
@@ -52,6 +53,7 @@ export function createActivities(deps: PlanningDependencies) {
   return {
     ...createPlanningActivities(deps),
     ...createStepKindActivities({ client: deps.llm?.client, store: deps.store, ledger: deps.ledger }),
+    ...createVerifierActivities({ store: deps.store }),
   };
 }
 

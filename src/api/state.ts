@@ -4,6 +4,7 @@
  */
 import type { ToolBudget, Usage } from '../domain/budget';
 import type { CostForecast, ForecastOutcome } from '../domain/cost-forecast';
+import type { TaskCheck } from '../domain/acceptance';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { PlanVersion, PlanVersionReason } from '../domain/diff';
 import type { Plan } from '../domain/plan';
@@ -193,6 +194,8 @@ export interface PlanningState {
   steps: StepRecord[];
   /** Results of every completed step of any version, by step key, so a re-plan never runs them again. */
   completed_steps: Record<string, { version: number; result: StepResult }>;
+  /** The verifier's verdict on each task whose steps all completed, latest per task (absent on older runs). */
+  task_checks?: TaskCheck[];
   budget: ToolBudget;
   /** What the call that ran out of budget needs, while in BUDGET_EXHAUSTED. */
   budget_needed: Usage | null;

@@ -7,7 +7,14 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { ToolBudget, Usage } from '../domain/budget';
 import type { CostFigures, CostForecast } from '../domain/cost-forecast';
 import type { PlanDiff } from '../domain/diff';
-import { flattenSteps, type Plan } from '../domain/plan';
+import type { TaskCheck } from '../domain/acceptance';
+import {
+  TaskResourcesSchema,
+  flattenSteps,
+  type AcceptanceCriterion,
+  type Plan,
+  type TaskResources,
+} from '../domain/plan';
 import { emptyAnswerNote } from '../api/answer';
 import type { PlanFailure } from '../api/failures';
 import type { AuditEntry, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
@@ -34,6 +41,8 @@ export interface StepView {
   dependsOn: string[];
   parallel: boolean;
   expectedOutput: string;
+  description: string;
+  verification: string[];
   /** PENDING | RUNNING | WAITING | COMPLETED | FAILED | CANCELLED; null when the plan has not been routed yet. */
   status: string | null;
   items: number | null;
@@ -59,7 +68,31 @@ export interface PlanView {
   complexity: number;
   /** What the plan says it will use (the planner's estimate, checked against the catalog at validation). */
   estimate: EstimateView;
-  tasks: { id: string; title: string; description: string; steps: StepView[] }[];
+  tasks: TaskView[];
+}
+
+/** An acceptance criterion and the verifier's verdict on it (null until the task's steps have all run). */
+export interface CriterionView {
+  id: string;
+  description: string;
+  /** A test: its failure re-plans the task or ends the run; otherwise checked and reported only. */
+  test: boolean;
+  assertion: AcceptanceCriterion['assertion'];
+  result: { passed: boolean; detail: string } | null;
+}
+
+export interface TaskView {
+  id: string;
+  title: string;
+  description: string;
+  /** Ids of the tasks this one waits for. */
+  dependsOn: string[];
+  complexity: number;
+  resources: TaskResources;
+  acceptanceCriteria: CriterionView[];
+  /** The verifier's verdict on the task (null: not checked in this plan version). */
+  checked: { passed: boolean } | null;
+  steps: StepView[];
 }
 
 export interface EstimateView extends UsageView {
@@ -200,7 +233,7 @@ export function versionView(v: PlanVersionRecord): VersionView {
 }
 
 /** The plan with each step's run status (`records` are the current version's step records). */
-export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanView {
+export function planView(plan: Plan, records: readonly StepRecord[] = [], checks: readonly TaskCheck[] = []): PlanView {
   const ids = flattenSteps(plan).map((s) => s.id);
   const byId = new Map(records.map((r) => [r.id, r]));
   return {
@@ -212,34 +245,56 @@ export function planView(plan: Plan, records: readonly StepRecord[] = []): PlanV
     assumptions: [...plan.assumptions],
     complexity: plan.complexity,
     estimate: { ...usageView(plan.estimate), durationMs: plan.estimate.duration_ms },
-    tasks: plan.tasks.map((task) => ({
-      id: task.id,
-      title: task.title,
-      description: task.description,
-      steps: task.steps.map((step) => {
-        const record = byId.get(step.id);
-        return {
-          id: step.id,
-          title: step.title,
-          action: step.action,
-          tool: step.tool,
-          params: step.params,
-          dependsOn: step.depends_on.map((n) => ids[n] ?? `#${n}`),
-          parallel: step.parallel,
-          expectedOutput: step.expected_output,
-          status: record?.status ?? null,
-          items: record?.result?.items ?? null,
-          preview: record?.result?.preview ?? null,
-          error: record?.error ?? null,
-          waiting: record?.status === 'WAITING' ? (record.waiting ?? null) : null,
-          startedAt: record?.started_at ?? null,
-          endedAt: record?.ended_at ?? null,
-          elapsedMs:
-            record?.started_at && record.ended_at ? Date.parse(record.ended_at) - Date.parse(record.started_at) : null,
-          attempts: record?.attempts ?? null,
-        };
-      }),
-    })),
+    tasks: plan.tasks.map((task) => {
+      const check = checks.find((c) => c.task === task.id && c.plan_version === plan.version);
+      return {
+        id: task.id,
+        title: task.title,
+        description: task.description,
+        // Plans recorded before tasks had these fields: none.
+        dependsOn: [...(task.depends_on ?? [])],
+        complexity: task.complexity ?? 1,
+        resources: task.resources ?? TaskResourcesSchema.parse({}),
+        acceptanceCriteria: (task.acceptance_criteria ?? []).map((c) => {
+          const r = check?.results.find((x) => x.id === c.id);
+          return {
+            id: c.id,
+            description: c.description,
+            test: c.test,
+            assertion: c.assertion,
+            result: r ? { passed: r.passed, detail: r.detail } : null,
+          };
+        }),
+        checked: check ? { passed: check.passed } : null,
+        steps: task.steps.map((step) => {
+          const record = byId.get(step.id);
+          return {
+            id: step.id,
+            title: step.title,
+            action: step.action,
+            tool: step.tool,
+            params: step.params,
+            dependsOn: step.depends_on.map((n) => ids[n] ?? `#${n}`),
+            parallel: step.parallel,
+            expectedOutput: step.expected_output,
+            description: step.description,
+            verification: [...step.verification],
+            status: record?.status ?? null,
+            items: record?.result?.items ?? null,
+            preview: record?.result?.preview ?? null,
+            error: record?.error ?? null,
+            waiting: record?.status === 'WAITING' ? (record.waiting ?? null) : null,
+            startedAt: record?.started_at ?? null,
+            endedAt: record?.ended_at ?? null,
+            elapsedMs:
+              record?.started_at && record.ended_at
+                ? Date.parse(record.ended_at) - Date.parse(record.started_at)
+                : null,
+            attempts: record?.attempts ?? null,
+          };
+        }),
+      };
+    }),
   };
 }
 
@@ -250,7 +305,7 @@ export function stateView(state: PlanningState, plan: Plan | null = state.plan):
     workflowId: state.workflow_id,
     stage: state.stage,
     goal: state.request.goal,
-    plan: plan ? planView(plan, current ? state.steps : []) : null,
+    plan: plan ? planView(plan, current ? state.steps : [], state.task_checks ?? []) : null,
     versions: state.versions.map(versionView),
     budget: budgetView(state.budget),
     question: state.question

@@ -16,6 +16,7 @@ import type {
   RunView,
   StateView,
   StepView,
+  TaskView,
   VersionView,
 } from './json-views';
 
@@ -98,14 +99,18 @@ export function renderPlan(view: StateView, plan: PlanView, options: { task?: nu
     if (options.task !== undefined && options.task !== t + 1) return;
     lines.push(`${t + 1}. [${taskStatus(task.steps)}] ${safe(task.title)}`);
     if (task.description) lines.push(`   ${safe(task.description)}`);
-    const taskDeps = [
-      ...new Set(
-        task.steps
-          .flatMap((s) => s.dependsOn.map((d) => taskOfStep.get(d)))
-          .filter((n): n is number => n !== undefined && n !== t + 1),
-      ),
-    ];
-    if (taskDeps.length) lines.push(`   Depends: ${taskDeps.map((n) => `Task ${n}`).join(', ')}`);
+    const taskDeps = task.dependsOn.map((d) => `Task ${safe(d)}`);
+    if (taskDeps.length) lines.push(`   Depends: ${taskDeps.join(', ')}`);
+    lines.push(`   Complexity: ${task.complexity}`);
+    if (options.task !== undefined) lines.push(...resourceLines(task.resources));
+    if (task.acceptanceCriteria.length) {
+      lines.push(`   Acceptance Criteria:${task.checked ? (task.checked.passed ? ' (met)' : ' (FAILED)') : ''}`);
+      for (const c of task.acceptanceCriteria) {
+        const verdict = c.result ? (c.result.passed ? 'PASS' : 'FAIL') : ' -  ';
+        const detail = c.result ? ` — ${safe(c.result.detail)}` : '';
+        lines.push(`   [${verdict}] ${safe(c.id)} ${safe(c.description)}${c.test ? ' (test)' : ''}${detail}`);
+      }
+    }
     lines.push('   Steps:');
     task.steps.forEach((step, s) => {
       const tool = step.tool ? ` → ${step.tool} ${paramsText(step.params)}` : ` (${safe(step.action)})`;
@@ -163,6 +168,22 @@ export function rejectionLines(view: Pick<StateView, 'versions'>, version: numbe
   const lines = record.diff ? renderDiff(record.parentVersion, version, record.diff, [record]) : [];
   if (record.unhonouredRejection) lines.push(`Cannot honour the rejection: ${safe(record.unhonouredRejection)}`);
   return lines;
+}
+
+/** `show --task N`'s resources: what the task reads, writes and runs (lines only for what it has). */
+function resourceLines(r: TaskView['resources']): string[] {
+  const rows: [string, string[]][] = [
+    ['Tools', r.tools],
+    ['Reads', r.reads],
+    ['Writes', r.writes],
+    ['Side effects', r.side_effects],
+    ['Files read', r.files_read],
+    ['Files written', r.files_written],
+    ['Folders created', r.folders_created],
+    ['Commands', r.commands],
+  ];
+  const shown = rows.filter(([, v]) => v.length > 0);
+  return shown.length ? ['   Resources:', ...shown.map(([k, v]) => `     ${k}: ${v.map(safe).join(', ')}`)] : [];
 }
 
 /** Previews are cut short; where the whole data is. */

@@ -138,7 +138,12 @@ export type ValidationIssueCode =
   | 'TEMPLATE_PATH_INVALID'
   | 'PLACEHOLDER_VALUE'
   | 'UNBOUND_CONSTRAINT'
-  | 'UNVERIFIED_ID';
+  | 'UNVERIFIED_ID'
+  | 'DUPLICATE_TASK_ID'
+  | 'UNKNOWN_TASK_DEPENDENCY'
+  | 'TASK_CYCLE'
+  | 'STEP_CROSSES_TASKS'
+  | 'CRITERION_UNKNOWN_STEP';
 
 /** PLAN-003: the plan is well-formed but not executable; carries every issue found. */
 export class PlanValidationError extends PlannerError {

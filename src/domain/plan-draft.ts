@@ -1,7 +1,8 @@
 /**
  * The lean plan an LLM writes: only what it decides (status, missing capabilities, and steps with a short title,
- * tool, params and dependencies). The system turns it into a full Plan: one task, step ids "1.N", defaults, the
- * complexity and the estimate from the catalog. Fewer output tokens is the main lever on latency for local models
+ * tool, params, dependencies and, optionally, a `task` label naming the part of the goal the step serves). The system
+ * turns it into a full Plan (./task-structure): steps of one label form a task (no labels: one task), task
+ * dependencies, step ids "T.N", descriptions, expected outputs, acceptance criteria, complexity and the estimate. Fewer output tokens is the main lever on latency for local models
  * and on cost for hosted ones.
  *
  * `planDraftJsonSchema` is the same format as JSON Schema for structured outputs: the tool name is constrained to
@@ -12,17 +13,10 @@ import { z } from 'zod';
 import { estimateStepsUsage } from './budget';
 import { canonicalJson } from './canonical-json';
 import type { JsonSchema } from './json-schema';
-import {
-  FIBONACCI,
-  PLAN_STATUSES,
-  PlanSchema,
-  flattenSteps,
-  type Complexity,
-  type Plan,
-  type PlanMetadata,
-} from './plan';
+import { PLAN_STATUSES, PlanSchema, type Plan, type PlanMetadata } from './plan';
 import { STEP_KINDS, stepKind, type StepKindName } from '../step-kinds';
-import { referencedSteps } from './templates';
+import { planComplexityOf, structureTasks } from './task-structure';
+import { referencedSteps, renumberedTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
 import { isRecord } from './walk';
 
@@ -36,6 +30,8 @@ export const DRAFT_STEP_KINDS = STEP_KINDS.filter((k) => k.draft).map((k) => k.n
   ...StepKindName[],
 ];
 
+const TASK_LABEL_MAX = 80;
+
 export const DraftStepSchema = z
   .object({
     title: z.string().min(1).max(200),
@@ -43,6 +39,8 @@ export const DraftStepSchema = z
     action: z.enum(DRAFT_STEP_KINDS).optional(),
     params: z.record(z.string(), z.unknown()).default({}),
     depends_on: z.array(z.number().int().nonnegative()).default([]),
+    /** Which part of the goal the step serves, in a few words; steps with the same label form one task. */
+    task: z.string().trim().min(1).max(TASK_LABEL_MAX).optional(),
   })
   .refine((s) => (s.tool === undefined) !== (s.action === undefined), {
     message: `a step names either a "tool" or an "action" (${DRAFT_STEP_KINDS.join(', ')})`,
@@ -60,11 +58,6 @@ export const STEP_DURATION_MS = 500;
 const TITLE_MAX = 80;
 const MISSING_MAX = 5;
 
-/** The smallest complexity (a Fibonacci number) that covers `steps` steps. */
-export function complexityOf(steps: number): Complexity {
-  return FIBONACCI.find((f) => f >= steps) ?? 21;
-}
-
 /**
  * The status the draft's steps and missing capabilities say: steps and something missing is PARTIAL, steps and
  * nothing missing FEASIBLE, no steps IMPOSSIBLE. Small models often write a status that contradicts them ("IMPOSSIBLE"
@@ -76,16 +69,6 @@ function statusOf(draft: PlanDraft): PlanDraft['status'] {
   const steps = draft.steps.length > 0;
   if (!steps && draft.missing_capabilities.length === 0) return draft.status;
   return !steps ? 'IMPOSSIBLE' : draft.missing_capabilities.length > 0 ? 'PARTIAL' : 'FEASIBLE';
-}
-
-/** Every `${step[N]` of `params` renumbered by `indexOf` (params are JSON, so the round trip keeps them whole). */
-function renumberedTemplates(
-  params: Record<string, unknown>,
-  indexOf: (step: number) => number,
-): Record<string, unknown> {
-  return JSON.parse(
-    JSON.stringify(params).replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[${indexOf(Number(n))}]`),
-  ) as Record<string, unknown>;
 }
 
 /**
@@ -187,17 +170,24 @@ export function planFromDraft(
   const reads = draft.steps.map((s, i) =>
     mendedItemReads(s.params, toolOf(i), `1.${i + 1}`, (step) => (step < i ? toolOf(step)?.result : undefined)),
   );
-  const steps = draft.steps.map((s, i) => ({
-    id: `1.${i + 1}`,
-    title: s.title,
-    action: s.action ?? ('tool_call' as const),
-    tool: s.tool ?? null,
-    params: reads[i]!.params,
-    // A template names the step it reads; an earlier one it forgot in depends_on is added (validation reports the rest).
-    depends_on: [...new Set([...s.depends_on, ...referencedSteps(s.params).filter((ref) => ref < i)])],
-    // Read-only (idempotent) tools may run side by side; anything else runs alone.
-    parallel: s.tool === undefined ? false : (tools.get(s.tool)?.idempotent ?? false),
+  const labelled = draft.steps.map((s, i) => ({
+    label: s.task ?? stamp.goal.slice(0, 200),
+    step: {
+      title: s.title,
+      description: '',
+      action: s.action ?? ('tool_call' as const),
+      tool: s.tool ?? null,
+      params: reads[i]!.params,
+      // A template names the step it reads; an earlier one it forgot in depends_on is added (validation reports the rest).
+      depends_on: [...new Set([...s.depends_on, ...referencedSteps(s.params).filter((ref) => ref < i)])],
+      // Read-only (idempotent) tools may run side by side; anything else runs alone.
+      parallel: s.tool === undefined ? false : (tools.get(s.tool)?.idempotent ?? false),
+      expected_output: '',
+      verification: [],
+    },
   }));
+  const tasks = structureTasks(labelled, tools);
+  const steps = tasks.flatMap((t) => t.steps);
   const depthOf = (i: number, seen: number[] = []): number => {
     if (seen.includes(i)) return 1; // a cycle: validation reports it
     const deps = steps[i]?.depends_on.filter((d) => d < steps.length) ?? [];
@@ -208,9 +198,9 @@ export function planFromDraft(
     ...stamp,
     status: statusOf(draft),
     missing_capabilities: draft.missing_capabilities,
-    tasks: steps.length > 0 ? [{ id: '1', title: stamp.goal.slice(0, 200), steps }] : [],
+    tasks,
     assumptions: [...merges, ...reads.flatMap((r) => r.assumptions)],
-    complexity: complexityOf(steps.length),
+    complexity: planComplexityOf(tasks),
     estimate: { ...usage, duration_ms: Math.max(0, ...steps.map((_, i) => depthOf(i))) * STEP_DURATION_MS },
   };
 }
@@ -220,12 +210,15 @@ export function draftOf(plan: Plan): PlanDraft {
   return {
     status: plan.status,
     missing_capabilities: plan.missing_capabilities,
-    steps: flattenSteps(plan).map((s) => ({
-      title: s.title,
-      ...(s.action === 'tool_call' ? { tool: s.tool ?? '' } : { action: s.action }),
-      params: s.params,
-      depends_on: s.depends_on,
-    })),
+    steps: plan.tasks.flatMap((t) =>
+      t.steps.map((s) => ({
+        title: s.title,
+        ...(s.action === 'tool_call' ? { tool: s.tool ?? '' } : { action: s.action }),
+        params: s.params,
+        depends_on: s.depends_on,
+        ...(plan.tasks.length > 1 ? { task: t.title } : {}),
+      })),
+    ),
   };
 }
 
@@ -273,6 +266,7 @@ function stepVariant(key: 'tool' | 'action', name: string, params: JsonSchema): 
       [key]: { type: 'string', const: name },
       params,
       depends_on: { type: 'array', items: { type: 'integer', minimum: 0 } },
+      task: { type: 'string', minLength: 1, maxLength: TASK_LABEL_MAX },
     },
   };
 }

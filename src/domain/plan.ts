@@ -47,7 +47,7 @@ export const STEP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const StepSchema = sharedSchema('domain/plan#StepSchema', () =>
   z
-    .object({
+    .strictObject({
       /** Unique in the plan, e.g. "1.1" (task 1, step 1). */
       id: z
         .string()
@@ -78,23 +78,105 @@ export const StepSchema = sharedSchema('domain/plan#StepSchema', () =>
 );
 export type Step = z.output<typeof StepSchema>;
 
+/** A task id: like a step id ("1", "fetch"), and no dots, so "2.3" reads as task 2, step 3. */
+export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** A task's complexity: Fibonacci points up to 13 (a larger task is split; the plan's sum may reach 21). */
+export const TASK_COMPLEXITY = [1, 2, 3, 5, 8, 13] as const;
+
+/**
+ * What a task uses, derived from its steps and the tools' annotations (never written by a model). Tool plans fill
+ * `tools`, `reads`, `writes` and `side_effects`; workspace plans also `files_read`, `files_written`, `folders_created`
+ * and `commands`.
+ */
+export const TaskResourcesSchema = sharedSchema('domain/plan#TaskResourcesSchema', () =>
+  z.strictObject({
+    tools: z.array(z.string()).default([]),
+    /** Catalog tools whose data the task reads (read-only tools). */
+    reads: z.array(z.string()).default([]),
+    /** Tools that write or change something. */
+    writes: z.array(z.string()).default([]),
+    side_effects: z.array(z.string()).default([]),
+    files_read: z.array(z.string()).default([]),
+    files_written: z.array(z.string()).default([]),
+    folders_created: z.array(z.string()).default([]),
+    commands: z.array(z.string()).default([]),
+  }),
+);
+export type TaskResources = z.output<typeof TaskResourcesSchema>;
+
+/**
+ * A machine-checkable assertion over step results (by step id; `field` names a field of the step's rows):
+ * - rows_non_empty: the step's data is a non-empty list;
+ * - values_in_range: every row's `field` (a date) lies in [from, to] (days, UTC, both included);
+ * - values_among: every row's `field` is among the values of `source_field` in `source_step`'s rows;
+ * - path_exists: `path` (a workspace path the step wrote) exists after the step;
+ * - step_completed: the step completed (llm, human and steps without a list result).
+ */
+export const AssertionSchema = sharedSchema('domain/plan#AssertionSchema', () =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('rows_non_empty'), step: z.string().min(1) }),
+    z.strictObject({
+      kind: z.literal('values_in_range'),
+      step: z.string().min(1),
+      field: z.string().min(1),
+      from: z.string().min(1),
+      to: z.string().min(1),
+    }),
+    z.strictObject({
+      kind: z.literal('values_among'),
+      step: z.string().min(1),
+      field: z.string().min(1),
+      source_step: z.string().min(1),
+      source_field: z.string().min(1),
+    }),
+    z.strictObject({ kind: z.literal('path_exists'), step: z.string().min(1), path: z.string().min(1) }),
+    z.strictObject({ kind: z.literal('step_completed'), step: z.string().min(1) }),
+  ]),
+);
+export type Assertion = z.output<typeof AssertionSchema>;
+
+/**
+ * An acceptance criterion of a task. `test`: the verifier's verdict on it gates the run (a failure re-plans the task
+ * or ends the run); a criterion that is not a test is checked and reported only (an empty list may be the true answer).
+ */
+export const AcceptanceCriterionSchema = sharedSchema('domain/plan#AcceptanceCriterionSchema', () =>
+  z.strictObject({
+    id: z.string().regex(STEP_ID_PATTERN),
+    description: z.string().min(1),
+    assertion: AssertionSchema,
+    test: z.boolean(),
+  }),
+);
+export type AcceptanceCriterion = z.output<typeof AcceptanceCriterionSchema>;
+
 export const TaskSchema = sharedSchema('domain/plan#TaskSchema', () =>
-  z.object({
-    id: z.string().min(1).max(64),
+  z.strictObject({
+    id: z
+      .string()
+      .regex(
+        TASK_ID_PATTERN,
+        'a task id is 1–64 letters, digits, "_" or "-", starting with a letter or digit (e.g. "2")',
+      ),
     title: z.string().min(1),
     description: z.string().default(''),
+    /** Ids of the tasks whose steps must all complete (and pass their criteria) before this task's steps start. */
+    depends_on: z.array(z.string()).default([]),
+    complexity: z.literal(TASK_COMPLEXITY).default(1),
+    resources: TaskResourcesSchema.default(() => TaskResourcesSchema.parse({})),
+    acceptance_criteria: z.array(AcceptanceCriterionSchema).default([]),
     steps: z.array(StepSchema).min(1),
   }),
 );
 export type Task = z.output<typeof TaskSchema>;
 
 export const PlanEstimateSchema = sharedSchema('domain/plan#PlanEstimateSchema', () =>
-  UsageSchema.extend({ duration_ms: z.number().int().nonnegative() }),
+  UsageSchema.extend({ duration_ms: z.number().int().nonnegative() }).strict(),
 );
 export type PlanEstimate = z.output<typeof PlanEstimateSchema>;
 
 export const PlanMetadataSchema = sharedSchema('domain/plan#PlanMetadataSchema', () =>
-  z.object({
+  z.strictObject({
     planner: z.enum(['llm', 'ranking']),
     model: z.string().nullable().default(null),
     temperature: z.number().min(0).max(2).nullable().default(null),
@@ -105,7 +187,7 @@ export type PlanMetadata = z.output<typeof PlanMetadataSchema>;
 
 export const PlanSchema = sharedSchema('domain/plan#PlanSchema', () =>
   z
-    .object({
+    .strictObject({
       id: z.uuid(),
       version: z.number().int().min(1),
       goal: z.string().min(1),

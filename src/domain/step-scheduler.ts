@@ -19,12 +19,15 @@ export function stepsToStart(
   steps: readonly (DagNode & { readonly parallel: boolean })[],
   statuses: readonly StepStatus[],
   affordable: (index: number) => boolean,
+  /** A step whose task waits for a task it depends on to pass its acceptance criteria. */
+  waitsForCheck: (index: number) => boolean = () => false,
 ): StepsToStart {
   const withStatus = (...wanted: StepStatus[]) => new Set(statuses.flatMap((s, i) => (wanted.includes(s) ? [i] : [])));
   if (withStatus('FAILED').size > 0) return { start: [], stop: 'failed' };
   // WAITING and CANCELLED steps count as running: none restarts (and nothing new starts beside a cancelled one).
   const start: number[] = [];
-  for (const index of readySteps(steps, withStatus('COMPLETED'), withStatus('RUNNING', 'WAITING', 'CANCELLED'))) {
+  const ready = readySteps(steps, withStatus('COMPLETED'), withStatus('RUNNING', 'WAITING', 'CANCELLED'));
+  for (const index of ready.filter((i) => !waitsForCheck(i))) {
     if (!affordable(index)) return { start, stop: 'budget' };
     start.push(index);
   }

@@ -76,6 +76,16 @@ export function referencedSteps(params: unknown): number[] {
   return [...steps].sort((a, b) => a - b);
 }
 
+/** Every `${step[N]` of `params` renumbered by `indexOf` (params are JSON, so the round trip keeps them whole). */
+export function renumberedTemplates(
+  params: Record<string, unknown>,
+  indexOf: (step: number) => number,
+): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(params).replace(/\$\{step\[(\d+)\]/g, (_m, n: string) => `\${step[${indexOf(Number(n))}]`),
+  ) as Record<string, unknown>;
+}
+
 /**
  * Substitutes every template in `params` with data from `results` (step index → that step's result).
  * Throws TemplateResolutionError when a referenced step has no result or a path resolves to nothing.

@@ -13,6 +13,7 @@ import { isInsideWorkspace, pathParamValues } from './paths';
 import { ACTION_TYPES, PLAN_LIMITS, PlanSchema, flattenSteps, type ActionType, type Plan, type Step } from './plan';
 import type { Constraints } from './request';
 import { findSecret } from './secrets';
+import { taskIssues } from './task-validation';
 import { templatePathProblem } from './template-paths';
 import { containsTemplate, scanTemplates } from './templates';
 import { indexCatalog, type ToolSpec } from './tool-spec';
@@ -128,6 +129,7 @@ export function planIssues(plan: Plan, context: ValidationContext): ValidationIs
     });
   }
 
+  issues.push(...taskIssues(plan));
   const cycle = findCycle(steps);
   if (cycle) {
     issues.push({

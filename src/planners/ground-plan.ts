@@ -18,7 +18,7 @@ import {
 } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
 import { PlanSchema, type Plan, type Step } from '../domain/plan';
-import { complexityOf } from '../domain/plan-draft';
+import { planComplexityOf, structureTasks } from '../domain/task-structure';
 import { pathParamSchemas } from '../domain/paths';
 import { containsTemplate } from '../domain/templates';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
@@ -159,11 +159,19 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
     }
   }
   if (notes.length === 0) return plan;
+  const tasks = structureTasks(
+    steps.map(({ id: _id, ...step }) => ({
+      label: task.title,
+      step: { ...step, description: '', expected_output: '', verification: [] },
+    })),
+    tools,
+  );
   return PlanSchema.parse({
     ...plan,
-    tasks: [{ ...task, steps }],
+    // Criteria, resources and verification follow the steps' new params and lookups.
+    tasks,
     assumptions: [...plan.assumptions, ...notes],
-    complexity: complexityOf(steps.length),
+    complexity: planComplexityOf(tasks),
     estimate: { ...plan.estimate, calls: plan.estimate.calls + by },
   });
 }

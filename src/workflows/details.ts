@@ -27,6 +27,7 @@ export function planDetails(state: PlanningState): string {
   const pending = pendingInput(state);
   const empty = emptyAnswerNote(state);
   const tail = [
+    plan ? tasksBlock(state) : '',
     pending ? pendingBlock(pending, state.workflow_id, state) : '',
     state.failure ? `**Failed:** ${cell(state.failure.message)}` : '',
     empty ? `**Answer:** ${cell(empty)}` : '',
@@ -43,6 +44,21 @@ export function planDetails(state: PlanningState): string {
     [head, table(r, steps.length), ...tail].join('\n\n').length <= CURRENT_DETAILS_MAX_CHARS;
   while (rows.length > 0 && !fits(rows)) rows = rows.slice(0, -1);
   return [head, table(rows, steps.length), ...tail].filter(Boolean).join('\n\n').slice(0, CURRENT_DETAILS_MAX_CHARS);
+}
+
+/** Each task with its dependencies and its acceptance criteria, PASS/FAIL once the verifier checked them. */
+function tasksBlock(state: PlanningState): string {
+  const plan = state.plan!;
+  const lines = plan.tasks.slice(0, TABLE_ROWS_MAX).map((t) => {
+    const check = state.task_checks?.find((c) => c.task === t.id && c.plan_version === plan.version);
+    const criteria = (t.acceptance_criteria ?? []).map((c) => {
+      const r = check?.results.find((x) => x.id === c.id);
+      return `${cell(c.id)} ${r ? (r.passed ? 'PASS' : 'FAIL') : '–'}${c.test ? '' : ' (reported)'}`;
+    });
+    const after = t.depends_on?.length ? ` (after ${t.depends_on.map(cell).join(', ')})` : '';
+    return `- **${cell(t.id)}** ${cell(t.title)}${after}${criteria.length ? `: ${criteria.join(', ')}` : ''}`;
+  });
+  return `**Tasks:**\n${lines.join('\n')}`;
 }
 
 function table(rows: string[], total: number): string {

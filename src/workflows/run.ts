@@ -16,6 +16,7 @@ import {
 } from '../api/state';
 import { addUsage, charge, withinLimits, type ToolBudget, type Usage } from '../domain/budget';
 import type { CostForecast, ForecastOutcome } from '../domain/cost-forecast';
+import type { TaskCheck } from '../domain/acceptance';
 import type { Critique, GatekeeperDecision } from '../domain/critique';
 import type { Requirements } from '../domain/requirements';
 import type { RoutingDecision, ToolRoute } from '../domain/routing';
@@ -155,11 +156,9 @@ export class PlanningRun {
       });
     this.state.requirements = requirements;
     this.state.question = question;
-    this.audit(
-      'analysis',
-      `planner ${this.state.request.planner}; intent ${requirements.intent.type} (${requirements.intent.confidence}); ${requirements.steps.length} requirement step(s); clear: ${requirements.is_clear}`,
-      ref,
-    );
+    const { intent, steps, is_clear } = requirements;
+    const what = `intent ${intent.type} (${intent.confidence}); ${steps.length} requirement step(s); clear: ${is_clear}`;
+    this.audit('analysis', `planner ${this.state.request.planner}; ${what}`, ref);
   }
 
   /** Under `planner: auto`, every LLM provider failed: the run plans with the ranking planner from now on. */
@@ -188,14 +187,14 @@ export class PlanningRun {
   }
 
   /** Bounded state: an old version leaves for the content store, its summary and ref stay; then whole pages of those. */
-  archiveVersion(entry: ArchivedVersion): void {
-    this.state.versions = this.state.versions.filter((v) => v.version !== entry.version);
-    (this.state.archived_versions ??= []).push(entry);
-  }
-
-  archivePage(page: ArchivedVersionPage): void {
-    this.state.archived_versions = (this.state.archived_versions ?? []).filter((v) => v.version > page.last_version);
-    (this.state.archived_version_pages ??= []).push(page);
+  archive(entry: ArchivedVersion | ArchivedVersionPage): void {
+    const { state } = this;
+    if (!('last_version' in entry)) {
+      state.versions = state.versions.filter((v) => v.version !== entry.version);
+      return void (state.archived_versions ??= []).push(entry);
+    }
+    state.archived_versions = (state.archived_versions ?? []).filter((v) => v.version > entry.last_version);
+    (state.archived_version_pages ??= []).push(entry);
   }
 
   /** The plan's cost forecast, on its version's record, or how the completed version's cost compared (./forecast). */
@@ -211,11 +210,8 @@ export class PlanningRun {
 
   recordCritiques(critiques: Critique[], ref?: string): void {
     this.state.critiques = critiques;
-    this.audit(
-      'critique',
-      `${critiques.length} critique(s): ${critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none'}`,
-      ref,
-    );
+    const found = critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none';
+    this.audit('critique', `${critiques.length} critique(s): ${found}`, ref);
   }
 
   recordDecision(decision: GatekeeperDecision): void {
@@ -268,15 +264,17 @@ export class PlanningRun {
   stepCompleted(index: number, key: string, result: StepResult): void {
     const version = this.state.plan!.version;
     const attempts = result.attempts === undefined ? {} : { attempts: result.attempts }; // the activity attempt that completed it
-    timeStep(
-      Object.assign(this.state.steps[index]!, {
-        status: 'COMPLETED' as const,
-        result,
-        completed_in_version: version,
-        ...attempts,
-      }),
-    );
+    const completed = { status: 'COMPLETED' as const, result, completed_in_version: version, ...attempts };
+    timeStep(Object.assign(this.state.steps[index]!, completed));
     this.state.completed_steps[key] = { version, result };
+    this.changed({ shown: 'when-parked' });
+  }
+
+  /** The verifier's verdict on a task; a failed one forgets its steps' results (`keys`), so they run again. */
+  recordTaskCheck(check: TaskCheck, keys: string[]): void {
+    this.state.task_checks = [...(this.state.task_checks ?? []).filter((c) => c.task !== check.task), check];
+    if (!check.passed) for (const key of keys) delete this.state.completed_steps[key];
+    this.audit('step', `task ${check.task}: ${check.results.map((r) => `${r.id} ${r.passed ? 'met' : 'FAILED'}`)}`);
     this.changed({ shown: 'when-parked' });
   }
 

@@ -91,6 +91,7 @@ export function validPlanInput(): PlanInput {
       {
         id: '2',
         title: 'Report',
+        depends_on: ['1'],
         steps: [
           {
             id: '2.1',

@@ -1,5 +1,5 @@
 /** Plans with steps of every kind for workflow tests: the seed scenario's plan plus a task of extra steps. */
-import type { Plan, Step } from '../../src/domain/plan';
+import { TaskSchema, type Plan, type Step } from '../../src/domain/plan';
 
 export type ExtraStep = Partial<Step> & Pick<Step, 'action'>;
 
@@ -17,5 +17,9 @@ export function withExtraSteps(plan: Plan, steps: ExtraStep[]): Plan {
     verification: [],
     ...s,
   }));
-  return { ...plan, tasks: [...plan.tasks, { id: 'k', title: 'Steps of every kind', description: '', steps: extra }] };
+  // The task depends on the tasks whose steps its steps read.
+  const taskOf = plan.tasks.flatMap((t) => t.steps.map(() => t.id));
+  const depends_on = [...new Set(extra.flatMap((s) => s.depends_on.flatMap((d) => taskOf[d] ?? [])))];
+  const task = TaskSchema.parse({ id: 'k', title: 'Steps of every kind', depends_on, steps: extra });
+  return { ...plan, tasks: [...plan.tasks, task] };
 }

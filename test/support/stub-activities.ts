@@ -16,6 +16,7 @@ import type { LlmCallUsage } from '../../src/domain/llm-calls';
 import type { Plan } from '../../src/domain/plan';
 import type { ToolRoute } from '../../src/domain/routing';
 import { idempotencyScopeOf, type StepExecutionInput, type StepResult } from '../../src/domain/step-execution';
+import { createVerifierActivities } from '../../src/activities/verify';
 import { analyze, rankingPlan } from './planning';
 
 export const SCENARIO = 'Get contaminated shipments from last week and show me the contaminant details';
@@ -88,7 +89,14 @@ export function stubActivities(script: StubScript, toolQueue: string) {
       }) {
         planners.push(`generatePlan:${request.planner}`);
         planInputs.push({ request, ...(budget ? { budget } : {}) });
-        const plan = { ...rankingPlan(request.goal), ...stamp };
+        const ranked = rankingPlan(request.goal);
+        // The stamp as a planner applies it: created_at belongs in the metadata (the strict plan schema refuses it on top).
+        const plan = {
+          ...ranked,
+          id: stamp.id,
+          version: stamp.version,
+          metadata: { ...ranked.metadata, created_at: stamp.created_at },
+        };
         return {
           plan: script.plan ? script.plan(plan, calls.plan++) : plan,
           llm_calls: [],
@@ -120,6 +128,13 @@ export function stubActivities(script: StubScript, toolQueue: string) {
       async recordCosts({ samples }: { samples: Record<string, unknown[]> }) {
         return { subjects: Object.keys(samples).length };
       },
+      /** The real verifier over the stub steps' inline data. */
+      verifyTask: createVerifierActivities({
+        store: {
+          get: store.get,
+          put: () => Promise.reject(new Error('the stub store is written by archive only')),
+        },
+      }).verifyTask,
       async executeStep(input: StepExecutionInput): Promise<StepResult> {
         calls.step++;
         const scope = idempotencyScopeOf(input, Context.current().info.workflowExecution!.workflowId);

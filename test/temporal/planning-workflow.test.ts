@@ -98,8 +98,8 @@ describe('planningWorkflow', () => {
       expect(versioningInfo?.behavior).toBe(temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
       expect(versioningInfo?.deploymentVersion).toMatchObject(planner.version!);
       expect(memoUpdates(history)).toHaveLength(0); // the start set the memo: the run adds no visibility write for it
-      // Four local activities (plan, critique, the cost forecast, the recording of the steps' costs): the gatekeeper
-      // decides in the workflow, the routes come with the plan.
+      // Local activities: plan, critique, the cost forecast, the verifier once per task (two), the recording of the
+      // steps' costs; the gatekeeper decides in the workflow, the routes come with the plan.
       expect(
         history.events!.flatMap((e) =>
           e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
@@ -109,7 +109,7 @@ describe('planningWorkflow', () => {
               ]
             : [],
         ),
-      ).toEqual(['generatePlan', 'critiquePlan', 'forecastCost', 'recordCosts']);
+      ).toEqual(['generatePlan', 'critiquePlan', 'forecastCost', 'verifyTask', 'verifyTask', 'recordCosts']);
       const stages = history.events!.flatMap((e) => {
         const stage = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.PlanStage?.data;
         return stage ? [JSON.parse(Buffer.from(stage).toString())] : [];
@@ -308,7 +308,7 @@ describe('planningWorkflow', () => {
         [2, 'replan_after_failure'],
       ]);
       expect(state.versions[1]!.explanation).toMatch(
-        /step 1.2 \(contaminants-detected\) failed: .*lab database offline/,
+        /step 2.1 \(contaminants-detected\) failed: .*lab database offline/,
       );
       expect(state.steps[0]).toMatchObject({ status: 'COMPLETED', completed_in_version: 1 });
       expect(state.steps[1]).toMatchObject({ status: 'COMPLETED', completed_in_version: 2 });

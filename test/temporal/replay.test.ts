@@ -10,6 +10,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { packageVersion } from '../../src/versioning';
+import { ResumeStateSchema } from '../../src/workflows/resume';
 import { buildIdsOf, workflowBundle } from '../support/temporal';
 
 const { History } = temporal.api.history.v1;
@@ -86,4 +87,25 @@ test('a history the code would not produce is caught as nondeterministic', async
   scheduled.activityTaskScheduledEventAttributes!.activityType!.name = 'generatePlan'; // the code schedules analyzeRequirements first
   const [result] = await replay(history, 'tampered');
   expect(result!.error?.name).toMatch(/DeterminismViolationError/);
+});
+
+/**
+ * A run of the previous release that continued as new after this release shipped: its next run starts on today's
+ * workflow code with the state the old code carried (plans whose tasks have no dependencies, complexity or
+ * acceptance criteria, no task checks), which resume.ts must still parse.
+ */
+test('the state the previous release carries across continue-as-new parses on this code', async () => {
+  // Under Worker Versioning a long run moves to the current version when it continues as new: the new code starts a
+  // new history from the carried state (resume.ts), so that state, not the old history, is what must still parse.
+  const history = History.decode(readFileSync(path.join(dir, 'previous-release', 'continued-as-new.binpb')));
+  const input = json(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+  expect(ResumeStateSchema.safeParse(input.resume).success).toBe(true);
+  // The plan it carried was made by the old planner: tasks without dependencies or criteria.
+  const plans = history.events!.flatMap((e) => {
+    const payload = e.markerRecordedEventAttributes?.details?.result?.payloads?.[0]; // a local activity's result
+    const result = payload ? (json(payload) as { plan?: { tasks?: Record<string, unknown>[] } }) : {};
+    return result.plan?.tasks ? [result.plan.tasks] : [];
+  });
+  expect(plans.length).toBeGreaterThan(0);
+  for (const tasks of plans) expect(tasks.some((t) => 'acceptance_criteria' in t || 'depends_on' in t)).toBe(false);
 });

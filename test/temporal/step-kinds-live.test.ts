@@ -79,10 +79,11 @@ async function settle(handle: Handle) {
   return { state: await handle.query(getStateQuery), failure };
 }
 
+// Shipped in the goal's week ("last week" of the stub's day): the verifier checks the shipments task's rows are.
 const SHIPMENTS = [
-  { id: 'S1', hauler: 'Acme', contaminant: 'lead', kg: 12 },
-  { id: 'S2', hauler: 'Acme', contaminant: 'lead', kg: 3 },
-  { id: 'S3', hauler: 'Borealis', contaminant: 'mercury', kg: 1 },
+  { id: 'S1', hauler: 'Acme', contaminant: 'lead', kg: 12, shipped_on: '2026-11-16' },
+  { id: 'S2', hauler: 'Acme', contaminant: 'lead', kg: 3, shipped_on: '2026-11-18' },
+  { id: 'S3', hauler: 'Borealis', contaminant: 'mercury', kg: 1, shipped_on: '2026-11-22' },
 ];
 
 /** Step 0 (shipments) returns `rows`; one llm step summarizes them. */
@@ -151,7 +152,12 @@ describe('an llm step', () => {
   });
 
   test('reads at most llm_step_input_tokens of its inputs, and the prompt says what was cut', async () => {
-    const rows = Array.from({ length: 400 }, (_, i) => ({ id: `S${i}`, contaminant: 'lead', kg: i }));
+    const rows = Array.from({ length: 400 }, (_, i) => ({
+      id: `S${i}`,
+      contaminant: 'lead',
+      kg: i,
+      shipped_on: '2026-11-16',
+    }));
     await llm.start({ script: ['Lead in every shipment shown.'] });
     const { failure } = await runWith(summaryScript(rows), { llm_step_input_tokens: 200 }, llmStepActivities(), settle);
     expect(failure).toBeNull();

@@ -90,7 +90,7 @@ test('a noop step completes at once, without an activity, and the run completes'
   expect(result.state.stage).toBe('COMPLETED');
   expect(result.state.steps.map((s) => [s.id, s.status])).toEqual([
     ['1.1', 'COMPLETED'],
-    ['1.2', 'COMPLETED'],
+    ['2.1', 'COMPLETED'],
     ['k.1', 'COMPLETED'],
   ]);
   expect(result.state.steps[2]!.result).toMatchObject({ data: null, preview: 'null', items: null });
@@ -167,7 +167,7 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
           throw activityFailure(
             new StepOutcomeUnknownError('an earlier attempt never reported an outcome', { idempotency_key: 'k' }),
           );
-        return { data: [{ id: 'S1' }], items: 1 };
+        return { data: [{ id: 'S1', shipped_on: '2026-11-16' }], items: 1 }; // in the goal's week, as the verifier checks
       },
     };
     return { scopes, script };
@@ -211,6 +211,11 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
       result: { data: '3 shipments were already exported' },
     });
     expect(AUDIT(result.state)).toContain('step 1.1 (shipments) completed: marked done by a person');
+    // The person's word is taken: the verifier does not check their text as the tool's rows.
+    expect(result.state.task_checks?.find((c) => c.task === '1')).toMatchObject({ passed: true });
+    expect(result.state.task_checks?.find((c) => c.task === '1')?.results[0]?.detail).toBe(
+      'not checked: step 1.1 was marked done by a person',
+    );
   });
 
   test('fail takes the normal path: the step fails with PLAN-014 and the run re-plans', async () => {

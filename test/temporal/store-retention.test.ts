@@ -83,7 +83,7 @@ test('`planner gc --older-than 1m` while a re-planned run has waited 10 minutes 
     const state = await handle.query(getStateQuery);
     expect(state.steps.map((s) => [s.id, s.status, s.error?.message ?? null])).toEqual([
       ['1.1', 'COMPLETED', null],
-      ['1.2', 'COMPLETED', null],
+      ['2.1', 'COMPLETED', null],
     ]);
     expect(state.stage).toBe('COMPLETED');
   } finally {

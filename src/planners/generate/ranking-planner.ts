@@ -11,13 +11,14 @@
  */
 import { canAfford, createBudget, estimateStepsUsage, type Usage } from '../../domain/budget';
 import { PlanSchema, type Plan, type PlanStatus, type Step } from '../../domain/plan';
-import { STEP_DURATION_MS, complexityOf } from '../../domain/plan-draft';
+import { STEP_DURATION_MS } from '../../domain/plan-draft';
+import { planComplexityOf, structureTasks, type LabelledStep, type UngroupedStep } from '../../domain/task-structure';
 import { effectiveGoal } from '../../domain/request';
 import { pathParamSchemas } from '../../domain/paths';
 import { indexCatalog, type ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
-import { contentTokens, identifierWords, tokenize } from '../../domain/text';
+import { contentTokens, identifierWords, tokenize, type Token } from '../../domain/text';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, idNounPositions, isDateParam, typedValue } from '../goal-constraints';
 import { asksForData } from '../analyze/rules-analyzer';
@@ -234,6 +235,40 @@ function titleVerb(tool: ToolSpec): string {
   return identifierWords(tool.name).length > 1 ? 'Call' : 'Query';
 }
 
+/** Words that join separable parts of a goal ("List the shipments of last week and the inspections of them"). */
+const PART_JOINS = new Set(['and', 'then', 'also', 'plus']);
+
+/** The goal's parts as token ranges [start, end), split at joining words. */
+function goalParts(tokens: readonly Token[]): { start: number; end: number; text: string }[] {
+  const parts: { start: number; end: number; text: string }[] = [];
+  let start = 0;
+  const close = (end: number) => {
+    if (end > start)
+      parts.push({
+        start,
+        end,
+        text: tokens
+          .slice(start, end)
+          .map((t) => t.text)
+          .join(' '),
+      });
+  };
+  tokens.forEach((t, i) => {
+    if (!PART_JOINS.has(t.lower)) return;
+    close(i);
+    start = i + 1;
+  });
+  close(tokens.length);
+  return parts;
+}
+
+/** The title of the part of the goal at token `pos` (a step brought in for no word of the goal: the first part's). */
+function partOf(parts: readonly { start: number; end: number; text: string }[], pos: number, goal: string): string {
+  const part = parts.find((p) => pos >= p.start && pos < p.end) ?? parts[0];
+  const text = part?.text ?? goal;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function topologicalOrder(candidates: Candidate[]): Candidate[] {
   const order: Candidate[] = [];
   while (order.length < candidates.length) {
@@ -371,28 +406,38 @@ export class RankingPlanner implements Planner {
       dropped.push(weakest.tool.name);
     }
 
-    const steps: Step[] = kept.map((c, i) => {
+    const parts = goalParts(tokens);
+    const labelled: LabelledStep[] = kept.map((c) => {
       const params: Record<string, unknown> = {};
       for (const key of Object.keys(c.params).sort()) {
         const source = sources.get(c)![key];
         params[key] = source ? `\${step[${kept.indexOf(source)}].${c.params[key]}}` : c.params[key];
       }
-      const depends_on = c.providers.map((p) => kept.indexOf(p)).sort((a, b) => a - b);
       const filters = Object.keys(params).filter((k) => !sources.get(c)![k]);
-      return {
-        id: `1.${i + 1}`,
-        title: `${titleVerb(c.tool)} ${c.tool.name}${depends_on.length ? ` for the results of ${depends_on.map((d) => `step 1.${d + 1}`).join(' and ')}` : ''}`,
+      const step: UngroupedStep = {
+        title: `${titleVerb(c.tool)} ${c.tool.name}`,
         description: `${c.tool.description}${filters.length ? ` Filters: ${filters.map((k) => `${k}=${JSON.stringify(params[k])}`).join(', ')}.` : ''}`,
         action: 'tool_call',
         tool: c.tool.name,
         params,
-        depends_on,
+        depends_on: c.providers.map((p) => kept.indexOf(p)).sort((a, b) => a - b),
         parallel: true,
-        expected_output: `Rows from ${c.tool.name}`,
-        verification: ['the tool returns a list of rows'],
+        expected_output: '',
+        verification: [],
+      };
+      return { step, label: partOf(parts, c.firstPos, request.goal) };
+    });
+    const tasks = structureTasks(labelled, tools).map((task, _, all) => {
+      const flat = all.flatMap((t) => t.steps);
+      return {
+        ...task,
+        steps: task.steps.map((s) => ({
+          ...s,
+          title: `${s.title}${s.depends_on.length ? ` for the results of ${s.depends_on.map((d) => `step ${flat[d]!.id}`).join(' and ')}` : ''}`,
+        })),
       };
     });
-
+    const steps: Step[] = tasks.flatMap((t) => t.steps);
     const chosen = new Set(steps.map((s) => s.tool));
     const chosenTools = kept.map((c) => c.tool);
     // A clause that only restates what the steps filter on ("… in Hannover and Bremen are recycling plants") asks
@@ -441,23 +486,14 @@ export class RankingPlanner implements Planner {
       goal: effectiveGoal(request) || request.goal,
       status,
       missing_capabilities: status === 'FEASIBLE' ? [] : missing.length ? missing : [`a tool for: ${request.goal}`],
-      tasks: steps.length
-        ? [
-            {
-              id: '1',
-              title: `Answer: ${request.goal}`,
-              description: 'Query the catalog tools in dependency order.',
-              steps,
-            },
-          ]
-        : [],
+      tasks,
       assumptions: [
         ...new Set(kept.flatMap((c) => c.notes)),
         ...unboundConstraints(steps, constraints).map(
           (k) => `could not apply "${k.words}": no step of this plan takes it (${k.params.slice(0, 3).join(', ')})`,
         ),
       ],
-      complexity: complexityOf(steps.length),
+      complexity: planComplexityOf(tasks),
       estimate: { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },
       metadata: { planner: 'ranking', model: null, temperature: null, created_at: stamp.created_at },
     });

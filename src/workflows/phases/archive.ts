@@ -22,7 +22,7 @@ export async function archiveOldVersions(run: PlanningRun): Promise<void> {
   while (state.versions.length > KEEP_VERSIONS) {
     const old = state.versions[0]!;
     const { ref } = await planningActivities(`archive plan v${old.version}`, true).archive({ value: old });
-    run.archiveVersion({
+    run.archive({
       version: old.version,
       reason: old.reason,
       ref,
@@ -37,6 +37,6 @@ export async function archiveOldVersions(run: PlanningRun): Promise<void> {
       `archive versions v${page[0]!.version}–v${page.at(-1)!.version}`,
       true,
     ).archive({ value: page });
-    run.archivePage({ first_version: page[0]!.version, last_version: page.at(-1)!.version, ref });
+    run.archive({ first_version: page[0]!.version, last_version: page.at(-1)!.version, ref });
   }
 }

@@ -1,16 +1,19 @@
 /**
- * EXECUTING: runs the plan's step DAG, every ready step at once (each by its kind, ../steps.ts). A failed step
+ * EXECUTING: runs the plan's step DAG, every ready step at once (each by its kind, ../steps.ts), a task's steps after
+ * the tasks it depends on have completed and passed their acceptance criteria (../task-checks.ts). A failed step
  * re-plans (the completed ones are kept), and so, once, does an empty answer on a value the goal does not say; a step the budget cannot afford under `block` pauses the run (under `fail` ends it, PLAN-004); an unknown
  * outcome under `on_outcome_unknown: fail` ends the run at once.
  */
 import { emptyAnswerFeedback } from '../../api/answer';
 import { addUsage, canAfford, stepUsageEstimate, ZERO_USAGE, type Usage } from '../../domain/budget';
 import { StepFailedError, StepOutcomeUnknownError } from '../../domain/errors';
+import { stepsInTaskOrder } from '../../domain/acceptance';
 import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
 import { settleForecast } from '../forecast';
 import { startStep } from '../steps';
+import { checkFeedback, criterionFailure, failedCheck, tasksToVerify, verifyTask, waitsForCheck } from '../task-checks';
 import { failWith, move, type Transition } from '../transitions';
 import { pauseForBudget } from './budget';
 
@@ -57,6 +60,19 @@ export async function execute(run: PlanningRun): Promise<Transition> {
     run.requestVersion('replan_after_failure', reasons);
     return move('PLANNING', `re-plan ${state.replans} of ${state.options.max_replans} after a step failure`);
   }
+  const check = failedCheck(state);
+  if (check) {
+    if (state.replans >= state.options.max_replans) {
+      return failWith(
+        criterionFailure(check, `no re-plans left (${state.replans} of ${state.options.max_replans} used)`),
+      );
+    }
+    run.requestVersion('replan_after_failure', checkFeedback(check));
+    return move(
+      'PLANNING',
+      `re-plan ${state.replans} of ${state.options.max_replans}: task ${check.task} failed its criteria`,
+    );
+  }
   if (stop === 'budget') {
     const next = state.steps.find((s) => s.status === 'PENDING')!;
     return pauseForBudget(run, estimate(steps[next.index]!), `step ${next.id}`)!;
@@ -74,7 +90,7 @@ export async function execute(run: PlanningRun): Promise<Transition> {
   return move('COMPLETED', `all ${steps.length} step(s) completed`);
 }
 
-type Stop = StepsToStart['stop'];
+type Stop = StepsToStart['stop'] | 'criterion';
 
 /**
  * Starts every ready step (and each that becomes ready) until none runs; returns why steps were left unstarted, if
@@ -96,13 +112,22 @@ async function runSteps(run: PlanningRun, steps: Step[], affordable: (index: num
     end();
   };
   let stop: Stop = null;
+  const checking = new Set<number>();
+  const scheduled = stepsInTaskOrder(run.state.plan!, steps);
   for (;;) {
     if (failure) throw failure.error;
+    if (failedCheck(run.state)) stop ??= 'criterion';
     if (stop === null) {
+      for (const task of tasksToVerify(run.state, checking)) {
+        running++;
+        checking.add(task);
+        verifyTask(run, task, end, fail);
+      }
       const next = stepsToStart(
-        steps,
+        scheduled,
         run.state.steps.map((s) => s.status),
         affordable,
+        waitsForCheck(run.state),
       );
       for (const index of next.start) {
         running++;

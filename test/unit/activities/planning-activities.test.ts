@@ -1,6 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPlanningActivities } from '../../../src/activities/planning';
-import type { Plan } from '../../../src/domain/plan';
+import { TaskSchema, type Plan } from '../../../src/domain/plan';
 import { PlanCache, planCacheKey } from '../../../src/planners/plan-cache';
 import { RULE_CRITICS } from '../../../src/planners/critique/rule-critics';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
@@ -184,12 +184,11 @@ describe('generatePlan and the plan cache', () => {
     ...plan,
     tasks: [
       ...plan.tasks,
-      {
+      TaskSchema.parse({
         id: '9',
         title: 'Extra',
-        description: '',
         steps: [{ ...plan.tasks[0]!.steps[0]!, id: '9.1', tool, params: {}, depends_on: [] }],
-      },
+      }),
     ],
   });
 

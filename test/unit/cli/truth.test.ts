@@ -46,6 +46,28 @@ describe('terminalSafe', () => {
             id: 't',
             title: evil,
             description: evil,
+            dependsOn: [evil],
+            complexity: 1,
+            resources: {
+              tools: [evil],
+              reads: [],
+              writes: [],
+              side_effects: [evil],
+              files_read: [],
+              files_written: [],
+              folders_created: [],
+              commands: [evil],
+            },
+            acceptanceCriteria: [
+              {
+                id: evil,
+                description: evil,
+                test: true,
+                assertion: { kind: 'step_completed', step: 's' },
+                result: { passed: false, detail: evil },
+              },
+            ],
+            checked: { passed: false },
             steps: [
               {
                 id: 's',
@@ -56,6 +78,8 @@ describe('terminalSafe', () => {
                 dependsOn: [],
                 parallel: false,
                 expectedOutput: '',
+                description: evil,
+                verification: [evil],
                 status: 'FAILED',
                 items: 1,
                 preview: evil,
@@ -81,6 +105,7 @@ describe('terminalSafe', () => {
     };
     const lines = [
       ...renderState(view),
+      ...renderState(view, { task: 1 }), // one task shows its resources too
       ...renderRuns([
         {
           workflowId: 'w',

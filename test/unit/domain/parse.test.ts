@@ -1,8 +1,8 @@
-import { InvalidInputError, PlanParseError, PlanSchemaError } from '../../../src/domain/errors';
+import { InvalidInputError, PlanParseError, PlanSchemaError, formatZodIssues } from '../../../src/domain/errors';
 import { uuidv7 } from '../../../src/domain/ids';
 import { flattenSteps, parsePlanJson } from '../../../src/domain/plan';
 import { parsePlanningRequest } from '../../../src/domain/request';
-import { parseRequirementsJson } from '../../../src/domain/requirements';
+import { RequirementsSchema, parseRequirementsJson } from '../../../src/domain/requirements';
 import { NOW } from '../../support/planning';
 import { PLAN_ID, validPlanInput } from '../../support/plans';
 
@@ -118,6 +118,18 @@ describe('parseRequirementsJson', () => {
     expect(r.clarification).toBeNull();
     expect(r.complexity_indicators.estimated_steps).toBe(0);
     expect(r.entities).toEqual([]);
+  });
+
+  it("drops a key of the model's own where it parses a reply; the recorded requirements refuse it, named", () => {
+    const written = { ...clear, mood: 'curious', intent: { ...clear.intent, why: 'x' } };
+    const r = parseRequirementsJson(JSON.stringify(written));
+    expect('mood' in r || 'why' in r.intent).toBe(false);
+    const recorded = RequirementsSchema.safeParse(written);
+    expect(recorded.success).toBe(false);
+    expect(formatZodIssues(recorded.error!)).toEqual([
+      'intent: Unrecognized key: "why"',
+      '(root): Unrecognized key: "mood"',
+    ]);
   });
 
   it('needs a clarifying question with a valid 0-based default when unclear', () => {

@@ -4,12 +4,12 @@ import { PlanSchema } from '../../../src/domain/plan';
 import {
   DRAFT_STEP_KINDS,
   PlanDraftSchema,
-  complexityOf,
   draftOf,
   planDraftJsonSchema,
   planFromDraft,
   type PlanDraft,
 } from '../../../src/domain/plan-draft';
+import { planComplexityOf, taskComplexityOf } from '../../../src/domain/task-structure';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { STAMP } from '../../support/planning';
 
@@ -177,8 +177,48 @@ describe('planFromDraft', () => {
     });
   });
 
-  it('gives the complexity as the smallest Fibonacci number covering the steps', () => {
-    expect([1, 2, 3, 4, 6, 9, 30].map(complexityOf)).toEqual([1, 2, 3, 5, 8, 13, 21]);
+  it('gives each task the smallest Fibonacci complexity covering its steps (at most 13), the plan their sum', () => {
+    expect([1, 2, 3, 4, 6, 9, 30].map(taskComplexityOf)).toEqual([1, 2, 3, 5, 8, 13, 13]);
+    expect(planComplexityOf([{ complexity: 1 }, { complexity: 3 }])).toBe(5);
+    expect(planComplexityOf([{ complexity: 13 }, { complexity: 13 }])).toBe(21);
+  });
+
+  it('groups steps by the optional task label the model writes: two parts, the second reading the first, are two dependent tasks', () => {
+    const labelled: PlanDraft = {
+      ...draft,
+      steps: [
+        { ...draft.steps[0]!, task: 'Find contaminated shipments' },
+        { ...draft.steps[1]!, task: 'Report their contaminants' },
+      ],
+    };
+    const plan = PlanSchema.parse(planFromDraft(labelled, stamp, catalog));
+    expect(plan.tasks.map((t) => [t.id, t.title, t.depends_on, t.steps.map((s) => s.id)])).toEqual([
+      ['1', 'Find contaminated shipments', [], ['1.1']],
+      ['2', 'Report their contaminants', ['1'], ['2.1']],
+    ]);
+    expect(plan.complexity).toBe(2);
+    expect(draftOf(plan)).toEqual(labelled); // a refinement shows the model its own labels
+    // Unlabelled, the draft is one task named after the goal, as before.
+    expect(PlanSchema.parse(planFromDraft(draft, stamp, catalog)).tasks.map((t) => t.title)).toEqual([stamp.goal]);
+  });
+
+  it('fills what the model does not write: step descriptions, expected outputs and verification; task criteria', () => {
+    const plan = PlanSchema.parse(planFromDraft(draft, stamp, catalog));
+    const [shipments, contaminants] = plan.tasks[0]!.steps;
+    expect(shipments!.description).toMatch(/^List waste shipments/);
+    expect(shipments!.expected_output).toMatch(/^a list of shipments rows \(id, facility_id/);
+    expect(contaminants!.verification).toEqual([
+      "every row's shipment_id of step 1.2 (contaminants-detected) is among the id values step 1.1 returned",
+      'step 1.2 (contaminants-detected) returns at least one row',
+    ]);
+    expect(plan.tasks[0]!.acceptance_criteria.length).toBeGreaterThan(0);
+  });
+
+  it('offers the task label in the JSON Schema as optional: a small model may leave it out', () => {
+    const schema = planDraftJsonSchema(catalog, 5) as any;
+    const variant = schema.properties.steps.items.anyOf[0];
+    expect(variant.properties.task).toEqual({ type: 'string', minLength: 1, maxLength: 80 });
+    expect(variant.required).not.toContain('task');
   });
 
   it('round-trips through draftOf', () => {

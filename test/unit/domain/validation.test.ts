@@ -26,7 +26,7 @@ describe('validatePlan', () => {
 
   it('finds the same issues in a typed plan through planIssues, which skips the schema parse', () => {
     const plan = PlanSchema.parse(withStep(0, (s) => ((s.tool = 'shipmentz'), (s.depends_on = [2]))));
-    expect(codes(planIssues(plan, ctx))).toEqual(['UNKNOWN_TOOL', 'CYCLE']);
+    expect(codes(planIssues(plan, ctx))).toEqual(['UNKNOWN_TOOL', 'STEP_CROSSES_TASKS', 'CYCLE']);
     expect(planIssues(plan, ctx)).toEqual(validatePlan(plan, ctx));
   });
 

@@ -18,7 +18,7 @@ const context = { request: request(goal), catalog: WASTE_CATALOG };
 
 function withSteps(plan: Plan, edit: (steps: Plan['tasks'][number]['steps']) => void): Plan {
   const copy = structuredClone(plan);
-  edit(copy.tasks[0]!.steps);
+  edit(copy.tasks.flatMap((t) => t.steps)); // the steps of every task, in plan order (the objects themselves)
   return PlanSchema.parse(copy);
 }
 
@@ -90,7 +90,7 @@ describe('critics', () => {
       steps[1]!.params = { risk_level: 'high' };
     });
     const { critiques } = await dependencyCritic.review(plan, context);
-    expect(critiques).toEqual([expect.objectContaining({ critic: 'dependency', severity: 'info', step_id: '1.2' })]);
+    expect(critiques).toEqual([expect.objectContaining({ critic: 'dependency', severity: 'info', step_id: '2.1' })]);
 
     const forward = withSteps(rankingPlan(goal), (steps) => {
       steps[0]!.depends_on = [1];
@@ -125,7 +125,7 @@ describe('critics', () => {
     const { critiques } = await toolFitnessCritic.review(plan, context);
     expect(critiques.map((c) => [c.step_id, c.severity])).toEqual([
       ['1.1', 'error'],
-      ['1.2', 'warning'],
+      ['2.1', 'warning'],
     ]);
   });
 
@@ -139,7 +139,7 @@ describe('critics', () => {
     const { critiques } = await toolFitnessCritic.review(weather, context);
     expect(critiques.map((c) => [c.step_id ?? 'plan', c.severity])).toEqual([
       ['1.1', 'warning'],
-      ['1.2', 'warning'],
+      ['2.1', 'warning'],
       ['plan', 'error'],
     ]);
     expect(critiques[2]!.suggestion).toContain('answer IMPOSSIBLE');
