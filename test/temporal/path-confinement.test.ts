@@ -9,17 +9,7 @@
  *      checked: a string that names an existing entry is followed to its real path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  promises as fs,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { promises as fs, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -29,7 +19,7 @@ import { createMcpPack, type McpPack, type McpServerConfig } from '../../src/too
 import type { ToolPack } from '../../src/tools/tool';
 import { createWorkspacePack, WORKSPACE_CONTEXT_TOOL } from '../../src/tools/workspace';
 import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
+import { startTestPlanner, storeTexts, type TestPlanner } from '../support/planner-workers';
 import {
   scriptedPlans,
   startScriptedLlmServer,
@@ -102,13 +92,6 @@ function start(
 }
 
 /** Every file the content store holds, as text. */
-function storeTexts(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(dir, name))
-    .filter((file) => statSync(file).isFile())
-    .map((file) => readFileSync(file, 'utf8'));
-}
-
 const sentSince = (seen: number) => llm.requests.slice(seen).map((r) => JSON.stringify(r.body));
 
 /**

@@ -11,10 +11,8 @@ import {
   promises as fs,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -28,7 +26,7 @@ import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import type { ToolPack } from '../../src/tools/tool';
 import { createWorkspacePack, WORKSPACE_CONTEXT_TOOL } from '../../src/tools/workspace';
 import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
+import { startTestPlanner, storeTexts, type TestPlanner } from '../support/planner-workers';
 import {
   promptKind,
   scriptedPlans,
@@ -103,13 +101,6 @@ function start(planner: TestPlanner, id: string, catalog: string, workspace_root
 }
 
 /** Every file the content store holds, as text. */
-function storeTexts(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(dir, name))
-    .filter((file) => statSync(file).isFile())
-    .map((file) => readFileSync(file, 'utf8'));
-}
-
 function requestTexts(): string[] {
   return llm.requests.map((r) => JSON.stringify(r.body));
 }
