@@ -3,7 +3,7 @@
  * other's tasks: the waste pack's tools are re-pointed at a unique tool queue (or, with `toolQueues: 'planner'`,
  * served on the planner's unique queue, as the default deployment serves them).
  */
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
@@ -87,6 +87,14 @@ export async function startTestPlanner(
       await connection.close();
     },
   };
+}
+
+/** The text of every file under `dir` (a planner's storeDir), to look for what must never have been stored. */
+export function storeTexts(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => path.join(dir, name))
+    .filter((file) => statSync(file).isFile())
+    .map((file) => readFileSync(file, 'utf8'));
 }
 
 /**

@@ -69,6 +69,56 @@ export function plannerReplies(options: {
   };
 }
 
+/** A tool call as the LLM planner writes a step, titled after its tool. */
+export function toolStep(id: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) {
+  return { id, title: `Run ${tool}`, action: 'tool_call', tool, params, depends_on, parallel: true };
+}
+
+/** The plans a test has the scripted planner write, one list of steps each. */
+export interface ScriptedPlans {
+  /** Answers the planner's prompts: the i-th plan request gets a FEASIBLE plan of `set`'s i-th steps. */
+  reply: (body: ChatRequestBody) => string;
+  /** The plans of the next plan requests, in order, the last one repeating; counts plan requests from 0 again. */
+  set(...plans: readonly object[][]): void;
+}
+
+/**
+ * For a test file whose tests each script what the LLM planner answers: analysis and the pre-mortem as
+ * `plannerReplies` answers them, and each plan request with the next plan given to `set` (a task of one title).
+ */
+export function scriptedPlans(options: {
+  steps: string[];
+  capabilities: string[];
+  intent?: 'query' | 'command';
+  /** The title of the plans' one task. */
+  task: string;
+  complexity?: number;
+}): ScriptedPlans {
+  const { task, complexity = 1, ...analysis } = options;
+  let plans: readonly object[][] = [];
+  let planCalls = 0;
+  const reply = plannerReplies({
+    ...analysis,
+    plan: () => {
+      const steps = plans[Math.min(planCalls++, plans.length - 1)];
+      if (!steps) throw new Error('scriptedPlans: a plan was requested before set() gave any');
+      return JSON.stringify({
+        status: 'FEASIBLE',
+        tasks: [{ id: '1', title: task, steps }],
+        complexity,
+        estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
+      });
+    },
+  });
+  return {
+    reply,
+    set(...next) {
+      plans = next;
+      planCalls = 0;
+    },
+  };
+}
+
 /**
  * The LLM planner's replies for a plan of one slow `tool` call (`params` should hold `delay_after_ms`, so a drill can
  * SIGKILL the worker between the tool's effect and its reply).

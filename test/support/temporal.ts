@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
@@ -32,6 +32,16 @@ export function testAddress(): string {
 
 export function workflowBundle(): { code: string } {
   return { code: readFileSync(process.env.PLANNER_TEST_BUNDLE!, 'utf8') };
+}
+
+/** A worker of the planner's workflows (the tests' bundle) that serves `activities` on `taskQueue`. */
+export async function workflowWorker(
+  connection: NativeConnection,
+  taskQueue: string,
+  activities: object,
+  namespace = 'default',
+): Promise<Worker> {
+  return await Worker.create({ connection, namespace, taskQueue, workflowBundle: workflowBundle(), activities });
 }
 
 /** A task queue of its own per test, so tests sharing the server never steal each other's tasks. */

@@ -4,26 +4,15 @@
  * never decided unseen. The CLI runs in this process (`main`), against the test server, so another reviewer's decision
  * can land between its read and its update.
  */
-import type { Client } from '@temporalio/client';
-import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
+import { BENCH_GOAL } from '../../bench/bench-pack';
 import { approveUpdate, getStateQuery, rejectUpdate } from '../../src/api';
 import { main } from '../../src/cli/planner';
 import { PlannerClient } from '../../src/client';
 import { cliIdentity } from '../../src/cli/context';
-import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { connectClient, testAddress, waitFor } from '../support/temporal';
+import { useBenchPlanner } from '../support/bench-planner';
+import { testAddress, waitFor } from '../support/temporal';
 
-let client: Client;
-let planner: TestPlanner;
-beforeAll(async () => {
-  client = await connectClient();
-  planner = await startTestPlanner(createBenchPack(), { prefix: 'cli-decisions' });
-});
-afterAll(async () => {
-  await planner?.stop();
-  await client?.connection.close();
-});
+const bench = useBenchPlanner('cli-decisions');
 afterEach(() => jest.restoreAllMocks());
 
 /** `planner …args` in this process: its exit code and what it printed. */
@@ -46,17 +35,7 @@ async function runCli(...args: string[]): Promise<{ code: number; stdout: string
   }
 }
 
-async function runAwaitingApproval(name: string) {
-  const handle = await client.workflow.start(planningWorkflow, {
-    taskQueue: planner.taskQueue,
-    workflowId: `${name}-${planner.taskQueue}`,
-    args: [
-      { request: { goal: BENCH_GOAL, tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } },
-    ],
-  });
-  await waitFor(async () => (await handle.query(getStateQuery)).stage === 'AWAITING_APPROVAL', 30_000, 'approval');
-  return handle;
-}
+const runAwaitingApproval = (name: string) => bench.startWaiting(name, BENCH_GOAL, 'AWAITING_APPROVAL');
 
 /** The payloads of the run's accepted `name` updates, in order. */
 async function acceptedPayloads(
@@ -83,15 +62,20 @@ test.each([
     [],
     'rejected',
     (id: string) =>
-      client.workflow
-        .getHandle(id)
+      bench
+        .client()
+        .workflow.getHandle(id)
         .executeUpdate(rejectUpdate, { args: [{ plan_version: 1, reason: 'another reviewer' }] }),
   ],
   [
     'reject',
     ['--reason', 'too broad'],
     'approved',
-    (id: string) => client.workflow.getHandle(id).executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] }),
+    (id: string) =>
+      bench
+        .client()
+        .workflow.getHandle(id)
+        .executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] }),
   ],
 ] as const)(
   '`planner %s <id>` without --version, when another reviewer decides v1 first: refused naming that decision, the next version is not decided unseen',

@@ -4,46 +4,20 @@
  * the run does what the winner was told: an approved v1 runs, a rejected v1 is followed by v2, the winning answer is
  * the one the next analysis reads.
  */
-import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { BENCH_GOAL } from '../../bench/bench-pack';
 import { answerClarificationUpdate, approveUpdate, getStateQuery, rejectUpdate } from '../../src/api';
 import { readFailure } from '../../src/api/failures';
-import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { connectClient, waitFor } from '../support/temporal';
+import { useBenchPlanner, type BenchPlanner } from '../support/bench-planner';
+import { waitFor } from '../support/temporal';
 
 const ROUNDS = 20;
 
-let client: Client;
-let planner: TestPlanner;
-beforeAll(async () => {
-  client = await connectClient();
-  planner = await startTestPlanner(createBenchPack(), { prefix: 'races' });
-});
-afterAll(async () => {
-  await planner?.stop();
-  await client?.connection.close();
-});
-
-type Handle = WorkflowHandle<typeof planningWorkflow>;
+const bench = useBenchPlanner('races');
 
 /** `count` runs of `goal`, each waiting in `stage` when this returns. */
-async function runsWaitingIn(name: string, goal: string, count: number, stage: string): Promise<Handle[]> {
-  const handles = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      client.workflow.start(planningWorkflow, {
-        taskQueue: planner.taskQueue,
-        workflowId: `${name}-${i}-${planner.taskQueue}`,
-        args: [{ request: { goal, tool_catalog: 'bench', planner: 'ranking' }, options: { require_approval: true } }],
-      }),
-    ),
-  );
-  await Promise.all(
-    handles.map((h) =>
-      waitFor(async () => (await h.query(getStateQuery)).stage === stage, 30_000, `${h.workflowId} in ${stage}`),
-    ),
-  );
-  return handles;
+function runsWaitingIn(name: string, goal: string, count: number, stage: Parameters<BenchPlanner['startWaiting']>[2]) {
+  return Promise.all(Array.from({ length: count }, (_, i) => bench.startWaiting(`${name}-${i}`, goal, stage)));
 }
 
 /** The one fulfilled call of a round and the refusals of all the others (each must be a typed PLAN-006). */

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
 import { approveUpdate, getStateQuery } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
@@ -29,7 +29,7 @@ import {
   testAddress,
   uniqueTaskQueue,
   waitFor,
-  workflowBundle,
+  workflowWorker,
 } from '../support/temporal';
 
 const OTHER_NAMESPACE = `effects-${process.pid}`;
@@ -85,13 +85,7 @@ async function reportWorker(namespace: string, ledger: IdempotencyLedger, effect
   );
   const store = new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-')));
   const tools = createToolActivities({ tools: [sendReport], store, ledger, workspaceRoots: [] });
-  const worker = await Worker.create({
-    connection,
-    namespace,
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities: { ...stubs.activities, ...tools },
-  });
+  const worker = await workflowWorker(connection, taskQueue, { ...stubs.activities, ...tools }, namespace);
   return { worker, taskQueue };
 }
 

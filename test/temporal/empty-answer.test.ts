@@ -10,7 +10,12 @@ import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import { planningWorkflow } from '../../src/workflows';
 import { planDetails } from '../../src/workflows/details';
 import { startTestPlanner } from '../support/planner-workers';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import {
+  scriptedPlans,
+  startScriptedLlmServer,
+  toolStep,
+  type ScriptedLlmServer,
+} from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
 
 const BOOKS = [
@@ -33,42 +38,17 @@ const library = defineToolPack('library', [
 
 let client: Client;
 let llm: ScriptedLlmServer;
-/** The queries the scripted planner puts in its plans, in order (the last one repeats). */
-let queries: string[] = [];
-let planCalls = 0;
+const plans = scriptedPlans({
+  steps: ['Search the catalogue'],
+  capabilities: ['search_books'],
+  task: 'Find the books',
+});
+/** The plans of the next plan requests, a search for each query in turn (the last one repeats). */
+const searches = (...queries: string[]) =>
+  plans.set(...queries.map((query) => [toolStep('1.1', 'search_books', { query })]));
 
 beforeAll(async () => {
-  llm = await startScriptedLlmServer({
-    reply: plannerReplies({
-      steps: ['Search the catalogue'],
-      capabilities: ['search_books'],
-      plan: () => {
-        const query = queries[Math.min(planCalls++, queries.length - 1)]!;
-        return JSON.stringify({
-          status: 'FEASIBLE',
-          tasks: [
-            {
-              id: '1',
-              title: 'Find the books',
-              steps: [
-                {
-                  id: '1.1',
-                  title: 'Search the catalogue',
-                  action: 'tool_call',
-                  tool: 'search_books',
-                  params: { query },
-                  depends_on: [],
-                  parallel: true,
-                },
-              ],
-            },
-          ],
-          complexity: 1,
-          estimate: { cost_usd: 0, tokens: 0, calls: 1, duration_ms: 1000 },
-        });
-      },
-    }),
-  });
+  llm = await startScriptedLlmServer({ reply: plans.reply });
   client = await connectClient();
 });
 
@@ -93,8 +73,7 @@ async function run(id: string, goal: string, options: Record<string, unknown> = 
 }
 
 test('an empty answer on a query the goal does not say re-plans once, naming it; the new plan finds the books', async () => {
-  queries = ['cetaceans', 'whale'];
-  planCalls = 0;
+  searches('cetaceans', 'whale');
   const { outcome, state } = await run('replan', 'Find the books about the whale');
   expect(state.versions.map((v) => v.reason)).toEqual(['initial', 'replan_after_failure']);
   expect(state.versions[0]!.unsaid).toEqual([{ step_id: '1.1', param: 'query', value: 'cetaceans' }]);
@@ -108,8 +87,7 @@ test('an empty answer on a query the goal does not say re-plans once, naming it;
 });
 
 test('an answer still empty after that one re-plan completes with a note of what was asked, in the outcome and the Web UI details', async () => {
-  queries = ['cetaceans', 'leviathans'];
-  planCalls = 0;
+  searches('cetaceans', 'leviathans');
   const { outcome, state } = await run('still-empty', 'Find the books about the whale', { max_replans: 3 });
   expect(state.versions).toHaveLength(2); // once, not until re-plans run out
   expect(outcome.stage).toBe('COMPLETED');
@@ -120,8 +98,7 @@ test('an answer still empty after that one re-plan completes with a note of what
 });
 
 test("an empty answer on the goal's own words is the answer: no re-plan", async () => {
-  queries = ['submarine'];
-  planCalls = 0;
+  searches('submarine');
   const { outcome, state } = await run('said', 'Find the books with submarine in the title');
   expect(state.versions.map((v) => v.reason)).toEqual(['initial']);
   expect(outcome.answer_note).toBe('Nothing matched: step 1.1 (search_books) with query="submarine" returned no rows.');

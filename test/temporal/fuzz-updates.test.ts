@@ -6,12 +6,12 @@
  * to be valid for the stage (a raiseBudget), accepted; every signal is ignored and audited. The run stays in the
  * stage it waits in, the worker keeps running, and the run completes after a valid answer and approval.
  */
-import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { ApproveSchema, ClarificationAnswerSchema, MESSAGE_LIMITS, RejectSchema } from '../../src/api/messages';
 import { readFailure } from '../../src/api/failures';
-import { BENCH_GOAL, createBenchPack } from '../../bench/bench-pack';
+import { BENCH_GOAL } from '../../bench/bench-pack';
 import {
   answerClarificationSignal,
   answerClarificationUpdate,
@@ -22,22 +22,13 @@ import {
   rejectUpdate,
   resolveStepUpdate,
 } from '../../src/api';
-import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { connectClient, waitFor } from '../support/temporal';
+import type { planningWorkflow } from '../../src/workflows';
+import { useBenchPlanner } from '../support/bench-planner';
+import { waitFor } from '../support/temporal';
 
 const RUNS_PER_STAGE = 40;
 
-let client: Client;
-let planner: TestPlanner;
-beforeAll(async () => {
-  client = await connectClient();
-  planner = await startTestPlanner(createBenchPack(), { prefix: 'fuzz' });
-});
-afterAll(async () => {
-  await planner?.stop();
-  await client?.connection.close();
-});
+const bench = useBenchPlanner('fuzz');
 
 const payload = fc.oneof(
   fc.jsonValue(),
@@ -133,21 +124,7 @@ async function fuzzStage(
 }
 
 test('random updates and signals are refused or ignored; the run stays put, then completes', async () => {
-  const handle = await client.workflow.start(planningWorkflow, {
-    taskQueue: planner.taskQueue,
-    workflowId: `fuzz-${planner.taskQueue}`,
-    args: [
-      {
-        request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' },
-        options: { require_approval: true },
-      },
-    ],
-  });
-  await waitFor(
-    async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
-    30_000,
-    'the question',
-  );
+  const handle = await bench.startWaiting('fuzz', 'Add validation', 'AWAITING_CLARIFICATION');
   const beforeClarification = (await handle.fetchHistory()).events!.length;
   const clarifying = await fuzzStage(handle, 'AWAITING_CLARIFICATION');
   expect(Object.keys(clarifying).some((k) => k.endsWith(':refused'))).toBe(true);
@@ -157,7 +134,7 @@ test('random updates and signals are refused or ignored; the run stays put, then
   const approving = await fuzzStage(handle, 'AWAITING_APPROVAL');
   expect(Object.keys(approving).some((k) => k.endsWith(':refused'))).toBe(true);
 
-  expect(planner.workers.every((w) => w.getState() === 'RUNNING')).toBe(true);
+  expect(bench.planner().workers.every((w) => w.getState() === 'RUNNING')).toBe(true);
   await handle.executeUpdate(approveUpdate, { args: [{}] });
   const outcome = await handle.result();
   expect(outcome.stage).toBe('COMPLETED');
@@ -172,21 +149,7 @@ test('random updates and signals are refused or ignored; the run stays put, then
 });
 
 test('an update payload over the byte cap, sent by a raw client, is refused by the run naming the cap; such a signal is ignored and audited', async () => {
-  const handle = await client.workflow.start(planningWorkflow, {
-    taskQueue: planner.taskQueue,
-    workflowId: `oversized-updates-${planner.taskQueue}`,
-    args: [
-      {
-        request: { goal: 'Add validation', tool_catalog: 'bench', planner: 'ranking' },
-        options: { require_approval: true },
-      },
-    ],
-  });
-  await waitFor(
-    async () => (await handle.query(getStateQuery)).stage === 'AWAITING_CLARIFICATION',
-    30_000,
-    'the question',
-  );
+  const handle = await bench.startWaiting('oversized-updates', 'Add validation', 'AWAITING_CLARIFICATION');
   const oversized = { text: 'x', padding: 'p'.repeat(MESSAGE_LIMITS.payload_bytes) };
   const cap = `over the limit of ${MESSAGE_LIMITS.payload_bytes} bytes`;
   for (const update of [answerClarificationUpdate, raiseBudgetUpdate]) {

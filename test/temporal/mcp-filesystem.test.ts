@@ -25,7 +25,12 @@ import {
 import { getStateQuery } from '../../src/api';
 import { planningWorkflow } from '../../src/workflows';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import {
+  scriptedPlans,
+  startScriptedLlmServer,
+  toolStep,
+  type ScriptedLlmServer,
+} from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
 
 const NOTES = 'Buy milk.\nCall the lab about batch 42.\n';
@@ -36,28 +41,12 @@ let pack: McpPack;
 let client: Client;
 let llm: ScriptedLlmServer;
 const spare: McpPack[] = [];
-/** The plans the scripted planner returns, in order (the last one repeats). */
-let plans: unknown[][] = [];
-let planCalls = 0;
-
-function step(id: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) {
-  return { id, title: `Run ${tool}`, action: 'tool_call', tool, params, depends_on, parallel: true };
-}
-
-const llmReply = plannerReplies({
+const plans = scriptedPlans({
   steps: ['List the files in the folder', 'Find notes.txt', 'Read notes.txt'],
   capabilities: ['list_directory', 'read_text_file'],
   intent: 'query',
-  plan: (): string => {
-    const steps = plans[Math.min(planCalls, plans.length - 1)]!;
-    planCalls++;
-    return JSON.stringify({
-      status: 'FEASIBLE',
-      tasks: [{ id: '1', title: 'Read the notes', steps }],
-      complexity: 3,
-      estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-    });
-  },
+  task: 'Read the notes',
+  complexity: 3,
 });
 
 function filesServer(dir: string) {
@@ -69,7 +58,7 @@ beforeAll(async () => {
   folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'mcp-files-')));
   writeFileSync(path.join(folder, 'notes.txt'), NOTES);
   pack = await createMcpPack('files', filesServer(folder));
-  llm = await startScriptedLlmServer({ reply: llmReply });
+  llm = await startScriptedLlmServer({ reply: plans.reply });
   client = await connectClient();
 });
 
@@ -103,9 +92,9 @@ function start(planner: TestPlanner, id: string) {
 }
 
 const GOOD_PLAN = () => [
-  step('1.1', 'list_directory', { path: folder }),
-  step('1.2', 'search_files', { path: folder, pattern: 'notes.txt' }),
-  step('1.3', 'read_text_file', { path: '${step[1].data.content}' }, [1]),
+  toolStep('1.1', 'list_directory', { path: folder }),
+  toolStep('1.2', 'search_files', { path: folder, pattern: 'notes.txt' }),
+  toolStep('1.3', 'read_text_file', { path: '${step[1].data.content}' }, [1]),
 ];
 
 test("the pack lists the server's tools as catalog entries with JSON Schema params", () => {
@@ -128,8 +117,7 @@ test("the pack lists the server's tools as catalog entries with JSON Schema para
 });
 
 test('plans and executes "list the files in the folder and read notes.txt" through the workflow', async () => {
-  plans = [GOOD_PLAN()];
-  planCalls = 0;
+  plans.set(GOOD_PLAN());
   await withPlanner(async (planner) => {
     const handle = await start(planner, 'mcp-read');
     const outcome = await handle.result();
@@ -154,17 +142,16 @@ test('plans and executes "list the files in the folder and read notes.txt" throu
 
 test("a param that violates the tool's schema after template resolution fails the step typed; the workflow re-plans", async () => {
   // `${step[0].data}` resolves to the object { content: ... }, but read_text_file.path must be a string.
-  plans = [
+  plans.set(
     [
-      step('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }),
-      step('1.2', 'read_text_file', { path: '${step[0].data}' }, [0]),
+      toolStep('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }),
+      toolStep('1.2', 'read_text_file', { path: '${step[0].data}' }, [0]),
     ],
     [
-      step('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }),
-      step('1.2', 'read_text_file', { path: '${step[0].data.content}' }, [0]),
+      toolStep('1.1', 'search_files', { path: folder, pattern: 'notes.txt' }),
+      toolStep('1.2', 'read_text_file', { path: '${step[0].data.content}' }, [0]),
     ],
-  ];
-  planCalls = 0;
+  );
   await withPlanner(async (planner) => {
     const handle = await start(planner, 'mcp-bad-param');
     const outcome = await handle.result();

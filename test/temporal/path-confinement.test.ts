@@ -9,17 +9,7 @@
  *      checked: a string that names an existing entry is followed to its real path.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  promises as fs,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { promises as fs, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -29,8 +19,13 @@ import { createMcpPack, type McpPack, type McpServerConfig } from '../../src/too
 import type { ToolPack } from '../../src/tools/tool';
 import { createWorkspacePack, WORKSPACE_CONTEXT_TOOL } from '../../src/tools/workspace';
 import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { startTestPlanner, storeTexts, type TestPlanner } from '../support/planner-workers';
+import {
+  scriptedPlans,
+  startScriptedLlmServer,
+  toolStep,
+  type ScriptedLlmServer,
+} from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
 
 const INSIDE = 'inside-passwords-7d21';
@@ -44,12 +39,11 @@ let ws: string;
 let outside: string;
 let client: Client;
 let llm: ScriptedLlmServer;
-let plans: unknown[][] = [];
-let planCalls = 0;
-
-function step(id: string, tool: string, params: Record<string, unknown>) {
-  return { id, title: `Run ${tool}`, action: 'tool_call', tool, params, depends_on: [], parallel: true };
-}
+const plans = scriptedPlans({
+  steps: ['Read the files about passwords'],
+  capabilities: ['read', 'files'],
+  task: 'Read',
+});
 
 beforeAll(async () => {
   top = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'planner-confine-')));
@@ -60,22 +54,7 @@ beforeAll(async () => {
   writeFileSync(path.join(outside, 'secret.txt'), `${SECRET}\n`);
   writeFileSync(path.join(ws, 'notes.md'), `Notes about passwords: ${INSIDE}\n`);
   symlinkSync(outside, path.join(ws, 'outlink'));
-  llm = await startScriptedLlmServer({
-    reply: plannerReplies({
-      steps: ['Read the files about passwords'],
-      capabilities: ['read', 'files'],
-      plan: () => {
-        const steps = plans[Math.min(planCalls, plans.length - 1)]!;
-        planCalls++;
-        return JSON.stringify({
-          status: 'FEASIBLE',
-          tasks: [{ id: '1', title: 'Read', steps }],
-          complexity: 1,
-          estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-        });
-      },
-    }),
-  });
+  llm = await startScriptedLlmServer({ reply: plans.reply });
   client = await connectClient();
 });
 
@@ -113,13 +92,6 @@ function start(
 }
 
 /** Every file the content store holds, as text. */
-function storeTexts(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(dir, name))
-    .filter((file) => statSync(file).isFile())
-    .map((file) => readFileSync(file, 'utf8'));
-}
-
 const sentSince = (seen: number) => llm.requests.slice(seen).map((r) => JSON.stringify(r.body));
 
 /**
@@ -160,8 +132,7 @@ describe('item 5: a file swapped for a symlink after the walk is never read thro
         { PLANNER_WORKSPACE_ROOTS: ws },
         async (planner) => {
           for (let trial = 0; trial < 5; trial++) {
-            plans = [[step('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords', max_context_tokens: 8000 })]];
-            planCalls = 0;
+            plans.set([toolStep('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords', max_context_tokens: 8000 })]);
             const outcome = await (
               await start(planner, `race-${trial}`, 'workspace', { workspace_root: ws, max_context_tokens: 8000 })
             ).result();
@@ -195,11 +166,10 @@ describe('item 6: a run without workspace_root is confined to the allowed roots'
       env: {},
       roots: [ws],
     } satisfies McpServerConfig);
-    plans = [
-      [step('1.1', 'read_text_file', { path: path.join(outside, 'secret.txt') })],
-      [step('1.1', 'read_text_file', { path: path.join(ws, 'notes.md') })],
-    ];
-    planCalls = 0;
+    plans.set(
+      [toolStep('1.1', 'read_text_file', { path: path.join(outside, 'secret.txt') })],
+      [toolStep('1.1', 'read_text_file', { path: path.join(ws, 'notes.md') })],
+    );
     const seen = llm.requests.length;
     // PLANNER_WORKSPACE_ROOTS left unset: the worker's default root (its folder) plus the server's roots.
     await withPlanner(pack, {}, async (planner) => {
@@ -231,11 +201,10 @@ describe('item 7: a path param under a name no heuristic knows', () => {
       cwd: ws,
     } satisfies McpServerConfig;
     pack = await createMcpPack('docs', server);
-    plans = [
-      [step('1.1', 'read_doc', { location: 'outlink/secret.txt' })],
-      [step('1.1', 'read_doc', { location: 'notes.md' })],
-    ];
-    planCalls = 0;
+    plans.set(
+      [toolStep('1.1', 'read_doc', { location: 'outlink/secret.txt' })],
+      [toolStep('1.1', 'read_doc', { location: 'notes.md' })],
+    );
     const seen = llm.requests.length;
     await withPlanner(pack, { PLANNER_WORKSPACE_ROOTS: ws }, async (planner) => {
       const handle = await start(planner, 'location', 'docs', { workspace_root: ws }, 'read the doc about passwords');

@@ -12,7 +12,7 @@ import { auditEntryView } from '../../src/cli/json-views';
 import { renderHistory } from '../../src/cli/render';
 import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { scriptedPlans, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { runPlannerCli } from '../support/cli';
 import { connectClient, testAddress, waitFor } from '../support/temporal';
 import { cliIdentity } from '../../src/cli/context';
@@ -63,8 +63,11 @@ const SEND = {
   depends_on: [0],
   parallel: false,
 };
-/** The steps the scripted planner's next plans have. */
-let steps: object[] = [LIST];
+const plans = scriptedPlans({
+  steps: ['List overdue invoices', 'Send payment reminders'],
+  capabilities: ['list_overdue_invoices', 'send_payment_reminders'],
+  task: 'Overdue invoices',
+});
 
 let llm: ScriptedLlmServer;
 let planner: TestPlanner;
@@ -73,19 +76,7 @@ let alice: PlannerClient;
 let bob: PlannerClient;
 
 beforeAll(async () => {
-  llm = await startScriptedLlmServer({
-    reply: plannerReplies({
-      steps: ['List overdue invoices', 'Send payment reminders'],
-      capabilities: ['list_overdue_invoices', 'send_payment_reminders'],
-      plan: () =>
-        JSON.stringify({
-          status: 'FEASIBLE',
-          tasks: [{ id: '1', title: 'Overdue invoices', steps }],
-          complexity: 1,
-          estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-        }),
-    }),
-  });
+  llm = await startScriptedLlmServer({ reply: plans.reply });
   planner = await startTestPlanner(invoicing, { prefix: 'control', env: llm.env });
   client = await connectClient();
   const target = { address: testAddress(), namespace: 'default', connectionOptions: { address: testAddress() } };
@@ -136,7 +127,7 @@ async function awaitingApproval(workflowId: string, version = 1): Promise<Planni
 
 describe('approval: side-effects', () => {
   test('a plan whose steps are all read-only runs without waiting: no AWAITING_APPROVAL in its audit, and the audit says why', async () => {
-    steps = [LIST];
+    plans.set([LIST]);
     const handle = await start('read-only', { approval: 'side-effects' });
     const outcome = await handle.result();
     const state = await handle.query(getStateQuery);
@@ -149,7 +140,7 @@ describe('approval: side-effects', () => {
   });
 
   test('a plan with a side-effecting step waits for a person, naming the step; nothing is sent until it is approved, and the audit names who approved', async () => {
-    steps = [LIST, SEND];
+    plans.set([LIST, SEND]);
     sent.clear();
     const handle = await start('side-effect', { approval: 'side-effects' });
     const waiting = await awaitingApproval(handle.workflowId);
@@ -166,7 +157,7 @@ describe('approval: side-effects', () => {
   });
 
   test('the old require_approval: true still makes every plan wait (mapped to approval: always)', async () => {
-    steps = [LIST];
+    plans.set([LIST]);
     const handle = await start('legacy', { require_approval: true });
     const waiting = await awaitingApproval(handle.workflowId);
     expect(waiting.options).toMatchObject({ approval: 'always', require_approval: true });
@@ -177,7 +168,7 @@ describe('approval: side-effects', () => {
 
 describe('who decided, and four eyes', () => {
   test("four_eyes refuses the starter's approval (PLAN-006 naming the rule), takes the starter's rejection and another person's approval, and the audit and history name each", async () => {
-    steps = [LIST, SEND];
+    plans.set([LIST, SEND]);
     const handle = await start('four-eyes', { approval: 'always', four_eyes: true });
     const { workflowId } = handle;
     expect((await awaitingApproval(workflowId)).started_by).toBe('alice@finance');
@@ -226,7 +217,7 @@ describe('who decided, and four eyes', () => {
   });
 
   test('a budget raise and an approval by another client carry its identity into the audit', async () => {
-    steps = [LIST];
+    plans.set([LIST]);
     const handle = await start('raise', { approval: 'always' });
     await awaitingApproval(handle.workflowId);
     await bob.raiseBudget(handle.workflowId, { calls: 5 });
@@ -246,7 +237,7 @@ describe('who decided, and four eyes', () => {
 
 describe('the CLI', () => {
   test("`planner start --approval side-effects --four-eyes` waits on a side-effecting plan; the same person's `planner approve` is refused (exit 2), another's approves, and `planner history` names them", async () => {
-    steps = [LIST, SEND];
+    plans.set([LIST, SEND]);
     const workflowId = `cli-${planner.taskQueue}`;
     const goal = 'Remind the customers with overdue invoices';
     const started = await runPlannerCli([

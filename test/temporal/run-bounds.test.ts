@@ -6,7 +6,6 @@
  */
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
 import fc from 'fast-check';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
@@ -16,7 +15,7 @@ import { versionOf } from '../../src/api/versions';
 import { planningWorkflow } from '../../src/workflows';
 import { SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
 import { recordHistory } from '../support/planner-workers';
-import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, workflowBundle } from '../support/temporal';
+import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, workflowWorker } from '../support/temporal';
 
 const env = useTimeSkippingServer();
 
@@ -30,13 +29,7 @@ async function withWorker<T>(
 ): Promise<T> {
   const taskQueue = uniqueTaskQueue('bounds');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({
-    connection: env().nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities: stubs.activities,
-  });
+  const worker = await workflowWorker(env().nativeConnection, taskQueue, stubs.activities);
   let n = 0;
   const start = async (input: unknown) => {
     const started = await env().client.workflow.start(planningWorkflow, {

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { getStateQuery } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
@@ -30,7 +30,7 @@ import {
   testAddress,
   uniqueTaskQueue,
   waitFor,
-  workflowBundle,
+  workflowWorker,
 } from '../support/temporal';
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
@@ -59,13 +59,7 @@ async function runWith<T>(
 ): Promise<T> {
   const taskQueue = uniqueTaskQueue('kinds-live');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({
-    connection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities: { ...stubs.activities, ...extra },
-  });
+  const worker = await workflowWorker(connection, taskQueue, { ...stubs.activities, ...extra });
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `kinds-live-${taskQueue}`,

@@ -10,7 +10,6 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type WorkflowHandle } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { readFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { completeStepUpdate, getStateQuery, resolveStepUpdate, type ResolveStepInput } from '../../src/api/messages';
@@ -24,7 +23,7 @@ import { LocalContentStore } from '../../src/store/content-store';
 import { planningWorkflow } from '../../src/workflows';
 import { withExtraSteps } from '../support/step-kinds';
 import { activityFailure, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowBundle } from '../support/temporal';
+import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowWorker } from '../support/temporal';
 
 const env = useTimeSkippingServer();
 
@@ -37,13 +36,7 @@ async function runWith<T>(
 ) {
   const taskQueue = uniqueTaskQueue('kinds');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({
-    connection: env().nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities: stubs.activities,
-  });
+  const worker = await workflowWorker(env().nativeConnection, taskQueue, stubs.activities);
   const handle = await env().client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `kinds-${taskQueue}`,
@@ -271,13 +264,7 @@ test('a plan with a kind the run cannot execute (an llm step in a run without an
     executeStep: async () => void executed++,
     runLlmStep: async () => void executed++,
   };
-  const worker = await Worker.create({
-    connection: env().nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities,
-  });
+  const worker = await workflowWorker(env().nativeConnection, taskQueue, activities);
   const handle = await env().client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `kinds-${taskQueue}`,

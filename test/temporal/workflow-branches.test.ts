@@ -6,7 +6,6 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { approveUpdate, getStateQuery, raiseBudgetUpdate } from '../../src/api/messages';
@@ -26,7 +25,7 @@ import {
 } from '../../src/domain/errors';
 import { planningWorkflow } from '../../src/workflows';
 import { activityFailure, llmCall, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowBundle } from '../support/temporal';
+import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowWorker } from '../support/temporal';
 
 const env = useTimeSkippingServer();
 
@@ -40,13 +39,7 @@ async function runWith<T>(
 ) {
   const taskQueue = uniqueTaskQueue('branches');
   const stubs = stubActivities(script, taskQueue);
-  const worker = await Worker.create({
-    connection: env().nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities: stubs.activities,
-  });
+  const worker = await workflowWorker(env().nativeConnection, taskQueue, stubs.activities);
   const handle = await env().client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `branches-${taskQueue}`,

@@ -11,10 +11,8 @@ import {
   promises as fs,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -28,11 +26,12 @@ import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import type { ToolPack } from '../../src/tools/tool';
 import { createWorkspacePack, WORKSPACE_CONTEXT_TOOL } from '../../src/tools/workspace';
 import { planningWorkflow } from '../../src/workflows';
-import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
+import { startTestPlanner, storeTexts, type TestPlanner } from '../support/planner-workers';
 import {
-  plannerReplies,
   promptKind,
+  scriptedPlans,
   startScriptedLlmServer,
+  toolStep,
   type ScriptedLlmServer,
 } from '../support/scripted-llm-server';
 import { connectClient } from '../support/temporal';
@@ -50,34 +49,19 @@ const ETC_SECRETS = ['/etc/passwd', '/etc/shadow'].flatMap((file) => {
 let ws: string;
 let client: Client;
 let llm: ScriptedLlmServer;
-let plans: unknown[][] = [];
-let planCalls = 0;
-
-function step(id: string, tool: string, params: Record<string, unknown>, depends_on: number[] = []) {
-  return { id, title: `Run ${tool}`, action: 'tool_call', tool, params, depends_on, parallel: true };
-}
+const plans = scriptedPlans({
+  steps: ['Gather the files about passwords', 'Read them'],
+  capabilities: ['workspace', 'files'],
+  task: 'Read',
+  complexity: 2,
+});
 
 beforeAll(async () => {
   ws = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'planner-ws-')));
   mkdirSync(path.join(ws, 'sub'));
   writeFileSync(path.join(ws, 'notes.md'), `Notes for the passwords goal: ${MARKER}\n`);
   symlinkSync('/etc', path.join(ws, 'etc-link'));
-  llm = await startScriptedLlmServer({
-    reply: plannerReplies({
-      steps: ['Gather the files about passwords', 'Read them'],
-      capabilities: ['workspace', 'files'],
-      plan: () => {
-        const steps = plans[Math.min(planCalls, plans.length - 1)]!;
-        planCalls++;
-        return JSON.stringify({
-          status: 'FEASIBLE',
-          tasks: [{ id: '1', title: 'Read', steps }],
-          complexity: 2,
-          estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-        });
-      },
-    }),
-  });
+  llm = await startScriptedLlmServer({ reply: plans.reply });
   client = await connectClient();
 });
 
@@ -117,13 +101,6 @@ function start(planner: TestPlanner, id: string, catalog: string, workspace_root
 }
 
 /** Every file the content store holds, as text. */
-function storeTexts(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(dir, name))
-    .filter((file) => statSync(file).isFile())
-    .map((file) => readFileSync(file, 'utf8'));
-}
-
 function requestTexts(): string[] {
   return llm.requests.map((r) => JSON.stringify(r.body));
 }
@@ -131,12 +108,11 @@ function requestTexts(): string[] {
 describe('finding 1: workspace roots are limited to PLANNER_WORKSPACE_ROOTS', () => {
   const pack = () => createWorkspacePack(ws, { allowedRoots: [ws] });
   const contextStep = () => [
-    step('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords shadow', max_context_tokens: 4000 }),
+    toolStep('1.1', WORKSPACE_CONTEXT_TOOL, { goal: 'passwords shadow', max_context_tokens: 4000 }),
   ];
 
   test('inside an allowed root the planner and the tool see the workspace (the leak detector works)', async () => {
-    plans = [contextStep()];
-    planCalls = 0;
+    plans.set(contextStep());
     const seen = llm.requests.length;
     await withPlanner(pack(), async (planner) => {
       const outcome = await (await start(planner, 'ws-allowed', 'workspace', ws)).result();
@@ -151,8 +127,7 @@ describe('finding 1: workspace roots are limited to PLANNER_WORKSPACE_ROOTS', ()
 
   test('workspace_root /etc: the run fails with PLAN-006 and no file from /etc reaches the prompt or the store', async () => {
     expect(ETC_SECRETS.length).toBeGreaterThan(0);
-    plans = [contextStep()];
-    planCalls = 0;
+    plans.set(contextStep());
     const seen = llm.requests.length;
     await withPlanner(pack(), async (planner) => {
       const handle = await start(planner, 'ws-etc', 'workspace', '/etc');
@@ -192,12 +167,11 @@ describe('finding 7: path params by schema, checked by real path before the tool
 
   test('".." mid-value is refused by validation, a symlink to /etc by executeStep; only the good path is read', async () => {
     reads = [];
-    plans = [
-      [step('1.1', 'read-file', { source: 'sub/../../../etc/passwd' })],
-      [step('1.1', 'read-file', { source: 'etc-link/passwd' })],
-      [step('1.1', 'read-file', { source: 'sub/../notes.md' })],
-    ];
-    planCalls = 0;
+    plans.set(
+      [toolStep('1.1', 'read-file', { source: 'sub/../../../etc/passwd' })],
+      [toolStep('1.1', 'read-file', { source: 'etc-link/passwd' })],
+      [toolStep('1.1', 'read-file', { source: 'sub/../notes.md' })],
+    );
     const seen = llm.requests.length;
     await withPlanner(defineToolPack('files', [readFile]), async (planner) => {
       const handle = await start(planner, 'ws-files', 'files', ws);
