@@ -43,7 +43,7 @@ test('`npm pack --dry-run` ships dist/, bin/, docs/, the README and the changelo
   expect(packed.name).toBe('durable-planner');
   const files = packed.files.map((f) => f.path);
   const top = new Set(files.map((f) => f.split('/')[0]));
-  expect([...top].sort()).toEqual(['CHANGELOG.md', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
+  expect([...top].sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
   expect(files).toEqual(
     expect.arrayContaining([
       'bin/planner.js',
