@@ -141,7 +141,7 @@ function requireFourEyes(state: PlanningState, approval: ApproveInput): void {
   }
   if (approval.identity === state.last_edited_by) {
     refuse(
-      `approve refused by four_eyes: ${approval.identity} made the last edit of this plan, so another person must approve plan v${version}`,
+      `approve refused by four_eyes: ${approval.identity} made the last edit of this plan, so another person must approve ${version}`,
       'Ask someone else (another client identity) to approve it; the editor may still reject or edit it.',
     );
   }

@@ -121,12 +121,12 @@ function candidateOf(state: PlanningState, change: { plan?: Record<string, unkno
 
 /** The candidate validated as a generated plan is (the checkPlan activity): refused naming every issue. */
 async function validated(run: PlanningRun, candidate: unknown, what: string) {
-  const { issues, routes } = await planningActivities(`check ${what}`, true).checkPlan({
+  const { issues, routes, plan } = await planningActivities(`check ${what}`, true).checkPlan({
     plan: candidate,
     request: run.state.request,
   });
   if (issues.length > 0) throw planFailureToApplicationFailure(new PlanValidationError(issues));
-  return { plan: candidate as Plan, routes };
+  return { plan: (plan ?? candidate) as Plan, routes };
 }
 
 const sameSteps = (a: Plan, b: Plan) => canonicalJson(unstamped(a)) === canonicalJson(unstamped(b));

@@ -113,7 +113,7 @@ test('planner audit lists the decisions of two runs by kind and who decided, fro
 
     const refused = await runPlannerCli(['audit', '--kind', 'coffee']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('kinds are approval, rejection, budget, re-plan, edit, answer;');
+    expect(refused.stderr).toContain('kinds are approval, rejection, budget, re-plan, edit, re-run, answer;');
 
     // No worker now: what people sent comes from Temporal's history, with the identity they sent.
     await planner.stop();

@@ -180,7 +180,8 @@ test('start --wait follows a run to its end and --json prints the final state', 
   expect(run.stderr).toMatch(/COMPLETED · plan v1 \(FEASIBLE\)/);
 
   const shown = await cli('show', id);
-  expect(shown.stdout).toMatch(/\n {3}1\.2 \[COMPLETED\] .+ → contaminants-detected .+\n {7}Depends: 1\.1\n/);
+  // The goal's two parts are two tasks; the second reads the first's ids (step 2.1 depends on 1.1).
+  expect(shown.stdout).toMatch(/\n {3}2\.1 \[COMPLETED\] .+ → contaminants-detected .+\n {7}Depends: 1\.1\n/);
 
   const diffless = await cli('show', id, '--diff', '1', '2');
   expect(diffless.code).toBe(3);

@@ -163,12 +163,14 @@ describe('editPlan', () => {
       by: 'bob@ops',
       explanation: 'edited by bob@ops: south only, no emails',
       diff: { added: [], removed: ['1.3'], changed: [{ id: '1.1', fields: ['params'] }] },
-      json_changes: ['/tasks/0/steps/0/params/region', '/tasks/0/steps/2'],
+      // The criterion the system derived for the removed step went with it.
+      json_changes: ['/tasks/0/acceptance_criteria/0', '/tasks/0/steps/0/params/region', '/tasks/0/steps/2'],
     });
     expect(state.audit.find((a) => a.message.startsWith('plan v1 edited'))).toMatchObject({
       kind: 'plan',
       by: 'bob@ops',
-      message: 'plan v1 edited by bob@ops into v2: /tasks/0/steps/0/params/region, /tasks/0/steps/2',
+      message:
+        'plan v1 edited by bob@ops into v2: /tasks/0/acceptance_criteria/0, /tasks/0/steps/0/params/region, /tasks/0/steps/2',
     });
     expect(state.audit.map((a) => a.message)).toContain(
       'CRITIQUING → AWAITING_APPROVAL: a person must approve plan v2: a person edited it',
@@ -282,9 +284,9 @@ describe('re-run from a step', () => {
       'step 1.2: 1 call(s), 0 tokens, $0.010000',
       'step 1.3: 1 call(s), 0 tokens, $0.010000',
     ]);
-    // No plan was generated for it: the only LLM charges are the analysis and the critique of the given plan.
+    // No plan was generated for it: the only LLM charge is the pre-mortem of the given plan (it has a side-effecting
+    // step); the rules analysed the clear goal alone.
     expect(state.audit.filter((a) => a.kind === 'budget').map((a) => a.message.split(':')[0])).toEqual([
-      'requirements analysis',
       'critique',
       'step 1.2',
       'step 1.3',

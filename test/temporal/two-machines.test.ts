@@ -150,7 +150,7 @@ test(`${PLANS} plans whose dependent step runs on the other worker: all COMPLETE
   const lines = table.stdout.trim().split('\n');
   expect(lines[0]).toBe(`Results of ${id} · plan v1 · stage COMPLETED`);
   expect(lines[2]).toMatch(
-    /^Step 2 \(1\.2\) contaminants-detected \[COMPLETED\] · \d+ item\(s\) · sha256:[0-9a-f]{64}$/,
+    /^Step 2 \(2\.1\) contaminants-detected \[COMPLETED\] · \d+ item\(s\) · sha256:[0-9a-f]{64}$/,
   );
   // A column per key, in the stored (canonical, sorted) key order; a line per row, every row.
   expect(lines[3]).toMatch(/^CONCENTRATION_PPM +CONTAMINANT +DETECTED_ON +FACILITY_ID +ID +RISK_LEVEL +SHIPMENT_ID$/);
