@@ -189,12 +189,13 @@ export class PlanningRun {
   /** Bounded state: an old version leaves for the content store, its summary and ref stay; then whole pages of those. */
   archive(entry: ArchivedVersion | ArchivedVersionPage): void {
     const { state } = this;
-    if (!('last_version' in entry)) {
+    if ('last_version' in entry) {
+      state.archived_versions = (state.archived_versions ?? []).filter((v) => v.version > entry.last_version);
+      (state.archived_version_pages ??= []).push(entry);
+    } else {
       state.versions = state.versions.filter((v) => v.version !== entry.version);
-      return void (state.archived_versions ??= []).push(entry);
+      (state.archived_versions ??= []).push(entry);
     }
-    state.archived_versions = (state.archived_versions ?? []).filter((v) => v.version > entry.last_version);
-    (state.archived_version_pages ??= []).push(entry);
   }
 
   /** The plan's cost forecast, on its version's record, or how the completed version's cost compared (./forecast). */
