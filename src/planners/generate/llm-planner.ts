@@ -9,6 +9,7 @@
  * A first plan starts from the ranking planner's draft: the model gives its verdict first and writes a plan only to
  * revise it, so a draft that answers the goal costs a dozen tokens of reply instead of the whole plan again (on two
  * CPU cores, 6-19 tokens a second). A kept draft is validated like any reply: if it has issues, the model is told.
+ * A revision keeps the draft's tasks: its steps take the draft's labels where the model wrote none (withLabelsOfDraft).
  */
 import { z } from 'zod';
 import {
