@@ -9,7 +9,8 @@
  * A first plan starts from the ranking planner's draft: the model gives its verdict first and writes a plan only to
  * revise it, so a draft that answers the goal costs a dozen tokens of reply instead of the whole plan again (on two
  * CPU cores, 6-19 tokens a second). A kept draft is validated like any reply: if it has issues, the model is told.
- * A revision keeps the draft's tasks: its steps take the draft's labels where the model wrote none (withLabelsOfDraft).
+ * A revision keeps the tasks of the plan it revises (the draft, or the previous version of a refinement): its steps
+ * take that plan's labels where the model wrote none (withLabelsOfDraft).
  */
 import { z } from 'zod';
 import {
@@ -154,7 +155,7 @@ export class LlmPlanner implements Planner {
                 metadata: { ...draft!.metadata, ...planStamp.metadata },
                 assumptions: [...draft!.assumptions, "the model checked the ranking planner's draft and kept it"],
               }
-            : parsePlanReply(revision, planStamp, catalog, draft);
+            : parsePlanReply(revision, planStamp, catalog, draft ?? refinement?.previous);
         const parsed = groundedPlan(withActionsAccounted(replied, request, catalog), grounding, catalog);
         const leftOut = namedToolsLeftOut(parsed, request, tools);
         const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];

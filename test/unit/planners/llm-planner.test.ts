@@ -23,7 +23,7 @@ import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { FILES_CATALOG } from '../../support/files-catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
-import { request, STAMP } from '../../support/planning';
+import { rankingPlan, request, STAMP } from '../../support/planning';
 
 const harness = new LlmHarness();
 afterEach(() => harness.close());
@@ -642,6 +642,41 @@ describe('LlmPlanner: refinement', () => {
     expect(user).toContain('"tool":"contaminants-detected"'); // the previous plan in the format the model writes
     expect(user).toContain('step 0 is "1.1", step 1 is "1.2"'); // so feedback naming step ids can be placed
     expect(user).not.toContain(previous.id); // stamped fields are the system's, not shown to the model
+  });
+
+  it('keeps the tasks of the previous version when the refined reply labels none', async () => {
+    const previous = rankingPlan(LLM_GOAL);
+    expect(previous.tasks).toHaveLength(2);
+    const refined = {
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        {
+          title: 'Rejected contaminated shipments',
+          tool: 'shipments',
+          params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true, status: 'rejected' },
+          depends_on: [],
+        },
+        {
+          title: 'Their contaminants',
+          tool: 'contaminants-detected',
+          params: { shipment_ids: '${step[0].data.*.id}' },
+          depends_on: [0],
+        },
+      ],
+    };
+    await harness.start({ script: [JSON.stringify(refined)] });
+    const { plan } = await generate({
+      request: request(`${LLM_GOAL}, only the rejected ones`),
+      stamp: { ...STAMP, version: 2 },
+      refinement: { previous, feedback: ['step 1.1: also filter by status rejected'] },
+    });
+
+    expect(plan.tasks.map((t) => [t.title, t.depends_on, t.steps.map((s) => s.tool)])).toEqual([
+      ['Get last week contaminated shipments', [], ['shipments']],
+      ['The contaminants found in them', ['1'], ['contaminants-detected']],
+    ]);
+    expect(plan.tasks[0]!.steps[0]!.params.status).toBe('rejected');
   });
 });
 
