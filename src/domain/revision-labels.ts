@@ -1,8 +1,9 @@
 /**
- * The parts of the goal a revision serves, carried over from the draft it revises. A model that checks a draft of
- * several tasks and rewrites it (./plan-draft) tends to leave out the steps' `task` labels, and asking for them would
- * cost output tokens on every step; without them the revision would be one task. The system labels each step
- * instead, from the draft's steps (`draftOf` writes a label per step when the draft has several tasks):
+ * The parts of the goal a revision serves, carried over from the plan it revises (the ranking planner's draft, or the
+ * previous version in a refinement). A model that rewrites a plan of several tasks (./plan-draft) tends to leave out
+ * the steps' `task` labels, and asking for them would cost output tokens on every step; without them the revision
+ * would be one task. The system labels each step instead, from the revised plan's steps (`draftOf` writes a label per
+ * step when a plan has several tasks):
  *
  * 1. its counterpart: the draft step calling the same tool (or of the same kind) whose params agree most — equal
  *    values first, then shared names, then a draft step no earlier step took — if they share a param name or both
@@ -34,7 +35,7 @@ function agreement(step: DraftStep, other: DraftStep): [number, number] | undefi
   return [equal, names.length];
 }
 
-/** a before b in lexicographic order of their numbers, highest first. */
+/** Whether score `a` beats score `b`: compared number by number, the first that differs decides, higher wins. */
 const outranks = (a: readonly number[], b: readonly number[]) => {
   const k = a.findIndex((v, j) => v !== b[j]);
   return k >= 0 && a[k]! > b[k]!;
