@@ -135,6 +135,7 @@ describe('editPlan', () => {
     });
     expect(state.audit.find((a) => a.message.startsWith('plan v1 edited'))).toMatchObject({
       kind: 'plan',
+      decision: 'edit',
       by: 'bob@ops',
       message:
         'plan v1 edited by bob@ops into v2: /tasks/0/acceptance_criteria/0, /tasks/0/steps/0/params/region, /tasks/0/steps/2',
@@ -316,6 +317,7 @@ describe('re-run an open run from a step', () => {
       'step 1.3',
     ]);
     expect(since.find((a) => a.message.startsWith('re-run from step 1.2'))).toMatchObject({
+      decision: 'rerun',
       by: 'bob@ops',
       message:
         're-run from step 1.2 by bob@ops as plan v2: runs 1.2, 1.3 again; keeps 1.1 (results by reference); side-effecting step(s) 1.3 get a new idempotency scope: their effects are meant to happen again; patched: /tasks/0/steps/1/params/limit',

@@ -112,7 +112,11 @@ test('with one side-effecting step, the read-only steps run and that step waits 
   expect(sent).toEqual([['Acme']]);
   const audit = (await handle.query(getStateQuery)).audit.filter((a) => a.kind === 'approval');
   expect(audit).toEqual([
-    expect.objectContaining({ message: 'step 1.2 approved by bob@finance: go ahead', by: 'bob@finance' }),
+    expect.objectContaining({
+      message: 'step 1.2 approved by bob@finance: go ahead',
+      by: 'bob@finance',
+      decision: 'approve',
+    }),
   ]);
 });
 
@@ -133,6 +137,7 @@ test('a step rejected by a person fails with the reason (PLAN-011) and the run r
   expect(state.audit.find((a) => a.kind === 'approval')).toMatchObject({
     message: 'step 1.2 rejected by bob@finance: not before the month closes',
     by: 'bob@finance',
+    decision: 'reject',
   });
   expect(sent).toEqual([]);
 });

@@ -205,6 +205,14 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
       /^step 1\.1 \(shipments\) failed: an earlier attempt never reported an outcome — failed by a person: cannot tell$/,
     );
     expect(scopes).toHaveLength(2); // v2's step ran again (the stub's second call succeeds)
+    // The decisions the audit marks, as `planner audit` reads them: each version passed by the gatekeeper, the
+    // person's resolution, and the re-plan it led to.
+    expect(result.state.audit.flatMap((a) => (a.decision ? [[a.kind, a.decision]] : []))).toEqual([
+      ['gatekeeper', 'approve'],
+      ['message', 'resolve'],
+      ['stage', 'replan'],
+      ['gatekeeper', 'approve'],
+    ]);
   });
 
   test('with on_outcome_unknown "fail" the run ends at once with PLAN-014, asking no one and planning nothing more', async () => {
