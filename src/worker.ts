@@ -193,6 +193,8 @@ export async function createToolWorkers(options: {
 
 export interface LocalWorkers {
   workers: Worker[];
+  /** What the planner worker's activities plan with: its catalogs, store and ledger, and its LLM client if any. */
+  planning: PlanningDependencies;
   /** The Worker Deployment version they poll as; undefined when versioning is off (PLANNER_WORKER_VERSIONING). */
   version: PlannerVersion | undefined;
   /**
@@ -312,6 +314,7 @@ export async function createLocalWorkers(options: {
       : Promise.resolve(undefined);
   return {
     workers,
+    planning,
     version,
     current,
     async runUntil<R>(until: Promise<R>): Promise<R> {
