@@ -15,6 +15,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities, createPlanningDependencies } from './activities';
+import { createCostHistoryActivities } from './activities/cost-history';
 import type { PlanningDependencies } from './activities/planning';
 import { createToolActivities } from './activities/tools';
 import { loadConfig, type PlannerConfig, type ToolQueues } from './config';
@@ -43,7 +44,10 @@ export interface PlannerWorkerOptions {
   taskQueue: string;
   /** A prebuilt workflow bundle (tests build one once); otherwise src/workflows is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** The planner's activities (plannerActivities, or createActivities for planning alone). */
+  /**
+   * The planner's activities (plannerActivities, or createActivities for planning alone); without forecastCost and
+   * recordCosts, the worker keeps no cost history.
+   */
   activities: NonNullable<WorkerOptions['activities']>;
   /** Worker plugins, e.g. tracing's (src/telemetry/tracing.ts). */
   plugins?: WorkerOptions['plugins'];
@@ -57,7 +61,10 @@ export async function createPlannerWorker(options: PlannerWorkerOptions): Promis
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...plannerWorkflows(options.workflowBundle),
-    activities: options.activities,
+    // The workflow calls forecastCost and recordCosts as local activities, which the SDK refuses unregistered only
+    // when not replaying: a run on a worker without them would break at its next replay (a query, an update). Given
+    // activities without them get the ones of no cost history: a forecast from the estimate, no record.
+    activities: { ...createCostHistoryActivities(undefined), ...options.activities },
     plugins: options.plugins ?? [],
     ...(options.version ? { workerDeploymentOptions: workerDeploymentOptions(options.version) } : {}),
   });
@@ -193,6 +200,8 @@ export async function createToolWorkers(options: {
 
 export interface LocalWorkers {
   workers: Worker[];
+  /** What the planner worker's activities plan with: its catalogs, store and ledger, and its LLM client if any. */
+  planning: PlanningDependencies;
   /** The Worker Deployment version they poll as; undefined when versioning is off (PLANNER_WORKER_VERSIONING). */
   version: PlannerVersion | undefined;
   /**
@@ -312,6 +321,7 @@ export async function createLocalWorkers(options: {
       : Promise.resolve(undefined);
   return {
     workers,
+    planning,
     version,
     current,
     async runUntil<R>(until: Promise<R>): Promise<R> {

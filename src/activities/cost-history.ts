@@ -2,7 +2,9 @@
  * The recorded costs of past runs, by subject (`tool:<name>`, `llm-step`), kept in the ledger beside the other
  * ledgers so they live where a run's store lives (files, or PostgreSQL shared by every worker): the latest
  * MAX_SAMPLES per subject under `cost-history:<subject>`. A finished run adds what each of its steps cost
- * (`recordCosts`); a run about to wait for approval reads them to forecast its plan (`forecastCost`).
+ * (`recordCosts`); a run about to wait for approval reads them to forecast its plan (`forecastCost`). Without a
+ * ledger (a worker given activities without these, see createPlannerWorker) there is no history: the forecast comes
+ * from the plan's estimate, and a record is refused, saying why.
  */
 import { z } from 'zod';
 import { withPlannerFailures } from '../api/failures';
@@ -15,6 +17,7 @@ import {
   type CostSample,
 } from '../domain/cost-forecast';
 import { flattenSteps, PlanSchema } from '../domain/plan';
+import { WorkerFailureError } from '../domain/errors';
 import type { IdempotencyLedger } from '../store/idempotency';
 import { parseInput } from './parse-input';
 
@@ -38,12 +41,13 @@ const RecordInputSchema = z.object({
   samples: z.record(z.string().max(300), z.array(CostSampleSchema).max(MAX_SAMPLES)),
 });
 
-async function samplesOf(ledger: IdempotencyLedger, subject: string): Promise<CostSample[]> {
+async function samplesOf(ledger: IdempotencyLedger | undefined, subject: string): Promise<CostSample[]> {
+  if (!ledger) return [];
   const stored = z.object({ samples: z.array(CostSampleSchema) }).safeParse(await ledger.get(keyOf(subject)));
   return stored.success ? stored.data.samples.slice(-MAX_SAMPLES) : []; // an unreadable entry is no history
 }
 
-export function createCostHistoryActivities(ledger: IdempotencyLedger) {
+export function createCostHistoryActivities(ledger: IdempotencyLedger | undefined) {
   return {
     /** The forecast of a plan's cost from the recorded costs of its tools (src/domain/cost-forecast.ts). */
     forecastCost: withPlannerFailures(async (input: z.input<typeof ForecastInputSchema>): Promise<CostForecast> => {
@@ -61,6 +65,10 @@ export function createCostHistoryActivities(ledger: IdempotencyLedger) {
     recordCosts: withPlannerFailures(
       async (input: z.input<typeof RecordInputSchema>): Promise<{ subjects: number }> => {
         const { samples } = parseInput(RecordInputSchema, input, 'recordCosts');
+        if (!ledger)
+          throw new WorkerFailureError(
+            'this worker keeps no cost history: its activities were given without recordCosts',
+          );
         for (const [subject, added] of Object.entries(samples)) {
           const kept = [...(await samplesOf(ledger, subject)), ...added].slice(-MAX_SAMPLES);
           await ledger.remove(keyOf(subject));

@@ -16,6 +16,7 @@ import { PlanningRequestSchema, effectiveGoal, type PlanningRequest } from '../d
 import { RequirementsSchema } from '../domain/requirements';
 import type { ToolRoute } from '../domain/routing';
 import { unsaidLiterals, type Grounding } from '../domain/grounding';
+import { withoutOrphanCriteria } from '../domain/task-structure';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
 import { planIssues, runnableStepKinds, validatePlan } from '../domain/validation';
 import { groundingOf } from '../planners/goal-constraints';
@@ -299,23 +300,6 @@ function validationContext(request: PlanningRequest, catalog: readonly ToolSpec[
   };
 }
 
-/**
- * A person's plan without the acceptance criteria that name a step it no longer has: the system derived those for
- * the step a person removed, and they go with it (criteria a person wrote or kept stay, and are validated).
- */
-function withoutOrphanCriteria(given: unknown): unknown {
-  const parsed = PlanSchema.safeParse(given);
-  if (!parsed.success) return given; // validation names what is wrong
-  const ids = new Set(flattenSteps(parsed.data).map((s) => s.id));
-  return {
-    ...parsed.data,
-    tasks: parsed.data.tasks.map((t) => ({
-      ...t,
-      acceptance_criteria: t.acceptance_criteria?.filter((c) => ids.has(c.assertion.step)),
-    })),
-  };
-}
-
 export function createPlanningActivities(deps: PlanningDependencies) {
   const keepOutOfHistory = async <R extends { transcript?: TranscriptMessage[] }>(
     result: R,
@@ -458,7 +442,8 @@ export function createPlanningActivities(deps: PlanningDependencies) {
         input: z.input<typeof CheckPlanInputSchema>,
       ): Promise<{ issues: ValidationIssue[]; routes: Record<string, ToolRoute>; plan: unknown }> => {
         const { request, ...given } = parseInput(CheckPlanInputSchema, input, 'checkPlan');
-        const plan = withoutOrphanCriteria(given.plan);
+        const parsed = PlanSchema.safeParse(given.plan); // if it does not parse, validation names what is wrong
+        const plan = parsed.success ? withoutOrphanCriteria(parsed.data) : given.plan;
         const catalog = deps.catalogs.get(request.tool_catalog);
         const issues = validatePlan(plan, validationContext(request, catalog, pick(request).planner.kind));
         const tools = issues.length > 0 ? [] : flattenSteps(plan as Plan).flatMap((s) => (s.tool ? [s.tool] : []));

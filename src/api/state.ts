@@ -119,6 +119,27 @@ export interface ArchivedVersionPage {
   ref: string;
 }
 
+/**
+ * The decision an audit entry records, so that readers (`planner audit`) need not parse its message: a person's
+ * (`approve`, `reject` of a plan or a step; `edit`; `rerun`; `answer` of a clarification or a human step; `resolve`
+ * of an unknown outcome; `raise` of the budget; `by` names them where the client did), the gatekeeper's in its entries
+ * (`approve`, `refine`, `reject`), or the run's own (`replan` after a failed step, check or empty answer; `pause` for
+ * budget).
+ */
+export const AUDIT_DECISIONS = [
+  'approve',
+  'reject',
+  'edit',
+  'rerun',
+  'answer',
+  'resolve',
+  'raise',
+  'refine',
+  'replan',
+  'pause',
+] as const;
+export type AuditDecision = (typeof AUDIT_DECISIONS)[number];
+
 export interface AuditEntry {
   at: string;
   kind:
@@ -136,6 +157,8 @@ export interface AuditEntry {
   message: string;
   /** Who made the decision the entry records (approve, reject, answer, complete, resolve, raise): the identity the client sent. */
   by?: string;
+  /** The decision the entry records, if it records one. */
+  decision?: AuditDecision;
   /** Content address of what backs the entry (an LLM conversation, a step result), for `planner` to fetch. */
   ref?: string;
 }

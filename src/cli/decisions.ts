@@ -1,10 +1,12 @@
 /**
- * The decisions of a run, by kind, for `planner audit`: read from the run's own audit (getState) where a worker
- * answers, else from Temporal's event history (the messages people sent). Pure: no client, so it is tested on entries.
+ * The decisions of a run, by kind, for `planner audit`: read from the run's own audit (getState: each entry's
+ * `decision`, never its wording) where a worker answers, else from Temporal's event history (the messages people
+ * sent). Pure but for the two reads of decisionsOfRun, so it is tested on entries and on a stub client.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { AuditEntry } from '../api/state';
+import type { AuditDecision, AuditEntry } from '../api/state';
+import type { PlannerClient } from '../client';
 
 export const DECISION_KINDS = ['approval', 'rejection', 'budget', 're-plan', 'edit', 're-run', 'answer'] as const;
 export type DecisionKind = (typeof DECISION_KINDS)[number];
@@ -20,46 +22,33 @@ export interface DecisionView {
   source: 'audit' | 'history';
 }
 
-/** The kind of decision an audit entry records, and who made it; null for entries that record no decision. */
-function classify(entry: AuditEntry): { kind: DecisionKind; by: string } | null {
-  const person = entry.by ?? 'unknown';
-  const { message } = entry;
-  switch (entry.kind) {
-    case 'approval':
-      if (message.startsWith('approved')) return { kind: 'approval', by: person };
-      if (message.startsWith('rejected')) return { kind: 'rejection', by: person };
-      return null;
-    case 'gatekeeper':
-      if (message.startsWith('approve:')) return { kind: 'approval', by: 'gatekeeper' };
-      if (message.startsWith('refine:')) return { kind: 're-plan', by: 'gatekeeper' };
-      if (message.startsWith('reject:')) return { kind: 'rejection', by: 'gatekeeper' };
-      return null;
-    case 'budget':
-      return message.startsWith('limits raised') ? { kind: 'budget', by: person } : null;
-    case 'stage':
-      if (/→ BUDGET_EXHAUSTED:/.test(message)) return { kind: 'budget', by: 'planner' };
-      if (/→ PLANNING: re-plan /.test(message)) return { kind: 're-plan', by: 'planner' };
-      return null;
-    case 'plan':
-      // A person's edit of the plan awaiting approval, or a re-run from a step (src/workflows/plan-edits.ts).
-      if (/^plan v\d+ edited/.test(message)) return { kind: 'edit', by: person };
-      if (message.startsWith('re-run from step')) return { kind: 're-run', by: person };
-      return null;
-    case 'message':
-      return /^(clarification answered|step \S+ (answered|resolved)):/.test(message)
-        ? { kind: 'answer', by: person }
-        : null;
-    default:
-      return null;
-  }
+/** The kind `planner audit` gives each decision an audit entry records (its `decision`). */
+const AUDIT_KINDS: Record<AuditDecision, DecisionKind> = {
+  approve: 'approval',
+  reject: 'rejection',
+  edit: 'edit',
+  rerun: 're-run',
+  answer: 'answer',
+  resolve: 'answer',
+  raise: 'budget',
+  refine: 're-plan',
+  replan: 're-plan',
+  pause: 'budget',
+};
+
+/** Who made an entry's decision: the gatekeeper in its entries, the run for a re-plan or a pause, else the person. */
+function deciderOf(entry: AuditEntry, decision: AuditDecision): string {
+  if (entry.kind === 'gatekeeper') return 'gatekeeper';
+  if (decision === 'replan' || decision === 'pause') return 'planner';
+  return entry.by ?? 'unknown';
 }
 
+/** The decisions a run's audit records, by the `decision` its workflow gave each entry. */
 export function decisionsOfAudit(workflowId: string, audit: readonly AuditEntry[]): DecisionView[] {
   return audit.flatMap((entry) => {
-    const decision = classify(entry);
-    return decision
-      ? [{ workflowId, at: entry.at, ...decision, message: entry.message, source: 'audit' as const }]
-      : [];
+    const { decision, at, message } = entry;
+    if (!decision) return [];
+    return [{ workflowId, at, kind: AUDIT_KINDS[decision], by: deciderOf(entry, decision), message, source: 'audit' }];
   });
 }
 
@@ -125,4 +114,22 @@ export function decisionsOfHistory(workflowId: string, history: temporal.api.his
     out.push({ workflowId, at: timeOf(e), kind, by, message: `${name} ${text}`.trim(), source: 'history' });
   }
   return out;
+}
+
+/**
+ * A run's decisions: from its audit where a worker answers the query, else from Temporal's history; from its history
+ * too when its audit marks no decision (a run of a worker older than the audit's `decision` field).
+ */
+export async function decisionsOfRun(
+  client: Pick<PlannerClient, 'state' | 'history'>,
+  workflowId: string,
+): Promise<DecisionView[]> {
+  const audit = await client.state(workflowId).then(
+    (state) => state.audit,
+    () => null,
+  );
+  const decided = audit ? decisionsOfAudit(workflowId, audit) : [];
+  if (decided.length > 0) return decided;
+  const history = await client.history(workflowId).catch((err: unknown) => (audit ? null : Promise.reject(err)));
+  return history ? decisionsOfHistory(workflowId, history) : [];
 }

@@ -11,7 +11,8 @@ import { tracingFromConfig, tracingPlugins } from '../telemetry/tracing';
 import { ensureSearchAttributes, loadTemporalTarget, type TemporalTarget } from '../temporal-connection';
 import type { MakeCurrent } from '../versioning';
 import { DEFAULT_CATALOG } from '../tools/registry';
-import { catalogsOf, createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
+import type { PlanningDependencies } from '../activities/planning';
+import { createLocalWorkers, defaultToolPacks, type LocalWorkers } from '../worker';
 
 let runtimeInstalled = false;
 
@@ -61,19 +62,19 @@ export interface RunningWorkers {
 }
 
 /**
- * Sends the planner's stable prompt prefix of the default catalog to the LLM once (src/llm/warm-up.ts), so the first
- * run's planning call finds it in the provider's prompt cache.
+ * Sends the planner's stable prompt prefix of the default catalog to the LLM once (src/llm/warm-up.ts), through the
+ * client the planning activities call (`planning.llm`, built once in src/activities/llm-dependencies.ts), so the first
+ * run's planning call finds it in the provider's prompt cache. Undefined when the planner has no LLM.
  */
-async function warmUp(config: PlannerConfig, catalog: Parameters<typeof catalogsOf>[0]): Promise<string> {
-  const { ProviderChain } = await import('../llm/providers');
-  const { warmPromptCache } = await import('../llm/warm-up');
-  const result = await warmPromptCache(
-    ProviderChain.fromConfig(config.llmProviders),
-    catalogsOf(catalog).get(DEFAULT_CATALOG),
-  );
-  return 'error' in result
-    ? `LLM prompt cache not warmed: ${result.error}`
-    : `LLM prompt cache warmed with the planner's prefix for catalog ${DEFAULT_CATALOG}: ${result.prompt_tokens} prompt tokens (${result.cached_tokens} already cached) in ${(result.ms / 1000).toFixed(1)} s`;
+export function warmUp(planning: Pick<PlanningDependencies, 'llm' | 'catalogs'>): Promise<string> | undefined {
+  const { llm, catalogs } = planning;
+  if (!llm) return undefined;
+  return import('../llm/warm-up').then(async ({ warmPromptCache }) => {
+    const result = await warmPromptCache(llm.client, catalogs.get(DEFAULT_CATALOG));
+    return 'error' in result
+      ? `LLM prompt cache not warmed: ${result.error}`
+      : `LLM prompt cache warmed with the planner's prefix for catalog ${DEFAULT_CATALOG}: ${result.prompt_tokens} prompt tokens (${result.cached_tokens} already cached) in ${(result.ms / 1000).toFixed(1)} s`;
+  });
 }
 
 /**
@@ -115,11 +116,11 @@ export async function startWorkers(
     plugins: tracingPlugins(tracing),
     makeCurrent: options.makeCurrent ?? 'always',
   });
-  const warm = options.warmUp && config.llmWarmUp && config.llmProviders.length > 0;
+  const warmed = options.warmUp && config.llmWarmUp ? warmUp(workers.planning) : undefined;
   return {
     workers,
     queues: workers.workers.map((w) => w.options.taskQueue),
-    ...(warm ? { warmed: warmUp(config, packs) } : {}),
+    ...(warmed ? { warmed } : {}),
     async close() {
       await workers.close();
       await connection.close();

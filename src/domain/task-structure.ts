@@ -5,7 +5,16 @@
  * task 2, step 1; templates and depends_on follow) and fills what a model should not have to write: each task's
  * complexity, resources and acceptance criteria, each step's description, expected output and verification.
  */
-import { FIBONACCI, TASK_COMPLEXITY, type AcceptanceCriterion, type Complexity, type Step, type Task } from './plan';
+import {
+  FIBONACCI,
+  flattenSteps,
+  TASK_COMPLEXITY,
+  type AcceptanceCriterion,
+  type Complexity,
+  type Plan,
+  type Step,
+  type Task,
+} from './plan';
 import type { JsonSchema } from './json-schema';
 import { pathParamValues } from './paths';
 import { containsTemplate, renumberedTemplates } from './templates';
@@ -229,6 +238,22 @@ export function acceptanceCriteria(
     }
   }
   return out.map((c, k) => ({ id: `AC-${taskId}.${k + 1}`, ...c }));
+}
+
+/**
+ * A person's plan (an edit, a re-run's patch) without the acceptance criteria that name a step it no longer has: the
+ * system derived those for the step the person removed, and they go with it. Criteria a person wrote or kept stay,
+ * and are validated with the plan.
+ */
+export function withoutOrphanCriteria(plan: Plan): Plan {
+  const ids = new Set(flattenSteps(plan).map((s) => s.id));
+  return {
+    ...plan,
+    tasks: plan.tasks.map((t) => ({
+      ...t,
+      acceptance_criteria: t.acceptance_criteria.filter((c) => ids.has(c.assertion.step)),
+    })),
+  };
 }
 
 /** What a task uses, from its steps and the tools' annotations. */

@@ -152,7 +152,7 @@ export async function editPlan(run: PlanningRun, payload: unknown): Promise<stri
   run.givePlan(
     { given_plan: given, ...(by !== undefined ? { last_edited_by: by } : {}), ...decided(run.state, by) },
     `plan v${base.version} edited${by ? ` by ${by}` : ''} into v${version}: ${jsonChanges(unstamped(base), unstamped(plan)).join(', ')}`,
-    by,
+    { by, decision: 'edit' },
   );
   return `plan v${version} recorded from your edit of v${base.version}; it is critiqued and awaits approval again`;
 }
@@ -192,7 +192,7 @@ export async function rerunFrom(run: PlanningRun, payload: unknown): Promise<str
   run.givePlan(
     { given_plan: given, completed_steps: completed, rerun_scopes: scopes, steps: replies, ...decided(state, by) },
     note,
-    by,
+    { by, decision: 'rerun' },
   );
   return `plan v${version} re-runs ${cone.join(', ')} from step ${from}; kept: ${kept.join(', ') || 'none'}`;
 }
@@ -224,7 +224,7 @@ export async function recordGivenPlan(run: PlanningRun, given: GivenPlan): Promi
   run.givePlan(
     { given_plan: null },
     `v${version} (${record.reason}) given${given.by ? ` by ${given.by}` : ''}${given.reason === 'initial' ? ` (${given.explanation})` : ''}: ${plan.status}, ${flattenSteps(plan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`,
-    given.by,
+    { by: given.by },
   );
   run.recordPlan(record);
   run.addRoutes(checked.routes);

@@ -27,7 +27,7 @@ import { initialState, nowIso } from './initial-state';
 import { newPlanId } from './plan-id';
 import { answerTaken } from './phases/clarify';
 import { approvalDecided, checkAnswer, checkCompletion, checkRaise, checkResolution } from './message-checks';
-import { checkedTransition, type Transition } from './transitions';
+import { checkedTransition, decisionOfMove, type Transition } from './transitions';
 import { resumedState } from './resume';
 import { ProgressLog } from './progress';
 import { RunView, waitsIn, type Shown } from './visibility';
@@ -64,7 +64,8 @@ export class PlanningRun {
     const next = checkedTransition(state.stage, t.to, state.stage_before_budget ?? undefined);
     if (state.stage === 'BUDGET_EXHAUSTED') Object.assign(state, { stage_before_budget: null, budget_needed: null });
     if (t.to === 'FAILED') state.failure = t.failure;
-    this.audit('stage', `${state.stage} → ${next}: ${t.to === 'FAILED' ? t.failure.message : t.why}`);
+    const why = t.to === 'FAILED' ? t.failure.message : t.why;
+    this.audit('stage', `${state.stage} → ${next}: ${why}`, { decision: decisionOfMove(state.stage, next) });
     state.stage = next;
     this.changed();
     if (waitsIn(next, this.mayCallLlm)) this.park();
@@ -101,7 +102,7 @@ export class PlanningRun {
     const text = redactSecrets(checked.text);
     this.state.answer = { text, by: 'user' };
     const by = checked.by ? ` (by ${checked.by})` : '';
-    this.audit('message', `clarification answered: ${text}${by}`, undefined, checked.by);
+    this.audit('message', `clarification answered: ${text}${by}`, { by: checked.by, decision: 'answer' });
     return text;
   }
 
@@ -120,21 +121,21 @@ export class PlanningRun {
     if (step)
       this.state.steps[step.index]!.reply = step.reply; // the waiting step takes it (./steps)
     else Object.assign(this.state, decided);
-    this.audit('approval', note, undefined, by);
+    this.audit('approval', note, { by, decision: status === 'approved' ? 'approve' : 'reject' });
     return reply;
   }
 
   /** A person's plan (editPlan, rerunFrom) given, or recorded by PLANNING: ./plan-edits.ts says what changes. */
-  givePlan(changes: Partial<PlanningState>, note: string, by: string | undefined): void {
+  givePlan(changes: Partial<PlanningState>, note: string, also: Pick<AuditEntry, 'by' | 'decision'>): void {
     Object.assign(this.state, changes);
-    this.audit('plan', note, undefined, by);
+    this.audit('plan', note, also);
     this.changed();
   }
 
   raiseBudget(payload: unknown): ToolBudget {
     const { note, ...raise } = checkRaise(this.state, payload);
     this.state.budget = { ...this.state.budget, limit: addUsage(this.state.budget.limit, raise) };
-    this.audit('budget', note, undefined, raise.identity);
+    this.audit('budget', note, { by: raise.identity, decision: 'raise' });
     this.changed();
     return this.state.budget;
   }
@@ -158,7 +159,7 @@ export class PlanningRun {
     this.state.question = question;
     const { intent, steps, is_clear } = requirements;
     const what = `intent ${intent.type} (${intent.confidence}); ${steps.length} requirement step(s); clear: ${is_clear}`;
-    this.audit('analysis', `planner ${this.state.request.planner}; ${what}`, ref);
+    this.audit('analysis', `planner ${this.state.request.planner}; ${what}`, { ref });
   }
 
   /** Under `planner: auto`, every LLM provider failed: the run plans with the ranking planner from now on. */
@@ -212,12 +213,12 @@ export class PlanningRun {
   recordCritiques(critiques: Critique[], ref?: string): void {
     this.state.critiques = critiques;
     const found = critiques.map((c) => `[${c.severity}] ${c.critic}: ${c.message}`).join('; ') || 'none';
-    this.audit('critique', `${critiques.length} critique(s): ${found}`, ref);
+    this.audit('critique', `${critiques.length} critique(s): ${found}`, { ref });
   }
 
   recordDecision(decision: GatekeeperDecision): void {
     this.state.decision = decision;
-    this.audit('gatekeeper', `${decision.decision}: ${decision.reason}`);
+    this.audit('gatekeeper', `${decision.decision}: ${decision.reason}`, { decision: decision.decision });
   }
 
   /** The next version is planned for `reason`, with the feedback that explains it (`emptyAnswer`: the run's one such re-plan). */
@@ -258,7 +259,7 @@ export class PlanningRun {
     const { index, reply, note, by } =
       kind === 'answer' ? checkCompletion(this.state, payload) : checkResolution(this.state, payload);
     this.state.steps[index]!.reply = reply;
-    this.audit('message', `${note}${by ? ` (by ${by})` : ''}`, undefined, by);
+    this.audit('message', `${note}${by ? ` (by ${by})` : ''}`, { by, decision: kind === 'answer' ? kind : 'resolve' });
     return note;
   }
 
@@ -279,10 +280,12 @@ export class PlanningRun {
     this.changed({ shown: 'when-parked' });
   }
 
-  /** An audit entry; `by`: who made the decision it records (the identity the message carried). */
-  audit(kind: AuditEntry['kind'], message: string, ref?: string, by?: string): void {
+  /** An audit entry; `by`: who made the `decision` it records (the identity the message carried). */
+  audit(kind: AuditEntry['kind'], message: string, also: Pick<AuditEntry, 'ref' | 'by' | 'decision'> = {}): void {
     const { state } = this;
+    const { ref, by, decision } = also;
     state.audit.push({ at: nowIso(), kind, message, ...(ref ? { ref } : {}), ...(by !== undefined ? { by } : {}) });
+    if (decision) state.audit.at(-1)!.decision = decision;
     if (state.audit.length <= AUDIT_LIMIT) return;
     state.audit_dropped = (state.audit_dropped ?? 0) + state.audit.splice(0, state.audit.length - AUDIT_LIMIT).length;
   }

@@ -111,7 +111,7 @@ function kindContext(run: PlanningRun, step: Step, index: number): StepKindConte
 function complete(run: PlanningRun, step: Step, index: number, result: StepResult, what: string): void {
   run.stepCompleted(index, stepKey(step), result);
   run.charge(result.usage, `step ${step.id}`, { shown: 'when-parked' }); // shown with the completion, when the run parks
-  run.audit('step', `step ${step.id} (${step.tool ?? step.action}) completed: ${what}`, result.ref);
+  run.audit('step', `step ${step.id} (${step.tool ?? step.action}) completed: ${what}`, { ref: result.ref });
 }
 
 function fail(

@@ -1,7 +1,7 @@
 /** What a phase returns: the next stage and why, a pause for budget with what is needed, or the run's failure. */
 import { failureOf, planFailureToApplicationFailure, type PlanFailure } from '../api/failures';
 import { outcomeOf } from '../api/answer';
-import type { PlanningOutcome, PlanningState } from '../api/state';
+import type { AuditDecision, PlanningOutcome, PlanningState } from '../api/state';
 import type { Usage } from '../domain/budget';
 import { PlannerError } from '../domain/errors';
 import { transition, type Stage } from '../domain/stages';
@@ -39,4 +39,10 @@ export function settle(state: PlanningState): PlanningOutcome {
   const { failure } = state;
   if (failure) throw planFailureToApplicationFailure({ ...failure, details: { ...failure.details, outcome } });
   return outcome;
+}
+
+/** The run's own decision a stage change records: a pause for budget, or a re-plan of an executing plan. */
+export function decisionOfMove(from: Stage, to: Stage): AuditDecision | undefined {
+  if (to === 'BUDGET_EXHAUSTED') return 'pause';
+  return from === 'EXECUTING' && to === 'PLANNING' ? 'replan' : undefined;
 }

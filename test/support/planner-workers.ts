@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createPlanningDependencies } from '../../src/activities';
@@ -17,9 +17,7 @@ import type { ToolImplementation, ToolPack } from '../../src/tools/tool';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import { onQueue } from '../../src/tools/define-tool';
 import { catalogsOf, createLocalWorkers, servedPacks, type LocalWorkers } from '../../src/worker';
-import { connectClient, testAddress, uniqueTaskQueue, workflowBundle } from './temporal';
-
-let runtimeInstalled = false;
+import { connectClient, quietRuntime, testAddress, uniqueTaskQueue, workflowBundle } from './temporal';
 
 export { onQueue } from '../../src/tools/define-tool';
 
@@ -47,10 +45,7 @@ export async function startTestPlanner(
     storage?: PlannerStorage;
   } = {},
 ): Promise<TestPlanner> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    runtimeInstalled = true;
-  }
+  quietRuntime();
   const taskQueue = options.taskQueue ?? uniqueTaskQueue(options.prefix ?? 'planner');
   const toolQueue = `${taskQueue}-tools`;
   const packs = servedPacks([onQueue(pack, toolQueue, options.wrap)], taskQueue, options.toolQueues ?? 'split');

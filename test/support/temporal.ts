@@ -8,6 +8,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { readFailure, type PlanFailure } from '../../src/api/failures';
+import { getStateQuery } from '../../src/api/messages';
+import type { PlanningState } from '../../src/api/state';
 import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
 import { projectRoot } from '../../src/project-root';
 import { createActivities, createPlanningDependencies } from '../../src/activities';
@@ -51,6 +53,22 @@ export function uniqueTaskQueue(prefix: string): string {
 
 export async function connectClient(address = testAddress()): Promise<Client> {
   return new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
+}
+
+/** A client and a worker connection to the tests' dev server for the calling test file: opened before its tests, closed after. */
+export function useDevServer(): () => { client: Client; connection: NativeConnection } {
+  let client: Client | undefined;
+  let connection: NativeConnection | undefined;
+  beforeAll(async () => {
+    quietRuntime();
+    client = await connectClient();
+    connection = await NativeConnection.connect({ address: testAddress() });
+  });
+  afterAll(async () => {
+    await client?.connection.close();
+    await connection?.close();
+  });
+  return () => ({ client: client!, connection: connection! });
 }
 
 export interface TestWorker {
@@ -189,6 +207,23 @@ export async function failureOfRun(handle: WorkflowHandle): Promise<PlanFailure 
     () => null,
     (err: unknown) => (err instanceof WorkflowFailedError ? readFailure(err) : Promise.reject(err)),
   );
+}
+
+/** A run's typed failure (null when it completed) and its final state, queried while its worker still runs. */
+export async function settle(handle: WorkflowHandle): Promise<{ state: PlanningState; failure: PlanFailure | null }> {
+  const failure = await failureOfRun(handle);
+  return { state: await handle.query(getStateQuery), failure };
+}
+
+/** The state once step `id` of the run waits for a person. */
+export async function stepWaiting(handle: WorkflowHandle, id: string): Promise<PlanningState> {
+  let state!: PlanningState;
+  await waitFor(
+    async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'),
+    30_000,
+    `step ${id} WAITING`,
+  );
+  return state;
 }
 
 /** The build id of the worker version that completed each workflow task of `history` ('' for an unversioned worker). */

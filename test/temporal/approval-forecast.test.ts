@@ -3,7 +3,8 @@
  * cost (p50 and p90 of calls, tokens, dollars and seconds) from the recorded costs of past runs, the estimate where
  * there are none; after a rejection, the diff against the rejected version and why — and, when the planner could
  * change nothing, that it cannot honour the reason (it asks again, never loops). The waste demo pack and the ranking
- * planner, on the real server; the CLI as a person runs it, at a terminal too.
+ * planner, on the real server; the CLI as a person runs it, at a terminal too. A worker given activities without the
+ * cost ones still forecasts (from the estimate), and its runs survive a replay.
  */
 import { approveUpdate, getStateQuery, rejectUpdate, type PlanningState } from '../../src/api';
 import { PENDING_PROMPTS } from '../../src/cli/prompts';
@@ -12,7 +13,8 @@ import { pendingInput } from '../../src/api/progress';
 import { MIN_SAMPLES } from '../../src/domain/cost-forecast';
 import { plannerCliJson, runPlannerCli, spawnPlannerCli } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { connectClient, waitFor } from '../support/temporal';
+import { SCENARIO, stubActivities } from '../support/stub-activities';
+import { connectClient, startTestWorker, uniqueTaskQueue, waitFor } from '../support/temporal';
 import { createWastePack, type WastePack } from '../../src/tools/waste';
 import type { Client } from '@temporalio/client';
 
@@ -164,4 +166,34 @@ test('at a terminal, `planner start --wait` shows the forecast, the estimate and
     cli.kill();
   }
   if (process.env.SHOW_PROMPT === '1') console.log(cli.output()); // the excerpt docs/cli.md shows
+});
+
+test('a planner worker given activities without forecastCost and recordCosts forecasts from the estimate, says it records nothing, and its run survives a replay on a new worker', async () => {
+  const taskQueue = uniqueTaskQueue('no-cost-history');
+  const { forecastCost, recordCosts, ...withoutCosts } = stubActivities({}, taskQueue).activities;
+  expect([typeof forecastCost, typeof recordCosts]).toEqual(['function', 'function']); // the stubs have them: left out
+  const first = await startTestWorker(taskQueue, { activities: withoutCosts });
+  const handle = await client.workflow.start('planningWorkflow', {
+    taskQueue,
+    workflowId: `no-cost-history-${taskQueue}`,
+    args: [{ request: { goal: SCENARIO }, options: { search_attributes: false, approval: 'always' } }],
+  });
+  try {
+    const waiting = await awaitingApproval(handle.workflowId, 1);
+    expect(waiting.versions[0]!.forecast).toMatchObject({ from_history: 0, basis: [] });
+  } finally {
+    await first.stop();
+  }
+  // A new worker has no cached run: the query and the approval replay the history so far.
+  const second = await startTestWorker(taskQueue, { activities: withoutCosts });
+  try {
+    expect((await handle.query(getStateQuery)).stage).toBe('AWAITING_APPROVAL');
+    await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
+    expect((await handle.result()).stage).toBe('COMPLETED');
+    expect((await handle.query(getStateQuery)).audit.map((a) => a.message)).toContain(
+      'step costs not recorded for later forecasts: this worker keeps no cost history: its activities were given without recordCosts',
+    );
+  } finally {
+    await second.stop();
+  }
 });

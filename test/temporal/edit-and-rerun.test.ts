@@ -12,13 +12,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { getStateQuery, readFailure, type PlanningState } from '../../src/api';
 import { cliIdentity } from '../../src/cli/context';
-import { PlannerClient } from '../../src/client';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
 import { defineTool, defineToolPack } from '../../src/tools/define-tool';
 import { runPlannerCli, spawnPlannerCli } from '../support/cli';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { testAddress, waitFor } from '../support/temporal';
+import { awaitingApproval, refusal, usePeople } from '../support/people';
+import { waitFor } from '../support/temporal';
 
 /** Each tool's calls, in order, with their params; the notification's idempotency keys. */
 const calls: { tool: string; params: unknown }[] = [];
@@ -71,9 +71,7 @@ const STEPS = [
 
 let llm: ScriptedLlmServer;
 let planner: TestPlanner;
-let alice: PlannerClient;
-let bob: PlannerClient;
-let carol: PlannerClient;
+const people = usePeople({ alice: 'alice@ops', bob: 'bob@ops', carol: 'carol@ops' });
 
 beforeAll(async () => {
   llm = await startScriptedLlmServer({
@@ -90,14 +88,9 @@ beforeAll(async () => {
     }),
   });
   planner = await startTestPlanner(pack, { prefix: 'edit', env: llm.env });
-  const target = { address: testAddress(), namespace: 'default', connectionOptions: { address: testAddress() } };
-  alice = await PlannerClient.connect(target, { identity: 'alice@ops' });
-  bob = await PlannerClient.connect(target, { identity: 'bob@ops' });
-  carol = await PlannerClient.connect(target, { identity: 'carol@ops' });
 });
 
 afterAll(async () => {
-  for (const c of [alice, bob, carol]) await c?.close();
   await planner?.stop();
   await llm?.close();
 });
@@ -109,44 +102,18 @@ const request = {
 } as const;
 
 async function start(id: string, options: Record<string, unknown>) {
-  return await alice.start(
+  return await people.alice.start(
     { request, options: { search_attributes: false, plan_cache: 'off', ...options } },
     { workflowId: `${id}-${planner.taskQueue}`, taskQueue: planner.taskQueue },
   );
 }
 
-async function awaitingApproval(workflowId: string, version: number): Promise<PlanningState> {
-  let state: PlanningState | undefined;
-  await waitFor(
-    async () => {
-      state = await alice.state(workflowId);
-      return state.stage === 'AWAITING_APPROVAL' && state.plan?.version === version;
-    },
-    30_000,
-    `${workflowId} awaiting approval of v${version}`,
-  ).catch((err: Error) => {
-    throw new Error(
-      `${err.message}; it is in ${state?.stage}: ${state?.audit
-        .slice(-4)
-        .map((a) => a.message)
-        .join(' | ')}`,
-    );
-  });
-  return state!;
-}
-
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-
 describe('editPlan', () => {
   test("a patch changing a step's params and removing a step is validated, recorded as v2 (human_edit) with its diff and editor, critiqued and awaits approval again; the edited plan is the one that runs", async () => {
     calls.length = 0;
     const handle = await start('edit', { approval: 'always' });
-    await awaitingApproval(handle.workflowId, 1);
-    const reply = await bob.editPlan(handle.workflowId, {
+    await awaitingApproval(people.alice, handle.workflowId, 1);
+    const reply = await people.bob.editPlan(handle.workflowId, {
       plan_version: 1,
       comment: 'south only, no emails',
       patch: [
@@ -155,7 +122,7 @@ describe('editPlan', () => {
       ],
     });
     expect(reply).toBe('plan v2 recorded from your edit of v1; it is critiqued and awaits approval again');
-    const state = await awaitingApproval(handle.workflowId, 2);
+    const state = await awaitingApproval(people.alice, handle.workflowId, 2);
     const v2 = state.versions.find((v) => v.version === 2)!;
     expect(v2).toMatchObject({
       reason: 'human_edit',
@@ -168,6 +135,7 @@ describe('editPlan', () => {
     });
     expect(state.audit.find((a) => a.message.startsWith('plan v1 edited'))).toMatchObject({
       kind: 'plan',
+      decision: 'edit',
       by: 'bob@ops',
       message:
         'plan v1 edited by bob@ops into v2: /tasks/0/acceptance_criteria/0, /tasks/0/steps/0/params/region, /tasks/0/steps/2',
@@ -176,11 +144,11 @@ describe('editPlan', () => {
       'CRITIQUING → AWAITING_APPROVAL: a person must approve plan v2: a person edited it',
     );
     // v1 is decided: a late approval of it is refused, naming the edit.
-    const late = await refusal(alice.approve(handle.workflowId, undefined, 1));
+    const late = await refusal(people.alice.approve(handle.workflowId, undefined, 1));
     expect(readFailure(late).message).toMatch(
       /plan v1 was already edited by an earlier update; the plan awaiting approval is v2/,
     );
-    await alice.approve(handle.workflowId, undefined, 2);
+    await people.alice.approve(handle.workflowId, undefined, 2);
     expect((await handle.result()).stage).toBe('COMPLETED');
     expect(calls).toEqual([
       { tool: 'fetch_orders', params: { region: 'south' } },
@@ -190,9 +158,9 @@ describe('editPlan', () => {
 
   test('an invalid edit is refused naming the issue, and the run is unchanged: still v1 awaiting approval', async () => {
     const handle = await start('invalid-edit', { approval: 'always' });
-    const before = await awaitingApproval(handle.workflowId, 1);
+    const before = await awaitingApproval(people.alice, handle.workflowId, 1);
     const unknownTool = await refusal(
-      bob.editPlan(handle.workflowId, {
+      people.bob.editPlan(handle.workflowId, {
         plan_version: 1,
         patch: [{ op: 'replace', path: '/tasks/0/steps/1/tool', value: 'delete_orders' }],
       }),
@@ -203,51 +171,51 @@ describe('editPlan', () => {
       message: expect.stringMatching(/\[UNKNOWN_TOOL\].*delete_orders/),
     });
     const badDependency = await refusal(
-      bob.editPlan(handle.workflowId, {
+      people.bob.editPlan(handle.workflowId, {
         plan_version: 1,
         patch: [{ op: 'replace', path: '/tasks/0/steps/1/depends_on', value: [7] }],
       }),
     );
     expect(readFailure(badDependency).message).toMatch(/plan failed validation with \d+ issue\(s\):\n\[/);
     const badPatch = await refusal(
-      bob.editPlan(handle.workflowId, { plan_version: 1, patch: [{ op: 'remove', path: '/tasks/0/steps/9' }] }),
+      people.bob.editPlan(handle.workflowId, { plan_version: 1, patch: [{ op: 'remove', path: '/tasks/0/steps/9' }] }),
     );
     expect(readFailure(badPatch)).toMatchObject({
       code: 'PLAN-006',
       message: 'patch operation 0 (remove /tasks/0/steps/9): index "9" is out of the array\'s range (length 3)',
     });
     const wrongVersion = await refusal(
-      bob.editPlan(handle.workflowId, { plan_version: 2, patch: [{ op: 'remove', path: '/tasks/0/steps/2' }] }),
+      people.bob.editPlan(handle.workflowId, { plan_version: 2, patch: [{ op: 'remove', path: '/tasks/0/steps/2' }] }),
     );
     expect(readFailure(wrongVersion).message).toBe(
       'editPlan refused: the edit is of plan v2, but the plan awaiting approval is v1',
     );
-    const after = await alice.state(handle.workflowId);
+    const after = await people.alice.state(handle.workflowId);
     expect(after.stage).toBe('AWAITING_APPROVAL');
     expect(after.versions.map((v) => v.version)).toEqual([1]);
     expect(after.plan).toEqual(before.plan);
-    await alice.reject(handle.workflowId, 'not now', 1).catch(() => undefined);
-    await alice.cancel(handle.workflowId);
+    await people.alice.reject(handle.workflowId, 'not now', 1).catch(() => undefined);
+    await people.alice.cancel(handle.workflowId);
   });
 
   test('four_eyes refuses an approval by the last editor, and by the starter; a third person approves', async () => {
     const handle = await start('four-eyes-edit', { approval: 'always', four_eyes: true });
     const { workflowId } = handle;
-    await awaitingApproval(workflowId, 1);
-    await bob.editPlan(workflowId, {
+    await awaitingApproval(people.alice, workflowId, 1);
+    await people.bob.editPlan(workflowId, {
       plan_version: 1,
       patch: [{ op: 'add', path: '/tasks/0/steps/1/params/limit', value: 3 }],
     });
-    await awaitingApproval(workflowId, 2);
-    const byEditor = await refusal(bob.approve(workflowId, 'mine', 2));
+    await awaitingApproval(people.alice, workflowId, 2);
+    const byEditor = await refusal(people.bob.approve(workflowId, 'mine', 2));
     expect(readFailure(byEditor)).toMatchObject({
       code: 'PLAN-006',
       message:
         'approve refused by four_eyes: bob@ops made the last edit of this plan, so another person must approve plan v2',
     });
-    const byStarter = await refusal(alice.approve(workflowId, undefined, 2));
+    const byStarter = await refusal(people.alice.approve(workflowId, undefined, 2));
     expect(readFailure(byStarter).message).toMatch(/alice@ops started this run/);
-    await carol.approve(workflowId, 'checked', 2);
+    await people.carol.approve(workflowId, 'checked', 2);
     expect((await handle.result()).stage).toBe('COMPLETED');
   });
 });
@@ -265,11 +233,11 @@ describe('re-run from a step', () => {
     expect(stepCharges(old)).toHaveLength(3);
 
     // A closed run takes no update: Temporal itself refuses rerunFrom, and a re-run is a new run.
-    const refused = await refusal(alice.rerunFrom(first.workflowId, '1.2'));
+    const refused = await refusal(people.alice.rerunFrom(first.workflowId, '1.2'));
     expect(String(refused)).toMatch(/already completed/);
 
     calls.length = 0;
-    const rerun = await alice.rerunClosed(
+    const rerun = await people.alice.rerunClosed(
       first.workflowId,
       { from: '1.2', patch: [{ op: 'add', path: '/tasks/0/steps/1/params/limit', value: 5 }] },
       { workflowId: `rerun-${planner.taskQueue}`, taskQueue: planner.taskQueue },
@@ -312,7 +280,7 @@ describe('re-run an open run from a step', () => {
     const { workflowId } = handle;
     let state: PlanningState | undefined;
     await waitFor(
-      async () => (state = await alice.state(workflowId)).steps[2]?.waiting?.for === 'decision',
+      async () => (state = await people.alice.state(workflowId)).steps[2]?.waiting?.for === 'decision',
       30_000,
       'step 1.3 awaiting a decision',
     );
@@ -321,7 +289,7 @@ describe('re-run an open run from a step', () => {
     const before = state!.audit.length;
     calls.length = 0;
 
-    const reply = await bob.rerunFrom(workflowId, '1.2', [
+    const reply = await people.bob.rerunFrom(workflowId, '1.2', [
       { op: 'add', path: '/tasks/0/steps/1/params/limit', value: 5 },
     ]);
     expect(reply).toBe('plan v2 re-runs 1.2, 1.3 from step 1.2; kept: 1.1');
@@ -349,6 +317,7 @@ describe('re-run an open run from a step', () => {
       'step 1.3',
     ]);
     expect(since.find((a) => a.message.startsWith('re-run from step 1.2'))).toMatchObject({
+      decision: 'rerun',
       by: 'bob@ops',
       message:
         're-run from step 1.2 by bob@ops as plan v2: runs 1.2, 1.3 again; keeps 1.1 (results by reference); side-effecting step(s) 1.3 get a new idempotency scope: their effects are meant to happen again; patched: /tasks/0/steps/1/params/limit',
@@ -361,7 +330,7 @@ describe('re-run an open run from a step', () => {
 describe('the CLI', () => {
   test('`planner edit --patch` records the edit; `planner edit --plan` with an invalid plan exits 2 naming the issue; at a terminal `planner edit` opens $EDITOR; `planner rerun` re-runs a closed run', async () => {
     const handle = await start('cli-edit', { approval: 'always' });
-    await awaitingApproval(handle.workflowId, 1);
+    await awaitingApproval(people.alice, handle.workflowId, 1);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'edit-'));
     const patchFile = path.join(dir, 'patch.json');
     writeFileSync(patchFile, JSON.stringify([{ op: 'add', path: '/tasks/0/steps/1/params/limit', value: 2 }]));
@@ -369,7 +338,7 @@ describe('the CLI', () => {
     expect(edited.stderr).toBe('');
     expect(edited.code).toBe(0);
     expect(edited.stdout).toContain('plan v2 recorded from your edit of v1');
-    const v2 = await awaitingApproval(handle.workflowId, 2);
+    const v2 = await awaitingApproval(people.alice, handle.workflowId, 2);
     const planFile = path.join(dir, 'plan.json');
     writeFileSync(planFile, JSON.stringify({ ...v2.plan, tasks: [] }));
     const invalid = await runPlannerCli(['edit', handle.workflowId, '--version', '2', '--plan', planFile]);
@@ -383,14 +352,14 @@ describe('the CLI', () => {
     );
     expect(await editor.exited).toBe(0);
     expect(editor.output()).toContain('plan v3 recorded from your edit of v2');
-    const v3 = await awaitingApproval(handle.workflowId, 3);
+    const v3 = await awaitingApproval(people.alice, handle.workflowId, 3);
     expect(v3.versions.at(-1)).toMatchObject({
       reason: 'human_edit',
       by: cliIdentity(),
       explanation: `edited by ${cliIdentity()}: four will do`,
       json_changes: ['/tasks/0/steps/1/params/limit'],
     });
-    await bob.approve(handle.workflowId, undefined, 3);
+    await people.bob.approve(handle.workflowId, undefined, 3);
     expect((await handle.result()).stage).toBe('COMPLETED');
 
     const rerun = await runPlannerCli([

@@ -5,45 +5,21 @@
  * An invoicing pack (a read-only listing, a side-effecting reminder) and the LLM planner scripted, on the real server.
  */
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { z } from 'zod';
-import { getStateQuery, readFailure, type PlanningState } from '../../src/api';
-import { PlannerClient } from '../../src/client';
+import { getStateQuery, readFailure } from '../../src/api';
 import { auditEntryView } from '../../src/cli/json-views';
 import { renderHistory } from '../../src/cli/render';
-import { defineTool, defineToolPack } from '../../src/tools/define-tool';
+import { defineToolPack } from '../../src/tools/define-tool';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
 import { scriptedPlans, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
 import { runPlannerCli } from '../support/cli';
-import { connectClient, testAddress, waitFor } from '../support/temporal';
+import { awaitingApproval, invoicingTools, refusal, stagesOf, usePeople } from '../support/people';
+import { connectClient, waitFor } from '../support/temporal';
 import { cliIdentity } from '../../src/cli/context';
 
-/** The reminders the side-effecting tool sent, by idempotency key: the effect a person must approve first. */
-const sent = new Map<string, string[]>();
+/** The reminders the side-effecting tool sent: the effect a person must approve first. */
+const sent: string[][] = [];
 
-const invoicing = defineToolPack('invoicing', [
-  defineTool({
-    name: 'list_overdue_invoices',
-    description: 'List the invoices past their due date.',
-    params: z.object({}),
-    result: z.array(z.object({ id: z.string(), customer: z.string() })),
-    idempotent: true,
-    tags: ['invoice', 'overdue', 'list'],
-    run: async () => [{ id: 'INV-7', customer: 'Acme' }],
-  }),
-  defineTool({
-    name: 'send_payment_reminders',
-    description: 'Email a payment reminder to each customer with an overdue invoice.',
-    params: z.object({ customers: z.array(z.string()).min(1) }),
-    result: z.object({ sent: z.number() }),
-    idempotent: false,
-    keyed: true,
-    tags: ['reminder', 'email', 'send'],
-    run: async ({ customers }, ctx) => {
-      sent.set(ctx.idempotencyKey, customers);
-      return { sent: customers.length };
-    },
-  }),
-]);
+const invoicing = defineToolPack('invoicing', invoicingTools(sent));
 
 const LIST = {
   id: '1.1',
@@ -72,28 +48,22 @@ const plans = scriptedPlans({
 let llm: ScriptedLlmServer;
 let planner: TestPlanner;
 let client: Client;
-let alice: PlannerClient;
-let bob: PlannerClient;
+const people = usePeople({ alice: 'alice@finance', bob: 'bob@finance' });
 
 beforeAll(async () => {
   llm = await startScriptedLlmServer({ reply: plans.reply });
   planner = await startTestPlanner(invoicing, { prefix: 'control', env: llm.env });
   client = await connectClient();
-  const target = { address: testAddress(), namespace: 'default', connectionOptions: { address: testAddress() } };
-  alice = await PlannerClient.connect(target, { identity: 'alice@finance' });
-  bob = await PlannerClient.connect(target, { identity: 'bob@finance' });
 });
 
 afterAll(async () => {
-  await alice?.close();
-  await bob?.close();
   await planner?.stop();
   await client?.connection.close();
   await llm?.close();
 });
 
 async function start(id: string, options: Record<string, unknown>) {
-  const handle = await alice.start(
+  const handle = await people.alice.start(
     {
       request: { goal: 'Remind the customers with overdue invoices', tool_catalog: 'invoicing', planner: 'llm' },
       options: { search_attributes: false, plan_cache: 'off', ...options },
@@ -101,28 +71,6 @@ async function start(id: string, options: Record<string, unknown>) {
     { workflowId: `${id}-${planner.taskQueue}`, taskQueue: planner.taskQueue },
   );
   return handle;
-}
-
-const stagesOf = (state: PlanningState) => state.audit.filter((a) => a.kind === 'stage').map((a) => a.message);
-
-async function awaitingApproval(workflowId: string, version = 1): Promise<PlanningState> {
-  let state: PlanningState | undefined;
-  await waitFor(
-    async () => {
-      state = await alice.state(workflowId);
-      return state.stage === 'AWAITING_APPROVAL' && state.plan?.version === version;
-    },
-    30_000,
-    `${workflowId} awaiting approval of v${version}`,
-  ).catch((err: Error) => {
-    throw new Error(
-      `${err.message}; it is in ${state?.stage}: ${state?.audit
-        .slice(-4)
-        .map((a) => a.message)
-        .join(' | ')}`,
-    );
-  });
-  return state!;
 }
 
 describe('approval: side-effects', () => {
@@ -141,17 +89,17 @@ describe('approval: side-effects', () => {
 
   test('a plan with a side-effecting step waits for a person, naming the step; nothing is sent until it is approved, and the audit names who approved', async () => {
     plans.set([LIST, SEND]);
-    sent.clear();
+    sent.length = 0;
     const handle = await start('side-effect', { approval: 'side-effects' });
-    const waiting = await awaitingApproval(handle.workflowId);
+    const waiting = await awaitingApproval(people.alice, handle.workflowId);
     expect(stagesOf(waiting).at(-1)).toBe(
       'CRITIQUING → AWAITING_APPROVAL: a person must approve the plan: step 1.2 (send_payment_reminders) has side effects (approval: side-effects)',
     );
     expect(waiting.steps).toEqual([]); // not routed, let alone run
-    expect(sent.size).toBe(0);
-    await bob.approve(handle.workflowId, 'reminders are fine', 1);
+    expect(sent).toEqual([]);
+    await people.bob.approve(handle.workflowId, 'reminders are fine', 1);
     expect((await handle.result()).stage).toBe('COMPLETED');
-    expect([...sent.values()]).toEqual([['Acme']]);
+    expect(sent).toEqual([['Acme']]);
     const approval = (await handle.query(getStateQuery)).audit.find((a) => a.kind === 'approval')!;
     expect(approval).toMatchObject({ message: 'approved by bob@finance: reminders are fine', by: 'bob@finance' });
   });
@@ -159,9 +107,9 @@ describe('approval: side-effects', () => {
   test('the old require_approval: true still makes every plan wait (mapped to approval: always)', async () => {
     plans.set([LIST]);
     const handle = await start('legacy', { require_approval: true });
-    const waiting = await awaitingApproval(handle.workflowId);
+    const waiting = await awaitingApproval(people.alice, handle.workflowId);
     expect(waiting.options).toMatchObject({ approval: 'always', require_approval: true });
-    await alice.approve(handle.workflowId, undefined, 1);
+    await people.alice.approve(handle.workflowId, undefined, 1);
     expect((await handle.result()).stage).toBe('COMPLETED');
   });
 });
@@ -171,33 +119,26 @@ describe('who decided, and four eyes', () => {
     plans.set([LIST, SEND]);
     const handle = await start('four-eyes', { approval: 'always', four_eyes: true });
     const { workflowId } = handle;
-    expect((await awaitingApproval(workflowId)).started_by).toBe('alice@finance');
+    expect((await awaitingApproval(people.alice, workflowId)).started_by).toBe('alice@finance');
 
-    const refused = await alice.approve(workflowId, 'my own plan', 1).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const refused = await refusal(people.alice.approve(workflowId, 'my own plan', 1));
     expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(readFailure(refused)).toMatchObject({
       code: 'PLAN-006',
       message: 'approve refused by four_eyes: alice@finance started this run, so another person must approve plan v1',
     });
     // A raw client that names no one cannot pass the rule either.
-    const anonymous = await client.workflow
-      .getHandle(workflowId)
-      .executeUpdate('approve', { args: [{ plan_version: 1 }] })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
+    const anonymous = await refusal(
+      client.workflow.getHandle(workflowId).executeUpdate('approve', { args: [{ plan_version: 1 }] }),
+    );
     expect(readFailure(anonymous)).toMatchObject({
       code: 'PLAN-006',
       message: expect.stringMatching(/^approve refused by four_eyes: the approval of plan v1 names no identity/),
     });
 
-    await alice.reject(workflowId, 'remind Acme only once a week', 1);
-    await awaitingApproval(workflowId, 2);
-    await bob.approve(workflowId, 'looks right', 2);
+    await people.alice.reject(workflowId, 'remind Acme only once a week', 1);
+    await awaitingApproval(people.alice, workflowId, 2);
+    await people.bob.approve(workflowId, 'looks right', 2);
     expect((await handle.result()).stage).toBe('COMPLETED');
 
     const state = await handle.query(getStateQuery);
@@ -209,7 +150,7 @@ describe('who decided, and four eyes', () => {
     const history = renderHistory(workflowId, state.audit.map(auditEntryView)).join('\n');
     expect(history).toMatch(/approval\s+approved by bob@finance: looks right/);
     // Temporal's own record of the sender agrees (what `planner history` shows beside the audit).
-    const accepted = (await alice.history(workflowId)).events!.flatMap((e) => {
+    const accepted = (await people.alice.history(workflowId)).events!.flatMap((e) => {
       const request = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
       return request?.input?.name === 'approve' ? [request.meta?.identity] : [];
     });
@@ -219,9 +160,9 @@ describe('who decided, and four eyes', () => {
   test('a budget raise and an approval by another client carry its identity into the audit', async () => {
     plans.set([LIST]);
     const handle = await start('raise', { approval: 'always' });
-    await awaitingApproval(handle.workflowId);
-    await bob.raiseBudget(handle.workflowId, { calls: 5 });
-    await bob.approve(handle.workflowId, undefined, 1);
+    await awaitingApproval(people.alice, handle.workflowId);
+    await people.bob.raiseBudget(handle.workflowId, { calls: 5 });
+    await people.bob.approve(handle.workflowId, undefined, 1);
     expect((await handle.result()).stage).toBe('COMPLETED');
     const audit = (await handle.query(getStateQuery)).audit;
     expect(audit.find((a) => a.kind === 'budget' && a.message.startsWith('limits raised'))).toMatchObject({
@@ -257,15 +198,19 @@ describe('the CLI', () => {
       '--four-eyes',
     ]);
     expect(started.code).toBe(0);
-    const waiting = await awaitingApproval(workflowId);
+    const waiting = await awaitingApproval(people.alice, workflowId);
     expect(waiting.options).toMatchObject({ approval: 'side-effects', four_eyes: true });
     expect(waiting.started_by).toBe(cliIdentity());
 
     const own = await runPlannerCli(['approve', workflowId]);
     expect(own.code).toBe(2);
     expect(own.stderr).toContain(`approve refused by four_eyes: ${cliIdentity()} started this run`);
-    await bob.approve(workflowId, undefined, 1);
-    await waitFor(async () => (await alice.state(workflowId)).stage === 'COMPLETED', 30_000, `${workflowId} completed`);
+    await people.bob.approve(workflowId, undefined, 1);
+    await waitFor(
+      async () => (await people.alice.state(workflowId)).stage === 'COMPLETED',
+      30_000,
+      `${workflowId} completed`,
+    );
 
     const history = await runPlannerCli(['history', workflowId]);
     expect(history.code).toBe(0);

@@ -6,26 +6,18 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
-import { getStateQuery, readFailure, type PlanningState } from '../../src/api';
-import { PlannerClient } from '../../src/client';
+import { getStateQuery, readFailure } from '../../src/api';
 import { defineTool, defineToolPack } from '../../src/tools/define-tool';
+import { invoicingTools, refusal, stagesOf, usePeople } from '../support/people';
 import { startTestPlanner, type TestPlanner } from '../support/planner-workers';
-import { plannerReplies, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
-import { testAddress, waitFor } from '../support/temporal';
+import { scriptedPlans, startScriptedLlmServer, type ScriptedLlmServer } from '../support/scripted-llm-server';
+import { stepWaiting, waitFor } from '../support/temporal';
 
 /** The reminders sent: the effect that must wait for a person. */
 const sent: string[][] = [];
 
 const invoicing = defineToolPack('invoicing', [
-  defineTool({
-    name: 'list_overdue_invoices',
-    description: 'List the invoices past their due date.',
-    params: z.object({}),
-    result: z.array(z.object({ id: z.string(), customer: z.string() })),
-    idempotent: true,
-    tags: ['invoice', 'overdue', 'list'],
-    run: async () => [{ id: 'INV-7', customer: 'Acme' }],
-  }),
+  ...invoicingTools(sent),
   defineTool({
     name: 'count_customers',
     description: 'Count the customers.',
@@ -34,19 +26,6 @@ const invoicing = defineToolPack('invoicing', [
     idempotent: true,
     tags: ['customer', 'count'],
     run: async () => ({ customers: 3 }),
-  }),
-  defineTool({
-    name: 'send_payment_reminders',
-    description: 'Email a payment reminder to each customer with an overdue invoice.',
-    params: z.object({ customers: z.array(z.string()).min(1) }),
-    result: z.object({ sent: z.number() }),
-    idempotent: false,
-    keyed: true,
-    tags: ['reminder', 'email', 'send'],
-    run: async ({ customers }) => {
-      sent.push(customers);
-      return { sent: customers.length };
-    },
   }),
 ]);
 
@@ -62,42 +41,28 @@ const step = (id: string, tool: string, params: object, depends_on: number[]) =>
 const LIST = step('1.1', 'list_overdue_invoices', {}, []);
 const SEND = step('1.2', 'send_payment_reminders', { customers: ['Acme'] }, [0]);
 const COUNT = step('1.3', 'count_customers', {}, []);
-let steps: object[] = [LIST];
+const plans = scriptedPlans({
+  steps: ['List overdue invoices', 'Send payment reminders', 'Count customers'],
+  capabilities: ['list_overdue_invoices', 'send_payment_reminders', 'count_customers'],
+  task: 'Overdue invoices',
+});
 
 let llm: ScriptedLlmServer;
 let planner: TestPlanner;
-let alice: PlannerClient;
-let bob: PlannerClient;
+const people = usePeople({ alice: 'alice@finance', bob: 'bob@finance' });
 
 beforeAll(async () => {
-  llm = await startScriptedLlmServer({
-    reply: plannerReplies({
-      steps: ['List overdue invoices', 'Send payment reminders', 'Count customers'],
-      capabilities: ['list_overdue_invoices', 'send_payment_reminders', 'count_customers'],
-      plan: () =>
-        JSON.stringify({
-          status: 'FEASIBLE',
-          tasks: [{ id: '1', title: 'Overdue invoices', steps }],
-          complexity: 1,
-          estimate: { cost_usd: 0, tokens: 0, calls: steps.length, duration_ms: 1000 },
-        }),
-    }),
-  });
+  llm = await startScriptedLlmServer({ reply: plans.reply });
   planner = await startTestPlanner(invoicing, { prefix: 'per-step', env: llm.env });
-  const target = { address: testAddress(), namespace: 'default', connectionOptions: { address: testAddress() } };
-  alice = await PlannerClient.connect(target, { identity: 'alice@finance' });
-  bob = await PlannerClient.connect(target, { identity: 'bob@finance' });
 });
 
 afterAll(async () => {
-  await alice?.close();
-  await bob?.close();
   await planner?.stop();
   await llm?.close();
 });
 
 function start(id: string, options: Record<string, unknown> = {}) {
-  return alice.start(
+  return people.alice.start(
     {
       request: { goal: 'Remind the customers with overdue invoices', tool_catalog: 'invoicing', planner: 'llm' },
       options: { search_attributes: false, plan_cache: 'off', approval: 'per-step', ...options },
@@ -106,23 +71,8 @@ function start(id: string, options: Record<string, unknown> = {}) {
   );
 }
 
-const stagesOf = (state: PlanningState) => state.audit.filter((a) => a.kind === 'stage').map((a) => a.message);
-
-async function stepWaiting(workflowId: string, id: string): Promise<PlanningState> {
-  let state: PlanningState | undefined;
-  await waitFor(
-    async () => {
-      state = await alice.state(workflowId);
-      return state.steps.some((s) => s.id === id && s.status === 'WAITING');
-    },
-    30_000,
-    `${workflowId}: step ${id} waiting`,
-  );
-  return state!;
-}
-
 test('a read-only plan runs without any wait', async () => {
-  steps = [LIST, COUNT];
+  plans.set([LIST, COUNT]);
   const handle = await start('read-only');
   expect((await handle.result()).stage).toBe('COMPLETED');
   const state = await handle.query(getStateQuery);
@@ -133,45 +83,49 @@ test('a read-only plan runs without any wait', async () => {
 });
 
 test('with one side-effecting step, the read-only steps run and that step waits when reached; four_eyes refuses the starter; another person approves it by step and it runs once', async () => {
-  steps = [LIST, SEND, COUNT];
+  plans.set([LIST, SEND, COUNT]);
   sent.length = 0;
   const handle = await start('one-effect', { four_eyes: true });
-  const waiting = await stepWaiting(handle.workflowId, '1.2');
+  const waiting = await stepWaiting(handle, '1.2');
   expect(waiting.stage).toBe('EXECUTING');
   expect(stagesOf(waiting)).toContain(
     'CRITIQUING → APPROVED: approved by the gatekeeper: step 1.2 (send_payment_reminders) will wait for a person when reached (approval: per-step)',
   );
   const byId = Object.fromEntries(waiting.steps.map((s) => [s.id, s]));
   expect(byId['1.1']!.status).toBe('COMPLETED');
-  await waitFor(async () => (await alice.state(handle.workflowId)).steps[2]!.status === 'COMPLETED', 30_000, '1.3');
+  await waitFor(
+    async () => (await people.alice.state(handle.workflowId)).steps[2]!.status === 'COMPLETED',
+    30_000,
+    '1.3',
+  );
   expect(byId['1.2']!.waiting).toMatchObject({ for: 'approval' });
   expect(byId['1.2']!.waiting!.question).toContain('Params: {"customers":["Acme"]}');
   expect(sent).toEqual([]);
 
-  const refused = await alice.approve(handle.workflowId, undefined, undefined, '1.2').then(
-    () => null,
-    (e: unknown) => e,
-  );
+  const refused = await refusal(people.alice.approve(handle.workflowId, undefined, undefined, '1.2'));
   expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
   expect(readFailure(refused).message).toBe(
     'approve refused by four_eyes: alice@finance started this run, so another person must approve step 1.2',
   );
-  expect(await bob.approve(handle.workflowId, 'go ahead', undefined, '1.2')).toBe('step 1.2 approved');
+  expect(await people.bob.approve(handle.workflowId, 'go ahead', undefined, '1.2')).toBe('step 1.2 approved');
   expect((await handle.result()).stage).toBe('COMPLETED');
   expect(sent).toEqual([['Acme']]);
   const audit = (await handle.query(getStateQuery)).audit.filter((a) => a.kind === 'approval');
   expect(audit).toEqual([
-    expect.objectContaining({ message: 'step 1.2 approved by bob@finance: go ahead', by: 'bob@finance' }),
+    expect.objectContaining({
+      message: 'step 1.2 approved by bob@finance: go ahead',
+      by: 'bob@finance',
+      decision: 'approve',
+    }),
   ]);
 });
 
 test('a step rejected by a person fails with the reason (PLAN-011) and the run re-plans with it; nothing is sent', async () => {
-  steps = [LIST, SEND];
+  plans.set([LIST, SEND], [LIST]); // the next version leaves the reminders out
   sent.length = 0;
   const handle = await start('rejected', { max_replans: 1 });
-  await stepWaiting(handle.workflowId, '1.2');
-  steps = [LIST]; // the next version leaves the reminders out
-  expect(await bob.reject(handle.workflowId, 'not before the month closes', undefined, '1.2')).toBe(
+  await stepWaiting(handle, '1.2');
+  expect(await people.bob.reject(handle.workflowId, 'not before the month closes', undefined, '1.2')).toBe(
     'step 1.2 rejected',
   );
   expect((await handle.result()).stage).toBe('COMPLETED');
@@ -183,22 +137,20 @@ test('a step rejected by a person fails with the reason (PLAN-011) and the run r
   expect(state.audit.find((a) => a.kind === 'approval')).toMatchObject({
     message: 'step 1.2 rejected by bob@finance: not before the month closes',
     by: 'bob@finance',
+    decision: 'reject',
   });
   expect(sent).toEqual([]);
 });
 
 test('an approval naming a step that does not wait for one is refused (PLAN-006, saying what the step is)', async () => {
-  steps = [LIST, SEND];
+  plans.set([LIST, SEND]);
   const handle = await start('wrong-step');
-  await stepWaiting(handle.workflowId, '1.2');
-  const refused = await bob.approve(handle.workflowId, undefined, undefined, '1.1').then(
-    () => null,
-    (e: unknown) => e,
-  );
+  await stepWaiting(handle, '1.2');
+  const refused = await refusal(people.bob.approve(handle.workflowId, undefined, undefined, '1.1'));
   expect(readFailure(refused)).toMatchObject({
     code: 'PLAN-006',
     message: 'step 1.1 is COMPLETED, so it cannot take approve',
   });
-  await bob.approve(handle.workflowId, undefined, undefined, '1.2');
+  await people.bob.approve(handle.workflowId, undefined, undefined, '1.2');
   expect((await handle.result()).stage).toBe('COMPLETED');
 });

@@ -5,29 +5,13 @@
  * (params, a wait for a person, a stored result); a new kind's test is this file with KIND set to that kind
  * (docs/contributing.md, "Add a step kind").
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities, createPlanningDependencies } from '../../src/activities';
-import { completeStepUpdate, getStateQuery } from '../../src/api/messages';
-import type { PlanningState } from '../../src/api/state';
-import { loadConfig } from '../../src/config';
-import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
-import { LocalContentStore } from '../../src/store/content-store';
+import type { WorkflowHandle } from '@temporalio/client';
+import { createActivities } from '../../src/activities';
+import { completeStepUpdate } from '../../src/api/messages';
 import { planningWorkflow } from '../../src/workflows';
-import { withExtraSteps, type ExtraStep } from '../support/step-kinds';
+import { planningDependenciesRewriting, withExtraSteps, type ExtraStep } from '../support/step-kinds';
 import { SCENARIO } from '../support/stub-activities';
-import {
-  connectClient,
-  failureOfRun,
-  quietRuntime,
-  testAddress,
-  uniqueTaskQueue,
-  waitFor,
-  workflowBundle,
-} from '../support/temporal';
+import { settle, stepWaiting, uniqueTaskQueue, useDevServer, workflowWorker } from '../support/temporal';
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
 
@@ -36,52 +20,20 @@ const KIND = {
   valid: { action: 'human', title: 'Confirm', params: { question: 'Ship it?' } } satisfies ExtraStep,
   invalid: { action: 'human', title: 'Confirm', params: { question: 42 } } satisfies ExtraStep,
   drive: async (handle: Handle) => {
-    await waitFor(
-      async () => (await handle.query(getStateQuery)).steps.some((s) => s.status === 'WAITING'),
-      60_000,
-      'the step WAITING',
-    );
+    await stepWaiting(handle, 'k.1');
     await handle.executeUpdate(completeStepUpdate, { args: [{ step: 'k.1', answer: 'yes' }] });
   },
   result: 'yes',
 };
 
-let client: Client;
-let connection: NativeConnection;
-beforeAll(async () => {
-  quietRuntime();
-  client = await connectClient();
-  connection = await NativeConnection.connect({ address: testAddress() });
-});
-afterAll(async () => {
-  await client?.connection.close();
-  await connection?.close();
-});
+const devServer = useDevServer();
 
 /** A run whose plan is `step` alone, on a worker with the real planning activities (validation included). */
 async function runWithStep(step: ExtraStep, drive: (handle: Handle) => Promise<void>) {
   const taskQueue = uniqueTaskQueue('kind-registry');
-  const deps = createPlanningDependencies({
-    config: loadConfig({}),
-    store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
-  });
-  const ranking = new RankingPlanner();
-  const planner = {
-    kind: 'ranking' as const,
-    generate: async (input: Parameters<RankingPlanner['generate']>[0]) => {
-      const generated = await ranking.generate(input);
-      return { ...generated, plan: withExtraSteps({ ...generated.plan, tasks: [] }, [step]) };
-    },
-  };
-  const worker = await Worker.create({
-    connection,
-    namespace: 'default',
-    taskQueue,
-    workflowBundle: workflowBundle(),
-    activities: {
-      ...createActivities({ ...deps, rules: { ...deps.rules, planner } }),
-    },
-  });
+  const { client, connection } = devServer();
+  const deps = planningDependenciesRewriting((plan) => withExtraSteps({ ...plan, tasks: [] }, [step]));
+  const worker = await workflowWorker(connection, taskQueue, createActivities(deps));
   const handle = await client.workflow.start(planningWorkflow, {
     taskQueue,
     workflowId: `kind-registry-${taskQueue}`,
@@ -89,8 +41,7 @@ async function runWithStep(step: ExtraStep, drive: (handle: Handle) => Promise<v
   });
   return await worker.runUntil(async () => {
     await drive(handle);
-    const failure = await failureOfRun(handle);
-    return { failure, state: (await handle.query(getStateQuery)) as PlanningState };
+    return await settle(handle);
   });
 }
 

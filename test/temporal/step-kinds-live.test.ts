@@ -8,11 +8,8 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { PlanningWorkflowInput } from '../../src/api/input';
-import { getStateQuery } from '../../src/api/messages';
-import type { PlanningState } from '../../src/api/state';
 import { createLlmStepActivities } from '../../src/step-kinds/llm/activities';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
 import { LocalContentStore } from '../../src/store/content-store';
@@ -23,31 +20,13 @@ import { LlmHarness } from '../support/llm';
 import { recordHistory } from '../support/planner-workers';
 import { withExtraSteps } from '../support/step-kinds';
 import { activityFailure, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import {
-  connectClient,
-  failureOfRun,
-  quietRuntime,
-  testAddress,
-  uniqueTaskQueue,
-  waitFor,
-  workflowWorker,
-} from '../support/temporal';
+import { settle, stepWaiting, uniqueTaskQueue, useDevServer, workflowWorker } from '../support/temporal';
 
 type Handle = WorkflowHandle<typeof planningWorkflow>;
 
-let client: Client;
-let connection: NativeConnection;
+const devServer = useDevServer();
 const llm = new LlmHarness();
 
-beforeAll(async () => {
-  quietRuntime();
-  client = await connectClient();
-  connection = await NativeConnection.connect({ address: testAddress() });
-});
-afterAll(async () => {
-  await client?.connection.close();
-  await connection?.close();
-});
 afterEach(() => llm.close());
 
 /** Runs one workflow against stubs (plus `extra` real activities) and drives it while the worker runs. */
@@ -58,6 +37,7 @@ async function runWith<T>(
   drive: (handle: Handle) => Promise<T>,
 ): Promise<T> {
   const taskQueue = uniqueTaskQueue('kinds-live');
+  const { client, connection } = devServer();
   const stubs = stubActivities(script, taskQueue);
   const worker = await workflowWorker(connection, taskQueue, { ...stubs.activities, ...extra });
   const handle = await client.workflow.start(planningWorkflow, {
@@ -66,11 +46,6 @@ async function runWith<T>(
     args: [{ request: { goal: SCENARIO }, options: { search_attributes: false, ...options } }],
   });
   return await worker.runUntil(drive(handle));
-}
-
-async function settle(handle: Handle) {
-  const failure = await failureOfRun(handle);
-  return { state: await handle.query(getStateQuery), failure };
 }
 
 // Shipped in the goal's week ("last week" of the stub's day): the verifier checks the shipments task's rows are.
@@ -164,16 +139,6 @@ describe('an llm step', () => {
 describe('the CLI', () => {
   const cli = (...args: string[]) => runPlannerCli(args);
 
-  async function waitingState(handle: Handle, id: string): Promise<PlanningState> {
-    let state!: PlanningState;
-    await waitFor(
-      async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'),
-      30_000,
-      `step ${id} WAITING`,
-    );
-    return state;
-  }
-
   test('`planner show` prints the waiting human step and `planner complete` answers it; a wrong step is refused (exit 2)', async () => {
     const script: StubScript = {
       plan: (p) =>
@@ -182,7 +147,7 @@ describe('the CLI', () => {
         ]),
     };
     const result = await runWith(script, {}, {}, async (handle) => {
-      await waitingState(handle, 'k.1');
+      await stepWaiting(handle, 'k.1');
       const shown = await cli('show', handle.workflowId);
       const wrong = await cli('complete', handle.workflowId, '1.1', 'yes');
       const done = await cli('complete', handle.workflowId, 'k.1', 'Yes,', 'ship', 'it');
@@ -212,7 +177,7 @@ describe('the CLI', () => {
       },
     };
     const result = await runWith(script, {}, {}, async (handle) => {
-      await waitingState(handle, '1.1');
+      await stepWaiting(handle, '1.1');
       const bad = await cli('resolve', handle.workflowId, '1.1', 'maybe');
       const retried = await cli('resolve', handle.workflowId, '1.1', 'retry', '--json');
       const settled = await settle(handle);

@@ -6,24 +6,17 @@
  * or fail (re-plan); and a plan with a kind the run cannot execute is refused by the real generatePlan activity, at
  * validation, before anything executes.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type WorkflowHandle } from '@temporalio/client';
 import { readFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
-import { completeStepUpdate, getStateQuery, resolveStepUpdate, type ResolveStepInput } from '../../src/api/messages';
+import { completeStepUpdate, resolveStepUpdate, type ResolveStepInput } from '../../src/api/messages';
 import type { PlanningState, StepRecord } from '../../src/api/state';
-import { createPlanningDependencies } from '../../src/activities';
 import { createPlanningActivities } from '../../src/activities/planning';
-import { loadConfig } from '../../src/config';
 import { StepOutcomeUnknownError } from '../../src/domain/errors';
-import { RankingPlanner } from '../../src/planners/generate/ranking-planner';
-import { LocalContentStore } from '../../src/store/content-store';
 import { planningWorkflow } from '../../src/workflows';
-import { withExtraSteps } from '../support/step-kinds';
+import { planningDependenciesRewriting, withExtraSteps } from '../support/step-kinds';
 import { activityFailure, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowWorker } from '../support/temporal';
+import { settle, stepWaiting, uniqueTaskQueue, useTimeSkippingServer, workflowWorker } from '../support/temporal';
 
 const env = useTimeSkippingServer();
 
@@ -45,19 +38,9 @@ async function runWith<T>(
   return { result: await worker.runUntil(drive(handle)), calls: stubs.calls };
 }
 
-async function settle(handle: Handle) {
-  const failure = await failureOfRun(handle);
-  return { state: await handle.query(getStateQuery), failure };
-}
-
-/** The state once step `id` waits for a person. */
+/** The state once step `id` waits for a person, and that step. */
 async function waitingOn(handle: Handle, id: string): Promise<{ state: PlanningState; step: StepRecord }> {
-  let state!: PlanningState;
-  await waitFor(
-    async () => (state = await handle.query(getStateQuery)).steps.some((s) => s.id === id && s.status === 'WAITING'),
-    30_000,
-    `step ${id} WAITING`,
-  );
+  const state = await stepWaiting(handle, id);
   return { state, step: state.steps.find((s) => s.id === id)! };
 }
 
@@ -222,6 +205,14 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
       /^step 1\.1 \(shipments\) failed: an earlier attempt never reported an outcome — failed by a person: cannot tell$/,
     );
     expect(scopes).toHaveLength(2); // v2's step ran again (the stub's second call succeeds)
+    // The decisions the audit marks, as `planner audit` reads them: each version passed by the gatekeeper, the
+    // person's resolution, and the re-plan it led to.
+    expect(result.state.audit.flatMap((a) => (a.decision ? [[a.kind, a.decision]] : []))).toEqual([
+      ['gatekeeper', 'approve'],
+      ['message', 'resolve'],
+      ['stage', 'replan'],
+      ['gatekeeper', 'approve'],
+    ]);
   });
 
   test('with on_outcome_unknown "fail" the run ends at once with PLAN-014, asking no one and planning nothing more', async () => {
@@ -242,25 +233,13 @@ describe('a side-effecting step whose outcome is unknown (PLAN-014)', () => {
 
 test('a plan with a kind the run cannot execute (an llm step in a run without an LLM) is refused at validation, before any step runs', async () => {
   const taskQueue = uniqueTaskQueue('kinds-refused');
-  const deps = createPlanningDependencies({
-    config: loadConfig({}),
-    store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
-  });
-  const ranking = new RankingPlanner();
   // A planner that writes an llm step; this worker has no LLM, so the run plans with the ranking planner.
-  const planner = {
-    kind: 'ranking' as const,
-    generate: async (input: Parameters<RankingPlanner['generate']>[0]) => {
-      const generated = await ranking.generate(input);
-      return {
-        ...generated,
-        plan: withExtraSteps(generated.plan, [{ action: 'llm', title: 'Summarize', depends_on: [0] }]),
-      };
-    },
-  };
+  const deps = planningDependenciesRewriting((plan) =>
+    withExtraSteps(plan, [{ action: 'llm', title: 'Summarize', depends_on: [0] }]),
+  );
   let executed = 0;
   const activities = {
-    ...createPlanningActivities({ ...deps, rules: { ...deps.rules, planner } }),
+    ...createPlanningActivities(deps),
     executeStep: async () => void executed++,
     runLlmStep: async () => void executed++,
   };

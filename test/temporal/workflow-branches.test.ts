@@ -6,10 +6,9 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { readFailure, type PlanFailure } from '../../src/api/failures';
+import { readFailure } from '../../src/api/failures';
 import type { PlanningWorkflowInput } from '../../src/api/input';
 import { approveUpdate, getStateQuery, raiseBudgetUpdate } from '../../src/api/messages';
-import type { PlanningState } from '../../src/api/state';
 import {
   GoalUnclearError,
   InvalidInputError,
@@ -25,7 +24,7 @@ import {
 } from '../../src/domain/errors';
 import { planningWorkflow } from '../../src/workflows';
 import { activityFailure, llmCall, SCENARIO, stubActivities, type StubScript } from '../support/stub-activities';
-import { failureOfRun, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowWorker } from '../support/temporal';
+import { settle, uniqueTaskQueue, useTimeSkippingServer, waitFor, workflowWorker } from '../support/temporal';
 
 const env = useTimeSkippingServer();
 
@@ -48,12 +47,6 @@ async function runWith<T>(
   });
   const result = await worker.runUntil(drive(handle));
   return { result, calls: stubs.calls, planners: stubs.planners };
-}
-
-/** The outcome or the typed failure, and the final state (queried while the worker still runs). */
-async function settle(handle: Handle): Promise<{ state: PlanningState; failure: PlanFailure | null }> {
-  const failure = await failureOfRun(handle);
-  return { state: await handle.query(getStateQuery), failure };
 }
 
 const BLOCKING: StubScript['critiques'] = () => [

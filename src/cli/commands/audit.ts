@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { PlannerClient } from '../../client';
 import { output, parseArg, withClient } from '../context';
-import { DECISION_KINDS, decisionsOfAudit, decisionsOfHistory, type DecisionView } from '../decisions';
+import { DECISION_KINDS, decisionsOfRun, type DecisionView } from '../decisions';
 import { action } from './runs';
 
 /** `--since`: an ISO date or time, or an age such as 30m, 12h, 7d. */
@@ -37,15 +36,6 @@ const AuditFlagsSchema = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
   runs: z.coerce.number().int().min(1).max(10_000).default(200),
 });
-
-/** A run's decisions: from its audit where a worker answers the query, else from Temporal's history. */
-async function decisionsOfRun(client: PlannerClient, workflowId: string): Promise<DecisionView[]> {
-  try {
-    return decisionsOfAudit(workflowId, (await client.state(workflowId)).audit);
-  } catch {
-    return decisionsOfHistory(workflowId, await client.history(workflowId));
-  }
-}
 
 export function registerAuditCommand(program: Command): void {
   program

@@ -73,7 +73,7 @@ export async function plan(run: PlanningRun): Promise<Transition> {
   run.audit(
     'plan',
     `v${version} (${reason})${by}: ${generatedPlan.status}, ${flattenSteps(generatedPlan).length} step(s)${record.diff ? `; ${record.diff.summary}` : ''}`,
-    transcript_ref,
+    { ref: transcript_ref },
   );
   if (unhonoured) run.audit('plan', unhonoured);
   run.recordPlan(record);

@@ -1,12 +1,14 @@
 /**
  * Goal → Tasks → Steps as the system derives it (src/domain/task-structure.ts): steps labelled by the part of the goal
- * they serve become tasks, ordered by the data they pass, with complexity, resources and acceptance criteria.
+ * they serve become tasks, ordered by the data they pass, with complexity, resources and acceptance criteria (which
+ * a person's edit keeps only for the steps it keeps).
  */
-import { PlanSchema, type Step } from '../../../src/domain/plan';
+import { PlanSchema, type AcceptanceCriterion, type Step } from '../../../src/domain/plan';
 import {
   groupIntoTasks,
   structureTasks,
   type LabelledStep,
+  withoutOrphanCriteria,
   type UngroupedStep,
 } from '../../../src/domain/task-structure';
 import { indexCatalog } from '../../../src/domain/tool-spec';
@@ -166,6 +168,26 @@ describe('acceptance criteria derived from the steps', () => {
       'the result of read_text_file',
       'the result of write_file',
     ]);
+  });
+});
+
+describe("a person's edit keeps the criteria of the steps it keeps", () => {
+  test('the criteria derived for a step the edit removed go with it; one naming a step it kept stays', () => {
+    const plan = rankingPlan('Which shipments went to facilities in Hannover?');
+    const task = plan.tasks[0]!;
+    expect(task.acceptance_criteria.map((c) => c.assertion.step)).toEqual(['1.2', '1.2']);
+    const theirs: AcceptanceCriterion = {
+      id: 'AC-P',
+      description: 'step 1.1 (facilities) returns at least one row',
+      assertion: { kind: 'rows_non_empty', step: '1.1' },
+      test: false,
+    };
+    const edited = {
+      ...plan,
+      tasks: [{ ...task, steps: task.steps.slice(0, 1), acceptance_criteria: [...task.acceptance_criteria, theirs] }],
+    };
+    expect(withoutOrphanCriteria(edited).tasks[0]!.acceptance_criteria).toEqual([theirs]);
+    expect(withoutOrphanCriteria(plan)).toEqual(plan); // nothing removed, nothing dropped
   });
 });
 

@@ -1,5 +1,13 @@
 /** Warm start: the planner's stable prompt prefix is sent once, so the first real planning call finds it cached. */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPlanningDependencies } from '../../../src/activities';
+import { warmUp } from '../../../src/cli/local-stack';
+import { loadConfig } from '../../../src/config';
 import { plannerSystemPrompt } from '../../../src/llm/prompts';
+import { ProviderChain } from '../../../src/llm/providers';
+import { LocalContentStore } from '../../../src/store/content-store';
 import { warmPromptCache } from '../../../src/llm/warm-up';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { LlmHarness } from '../../support/llm';
@@ -34,4 +42,31 @@ test('reports a provider that cannot be reached instead of throwing', async () =
   await harness.start({ script: [{ status: 500, message: 'down' }] });
   const warmed = await warmPromptCache(harness.client, catalog);
   expect(warmed).toEqual({ error: expect.stringContaining('500') });
+});
+
+describe("a worker's warm-up", () => {
+  const planning = (env: Record<string, string>) =>
+    createPlanningDependencies({
+      config: loadConfig(env),
+      store: new LocalContentStore(mkdtempSync(path.join(os.tmpdir(), 'planner-store-'))),
+    });
+
+  test('goes through the LLM client its planning activities use: one provider chain, built once', async () => {
+    await harness.start({ script: ['{}'] });
+    const built = jest.spyOn(ProviderChain, 'fromConfig');
+    try {
+      const deps = planning({ OPENAI_BASE_URL: harness.server.baseURL, OPENAI_API_KEY: 'test-key' });
+      const line = await warmUp(deps);
+      expect(line).toMatch(/^LLM prompt cache warmed with the planner's prefix for catalog waste: \d+ prompt tokens/);
+      expect(harness.server.requests).toHaveLength(1);
+      expect(built).toHaveBeenCalledTimes(1); // by the planning dependencies, not again for the warm-up
+      expect(built.mock.results[0]!.value).toBe(deps.llm!.client);
+    } finally {
+      built.mockRestore();
+    }
+  });
+
+  test('a planner without an LLM has nothing to warm', () => {
+    expect(warmUp(planning({}))).toBeUndefined();
+  });
 });
