@@ -2,7 +2,8 @@
  * The recorded costs of past runs, by subject (`tool:<name>`, `llm-step`), kept in the ledger beside the other
  * ledgers so they live where a run's store lives (files, or PostgreSQL shared by every worker): the latest
  * MAX_SAMPLES per subject under `cost-history:<subject>`. A finished run adds what each of its steps cost
- * (`recordCosts`); a run about to wait for approval reads them to forecast its plan (`forecastCost`).
+ * (`recordCosts`); a run about to wait for approval reads them to forecast its plan (`forecastCost`), with its
+ * catalog's schemas telling which steps fan out (one call per row of another step, src/domain/fan-out.ts).
  */
 import { z } from 'zod';
 import { withPlannerFailures } from '../api/failures';
@@ -14,8 +15,11 @@ import {
   type CostForecast,
   type CostSample,
 } from '../domain/cost-forecast';
-import { flattenSteps, PlanSchema } from '../domain/plan';
+import { fannedParams } from '../domain/fan-out';
+import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
+import type { ToolSpec } from '../domain/tool-spec';
 import type { IdempotencyLedger } from '../store/idempotency';
+import type { ToolCatalogs } from '../tools/registry';
 import { parseInput } from './parse-input';
 
 const keyOf = (subject: string) => `cost-history:${subject}`;
@@ -32,6 +36,8 @@ const ForecastInputSchema = z.object({
   routes: z.record(z.string().max(300), RouteSchema),
   /** Steps a re-plan keeps (completed before): they cost nothing more. */
   done_step_ids: z.array(z.string().max(64)).max(10_000).default([]),
+  /** The run's catalog, whose tools' schemas say which steps fan out; without it no step is taken to fan out. */
+  tool_catalog: z.string().min(1).max(300).optional(),
 });
 
 const RecordInputSchema = z.object({
@@ -43,15 +49,28 @@ async function samplesOf(ledger: IdempotencyLedger, subject: string): Promise<Co
   return stored.success ? stored.data.samples.slice(-MAX_SAMPLES) : []; // an unreadable entry is no history
 }
 
-export function createCostHistoryActivities(ledger: IdempotencyLedger) {
+/** For each fan-out step of `plan` (by id), the indexes of the steps whose rows it runs once per. */
+function fanOutSources(plan: Plan, catalog: readonly ToolSpec[]): Record<string, number[]> {
+  const specs = new Map(catalog.map((t) => [t.name, t]));
+  const sources: Record<string, number[]> = {};
+  for (const step of flattenSteps(plan)) {
+    const spec = step.tool ? specs.get(step.tool) : undefined;
+    const fanned = spec ? fannedParams(step.params, spec.parameters) : [];
+    if (fanned.length > 0) sources[step.id] = fanned.map((p) => p.from_step);
+  }
+  return sources;
+}
+
+export function createCostHistoryActivities(ledger: IdempotencyLedger, catalogs: ToolCatalogs) {
   return {
     /** The forecast of a plan's cost from the recorded costs of its tools (src/domain/cost-forecast.ts). */
     forecastCost: withPlannerFailures(async (input: z.input<typeof ForecastInputSchema>): Promise<CostForecast> => {
-      const { plan, routes, done_step_ids } = parseInput(ForecastInputSchema, input, 'forecastCost');
+      const { plan, routes, done_step_ids, tool_catalog } = parseInput(ForecastInputSchema, input, 'forecastCost');
       const subjects = new Set(flattenSteps(plan).flatMap((s) => costSubject(s) ?? []));
       const history: Record<string, CostSample[]> = {};
       for (const subject of subjects) history[subject] = await samplesOf(ledger, subject);
-      return forecastPlan(plan, routes, history, new Set(done_step_ids));
+      const fanned = tool_catalog ? fanOutSources(plan, catalogs.get(tool_catalog)) : {};
+      return forecastPlan(plan, routes, history, new Set(done_step_ids), fanned);
     }),
 
     /**

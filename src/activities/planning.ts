@@ -494,7 +494,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       return decide(critiques, policy);
     }),
 
-    ...createCostHistoryActivities(deps.ledger),
+    ...createCostHistoryActivities(deps.ledger, deps.catalogs),
   };
 }
 
