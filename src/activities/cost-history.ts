@@ -1,8 +1,9 @@
 /**
  * The recorded costs of past runs, by subject (`tool:<name>`, `llm-step`), kept in the ledger beside the other
  * ledgers so they live where a run's store lives (files, or PostgreSQL shared by every worker): the latest
- * MAX_SAMPLES per subject under `cost-history:<subject>`. A finished run adds what each of its steps cost
- * (`recordCosts`); a run about to wait for approval reads them to forecast its plan (`forecastCost`), with its
+ * MAX_SAMPLES per subject under `cost-history:<subject>`, and the latest MAX_SAMPLES duration residuals of any subject
+ * under `cost-residuals` (how much this machine's step durations vary). A finished run adds what each of its steps
+ * cost (`recordCosts`); a run about to wait for approval reads them to forecast its plan (`forecastCost`), with its
  * catalog's schemas telling which steps fan out (one call per row of another step, src/domain/fan-out.ts).
  */
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { withPlannerFailures } from '../api/failures';
 import {
   CostSampleSchema,
   costSubject,
+  durationResidual,
   forecastPlan,
   MAX_SAMPLES,
   type CostForecast,
@@ -23,6 +25,9 @@ import type { ToolCatalogs } from '../tools/registry';
 import { parseInput } from './parse-input';
 
 const keyOf = (subject: string) => `cost-history:${subject}`;
+/** The machine's latest duration residuals, any subject (src/domain/cost-forecast.ts `durationResidual`). */
+const RESIDUALS_KEY = 'cost-residuals';
+const ResidualsSchema = z.object({ residuals: z.array(z.number().finite()) });
 
 const RouteSchema = z.object({
   queues: z.array(z.string()).max(100),
@@ -49,6 +54,17 @@ async function samplesOf(ledger: IdempotencyLedger, subject: string): Promise<Co
   return stored.success ? stored.data.samples.slice(-MAX_SAMPLES) : []; // an unreadable entry is no history
 }
 
+async function residualsOf(ledger: IdempotencyLedger): Promise<number[]> {
+  const stored = ResidualsSchema.safeParse(await ledger.get(RESIDUALS_KEY));
+  return stored.success ? stored.data.residuals.slice(-MAX_SAMPLES) : [];
+}
+
+/** Replaces what is recorded under `key`: the ledger keeps the first record of a key, so it is removed first. */
+async function replace(ledger: IdempotencyLedger, key: string, value: unknown): Promise<void> {
+  await ledger.remove(key);
+  await ledger.record(key, value);
+}
+
 /** For each fan-out step of `plan` (by id), the indexes of the steps whose rows it runs once per. */
 function fanOutSources(plan: Plan, catalog: readonly ToolSpec[]): Record<string, number[]> {
   const specs = new Map(catalog.map((t) => [t.name, t]));
@@ -69,22 +85,32 @@ export function createCostHistoryActivities(ledger: IdempotencyLedger, catalogs:
       const subjects = new Set(flattenSteps(plan).flatMap((s) => costSubject(s) ?? []));
       const history: Record<string, CostSample[]> = {};
       for (const subject of subjects) history[subject] = await samplesOf(ledger, subject);
-      const fanned = tool_catalog ? fanOutSources(plan, catalogs.get(tool_catalog)) : {};
-      return forecastPlan(plan, routes, history, new Set(done_step_ids), fanned);
+      return forecastPlan(plan, routes, history, {
+        done: new Set(done_step_ids),
+        fanned: tool_catalog ? fanOutSources(plan, catalogs.get(tool_catalog)) : {},
+        residuals: await residualsOf(ledger),
+      });
     }),
 
     /**
-     * Adds a finished run's step costs to the history. The ledger keeps the first record of a key, so an entry is
-     * replaced by removing it first: two runs finishing at once may lose one's samples, which a forecast survives.
+     * Adds a finished run's step costs to the history, and how far each duration fell from its subject's earlier ones
+     * to the machine's residuals. Entries are replaced (see replace): two runs finishing at once may lose one's
+     * samples, which a forecast survives.
      */
     recordCosts: withPlannerFailures(
       async (input: z.input<typeof RecordInputSchema>): Promise<{ subjects: number }> => {
         const { samples } = parseInput(RecordInputSchema, input, 'recordCosts');
+        const residuals = await residualsOf(ledger);
         for (const [subject, added] of Object.entries(samples)) {
-          const kept = [...(await samplesOf(ledger, subject)), ...added].slice(-MAX_SAMPLES);
-          await ledger.remove(keyOf(subject));
-          await ledger.record(keyOf(subject), { samples: kept });
+          const kept = await samplesOf(ledger, subject);
+          for (const sample of added) {
+            const residual = durationResidual(kept.slice(-MAX_SAMPLES), sample);
+            if (residual !== null) residuals.push(residual);
+            kept.push(sample);
+          }
+          await replace(ledger, keyOf(subject), { samples: kept.slice(-MAX_SAMPLES) });
         }
+        await replace(ledger, RESIDUALS_KEY, { residuals: residuals.slice(-MAX_SAMPLES) });
         return { subjects: Object.keys(samples).length };
       },
     ),

@@ -7,7 +7,9 @@
  * - Seconds from history: p50 is the samples' median; p90 is the upper 90% prediction bound of the next duration,
  *   durations taken as log-normal (a loaded machine stretches a step by a factor, not by a fixed amount): the mean of
  *   the log durations plus Student's t quantile times their spread, widened by √(1 + 1/n), so that a few samples give
- *   a wide bound; never below the samples' own nearest-rank p90.
+ *   a wide bound; never below the samples' own nearest-rank p90. How much durations vary is mostly the machine's
+ *   doing (its load), shared by every tool it runs, so the spread is at least the machine's: the root mean square of
+ *   the latest steps' residuals (how far each one's log duration fell from its subject's mean before it, any subject).
  * - A fan-out step (a `.*` template given to a param that takes one value runs it once per row of the step named,
  *   ./fan-out) is forecast per call, times the rows that step is expected to return: the p50 or p90 of the row counts
  *   recorded for that step's subject, or one row (the estimate's one call) without MIN_SAMPLES of them; at most
@@ -30,8 +32,9 @@ export const MIN_SAMPLES = 3;
 /**
  * A step forecast from the estimate gets this many times its estimated seconds as p90: the plan's duration is a
  * point figure that leaves out scheduling and a loaded machine (on the eval's tuning goals, a step's first runs took
- * up to about its estimate; the first step after the workers started, about 3 to 7 times it). Calls, tokens and dollars
- * keep the catalog's figures: they are what a call is charged.
+ * up to about its estimate). Not covered: a worker's first call of a pack that opens its database then (the waste
+ * pack's PGlite, opened on its first query, src/tools/waste/index.ts: 2.5 to 4 s under load); the recorded samples
+ * then carry it. Calls, tokens and dollars keep the catalog's figures: they are what a call is charged.
  */
 export const ESTIMATE_SECONDS_P90_FACTOR = 3;
 /** Samples kept per subject (the latest). */
@@ -91,16 +94,22 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-/**
- * The forecast of the steps of `plan` not in `done` (ids of steps a re-plan keeps), from `history` by subject.
- * `fanned`: for each fan-out step (by id), the indexes of the steps whose rows it runs once per, one per fanned param.
- */
+/** What a forecast knows besides the plan and the recorded costs by subject. */
+export interface ForecastContext {
+  /** Ids of the steps a re-plan keeps: they cost nothing more. */
+  done?: ReadonlySet<string>;
+  /** For each fan-out step (by id), the indexes of the steps whose rows it runs once per, one per fanned param. */
+  fanned?: Readonly<Record<string, readonly number[]>>;
+  /** The machine's latest duration residuals (durationResidual), any subject. */
+  residuals?: readonly number[];
+}
+
+/** The forecast of the steps of `plan` not done, from `history` by subject. */
 export function forecastPlan(
   plan: Pick<Plan, 'tasks' | 'estimate'>,
   routes: Readonly<Record<string, ToolRoute>>,
   history: Readonly<Record<string, readonly CostSample[]>>,
-  done: ReadonlySet<string> = new Set(),
-  fanned: Readonly<Record<string, readonly number[]>> = {},
+  { done = new Set(), fanned = {}, residuals = [] }: ForecastContext = {},
 ): CostForecast {
   const steps = flattenSteps(plan);
   const basis = new Map<string, number>();
@@ -136,7 +145,16 @@ export function forecastPlan(
       const perCall = sources?.length ? samples.map(perCallSample) : samples;
       return {
         p50: scaleSample(quantileSample(perCall, 0.5), times.p50),
-        p90: scaleSample({ ...quantileSample(perCall, 0.9), ms: msP90(perCall.map((s) => s.ms)) }, times.p90),
+        p90: scaleSample(
+          {
+            ...quantileSample(perCall, 0.9),
+            ms: msP90(
+              perCall.map((s) => s.ms),
+              residuals,
+            ),
+          },
+          times.p90,
+        ),
         counted: true,
       };
     }
@@ -223,16 +241,30 @@ export function studentT90(df: number): number {
 
 /**
  * The upper 90% prediction bound of the next duration given `ms` (at least 2 samples), durations taken as log-normal
- * (a millisecond at least); never below the samples' nearest-rank p90.
+ * (a millisecond at least), their spread at least the machine's (`residuals`, from 2 of them); never below the
+ * samples' nearest-rank p90.
  */
-export function msP90(ms: readonly number[]): number {
-  const logs = ms.map((m) => Math.log(Math.max(1, m)));
+export function msP90(ms: readonly number[], residuals: readonly number[] = []): number {
+  const logs = ms.map(logMs);
   const n = logs.length;
   const mean = logs.reduce((a, b) => a + b, 0) / n;
   const spread = Math.sqrt(logs.reduce((sum, l) => sum + (l - mean) ** 2, 0) / (n - 1));
-  const bound = Math.exp(mean + studentT90(n - 1) * spread * Math.sqrt(1 + 1 / n));
-  return Math.max(quantile(ms, 0.9), Math.round(bound));
+  const own = studentT90(n - 1) * spread * Math.sqrt(1 + 1 / n);
+  // A residual is already a prediction error (it includes the uncertainty of the mean it was measured from).
+  const machine =
+    residuals.length >= 2
+      ? studentT90(residuals.length) * Math.sqrt(residuals.reduce((sum, r) => sum + r * r, 0) / residuals.length)
+      : 0;
+  return Math.max(quantile(ms, 0.9), Math.round(Math.exp(mean + Math.max(own, machine))));
 }
+
+/** How far `sample`'s log duration fell from the mean of its subject's earlier ones; null without any. */
+export function durationResidual(earlier: readonly CostSample[], sample: CostSample): number | null {
+  if (earlier.length === 0) return null;
+  return logMs(sample.ms) - earlier.reduce((sum, s) => sum + logMs(s.ms), 0) / earlier.length;
+}
+
+const logMs = (ms: number) => Math.log(Math.max(1, ms));
 
 /** The longest chain of `msOf` through the steps' `depends_on`, layer by layer (a validated plan has no cycle). */
 function longestPathMs(steps: readonly Step[], msOf: (index: number) => number): number {

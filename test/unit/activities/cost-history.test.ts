@@ -57,3 +57,20 @@ test('a step that takes one facility id per call is forecast at the rows its sou
   const blind = await run(activities.forecastCost, { plan, routes });
   expect(blind.p90.calls).toBe(3);
 });
+
+test("recorded durations tell how much the machine varies: a steady tool's forecast is widened by the others' spread", async () => {
+  const activities = createCostHistoryActivities(new MemoryIdempotencyLedger(), builtInCatalogs());
+  const took = (ms: number): CostSample => ({ calls: 1, tokens: 100, cost_usd: 0.001, ms });
+  const one = PlanSchema.parse({
+    ...validPlanInput(),
+    tasks: [{ id: '1', title: 'One', steps: [{ id: '1.1', title: 'Facilities', tool: 'facilities', params: {} }] }],
+  });
+  await run(activities.recordCosts, { samples: { 'tool:facilities': [100, 100, 100].map(took) } });
+  const steady = await run(activities.forecastCost, { plan: one, routes });
+  expect(steady.p90.seconds).toBe(0.1);
+  // Another tool's durations swing by a factor of 4 on this machine.
+  await run(activities.recordCosts, { samples: { 'tool:shipments': [50, 200, 50, 200, 50].map(took) } });
+  const widened = await run(activities.forecastCost, { plan: one, routes });
+  expect(widened.p50.seconds).toBe(0.1);
+  expect(widened.p90.seconds).toBeGreaterThan(0.2);
+});

@@ -5,6 +5,7 @@
  */
 import { PlanSchema } from '../../../src/domain/plan';
 import {
+  durationResidual,
   ESTIMATE_SECONDS_P90_FACTOR,
   forecastOutcome,
   forecastPlan,
@@ -82,7 +83,7 @@ test('seconds follow the longest path, not the sum: two independent steps take a
 });
 
 test('steps a re-plan keeps cost nothing more, and a noop costs nothing', () => {
-  const f = forecastPlan(plan, routes, {}, new Set(['1.1']));
+  const f = forecastPlan(plan, routes, {}, { done: new Set(['1.1']) });
   expect(f.p50).toMatchObject({ calls: 2, tokens: 100, cost_usd: 0.002 });
   expect(f.from_estimate).toBe(2);
 });
@@ -128,8 +129,7 @@ describe('a fan-out step (one call per row of its source step)', () => {
       fanPlan,
       fanRoutes,
       { 'tool:facilities': facilities, 'tool:shipments': shipments },
-      new Set(),
-      fanned,
+      { fanned },
     );
     expect(f.p50).toMatchObject({ calls: 1 + 2, tokens: 10 + 2 * 10 });
     expect(f.p50.cost_usd).toBeCloseTo(0.001 + 2 * 0.002, 9);
@@ -139,7 +139,7 @@ describe('a fan-out step (one call per row of its source step)', () => {
   });
 
   test('without history either, it is forecast from the estimate times the rows', () => {
-    const f = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': facilities }, new Set(), fanned);
+    const f = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': facilities }, { fanned });
     expect(f.p90.calls).toBe(1 + 4);
     expect(f.p90.tokens).toBe(10 + 4 * 400);
     expect(f.from_estimate).toBe(1);
@@ -147,7 +147,7 @@ describe('a fan-out step (one call per row of its source step)', () => {
 
   test('without MIN_SAMPLES row counts of its source it is one call, the estimate; the same step not fanned is one call', () => {
     const fewRows = facilities.map((s, i) => (i < MIN_SAMPLES - 1 ? s : { ...s, rows: undefined }));
-    const few = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': fewRows }, new Set(), fanned);
+    const few = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': fewRows }, { fanned });
     expect(few.p90.calls).toBe(2);
     const notFanned = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': facilities });
     expect(notFanned.p90.calls).toBe(2);
@@ -156,7 +156,7 @@ describe('a fan-out step (one call per row of its source step)', () => {
   test('is at most MAX_FAN_OUT calls, whatever its sources returned', () => {
     const many = steady(MIN_SAMPLES, 100, { rows: 40 });
     const twoSources = { '1.2': [0, 0] }; // two fanned params: one call per combination
-    const f = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': many }, new Set(), twoSources);
+    const f = forecastPlan(fanPlan, fanRoutes, { 'tool:facilities': many }, { fanned: twoSources });
     expect(f.p90.calls).toBe(1 + MAX_FAN_OUT);
   });
 });
@@ -170,8 +170,25 @@ describe('the p90 of seconds from recorded samples', () => {
     expect(more).toBeGreaterThanOrEqual(quantile([...spread, ...spread], 0.9));
   });
 
-  test('is the samples themselves when they all agree', () => {
+  test('is the samples themselves when they all agree, and the machine does not vary', () => {
     expect(msP90([200, 200, 200])).toBe(200);
+    expect(msP90([200, 200, 200], [0, 0, 0])).toBe(200);
+  });
+
+  test("is at least as wide as the machine's variation: a tool's few steady samples do not make it tight", () => {
+    // Other tools' steps landed a factor e^0.5 above or below their own earlier durations.
+    const residuals = [0.5, -0.5, 0.5, -0.5];
+    expect(msP90([200, 200, 200], residuals)).toBe(Math.round(200 * Math.exp(studentT90(4) * 0.5)));
+    // A tool that varies more than the machine keeps its own, wider bound.
+    const wild = [50, 200, 800];
+    expect(msP90(wild, residuals)).toBe(msP90(wild));
+  });
+
+  test("a residual is how far a step's log duration fell from its subject's earlier mean", () => {
+    const at = (ms: number) => sample(0, ms);
+    expect(durationResidual([], at(100))).toBeNull();
+    expect(durationResidual([at(100), at(100)], at(200))).toBeCloseTo(Math.log(2), 9);
+    expect(durationResidual([at(50), at(200)], at(100))).toBeCloseTo(0, 9); // the geometric mean
   });
 
   test("uses Student's t: wide with 2 degrees of freedom, near the normal's 1.2816 with many", () => {
