@@ -143,18 +143,11 @@ export function forecastPlan(
       fromHistory++;
       // A fan-out step's samples count every call it made: it is forecast from what one call cost.
       const perCall = sources?.length ? samples.map(perCallSample) : samples;
+      const durations = perCall.map((s) => s.ms);
+      const p90 = { ...quantileSample(perCall, 0.9), ms: msP90(durations, residuals) };
       return {
         p50: scaleSample(quantileSample(perCall, 0.5), times.p50),
-        p90: scaleSample(
-          {
-            ...quantileSample(perCall, 0.9),
-            ms: msP90(
-              perCall.map((s) => s.ms),
-              residuals,
-            ),
-          },
-          times.p90,
-        ),
+        p90: scaleSample(p90, times.p90),
         counted: true,
       };
     }
