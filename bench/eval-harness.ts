@@ -18,6 +18,7 @@ import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { answerClarificationUpdate, getStateQuery, type PlanningState } from '../src/api';
 import { readFailure, type PlanFailure } from '../src/api/failures';
+import type { CostFigures } from '../src/domain/cost-forecast';
 import { flattenSteps, type PlanStatus } from '../src/domain/plan';
 import { LlmCallUsageSchema, type LlmCallUsage } from '../src/domain/llm-calls';
 import { planningWorkflow } from '../src/workflows';
@@ -168,6 +169,16 @@ export interface GoalResult {
   cost_within_p90: boolean | null;
   /** Where it did not, the dimensions over p90 (calls, tokens, cost_usd, seconds). */
   cost_over_p90: string[];
+  /** The completed version's forecast (p50, p90, steps from history and from the estimate) and its actual cost, to see by how much a miss missed. */
+  cost_forecast: {
+    p50: CostFigures;
+    p90: CostFigures;
+    actual: CostFigures;
+    from_history: number;
+    from_estimate: number;
+    /** Each completed step: its tool, its milliseconds by the workflow's clock and the attempt that completed it. */
+    steps: { tool: string | null; ms: number; attempts: number | null }[];
+  } | null;
   /** One entry per generatePlan activity: its duration and the LLM calls it made. */
   plan_generations: { seconds: number; llm_calls: number; completion_tokens: number; ok: boolean }[];
   activities: ActivityRecord[];
@@ -404,6 +415,20 @@ export async function runGoal(goal: GoldenGoal, options: RunGoalOptions): Promis
   });
 }
 
+/** A completed version's forecast beside its actual cost; null without an outcome. */
+function costForecastOf(state: PlanningState | undefined): GoalResult['cost_forecast'] {
+  const outcome = state?.forecast_outcome;
+  const forecast = state?.versions.find((v) => v.version === outcome?.version)?.forecast;
+  if (!outcome || !forecast) return null;
+  const { p50, p90, from_history, from_estimate } = forecast;
+  const steps = state.steps.flatMap((s) =>
+    s.status === 'COMPLETED' && s.started_at && s.ended_at
+      ? [{ tool: s.tool, ms: Date.parse(s.ended_at) - Date.parse(s.started_at), attempts: s.attempts ?? null }]
+      : [],
+  );
+  return { p50, p90, actual: outcome.actual, from_history, from_estimate, steps };
+}
+
 /** The completed steps of a run and the data each returned: inline in the state, else read from the content store. */
 async function completedSteps(
   state: Pick<PlanningState, 'steps'>,
@@ -496,6 +521,7 @@ export async function measureRun(
     seconds,
     cost_within_p90: state?.forecast_outcome?.within_p90 ?? null,
     cost_over_p90: state?.forecast_outcome?.over ?? [],
+    cost_forecast: costForecastOf(state),
     plan_generations: generations.map(({ seconds: s, llm_calls, completion_tokens, ok }) => ({
       seconds: s,
       llm_calls,

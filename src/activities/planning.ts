@@ -479,7 +479,7 @@ export function createPlanningActivities(deps: PlanningDependencies) {
       return decide(critiques, policy);
     }),
 
-    ...createCostHistoryActivities(deps.ledger),
+    ...createCostHistoryActivities(deps.ledger, deps.catalogs),
   };
 }
 

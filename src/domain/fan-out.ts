@@ -6,7 +6,7 @@
  */
 import { InvalidInputError } from './errors';
 import type { JsonSchema } from './json-schema';
-import { isWholeTemplate } from './templates';
+import { isWholeTemplate, scanTemplates } from './templates';
 import { isRecord } from './walk';
 
 export const MAX_FAN_OUT = 100;
@@ -19,25 +19,33 @@ function takesOneValue(schema: unknown): boolean {
 }
 
 /**
- * The param sets a step runs with: `[resolved]`, or one per combination of the values of its fanned params (each a
- * top-level `.*` template given to a param that takes one value). An empty list means no call (nothing to ask for).
+ * The params of a step that may fan it out, as the plan writes them: each a top-level `.*` template given to a param
+ * that takes one value, with the index of the step whose result gives the values.
+ */
+export function fannedParams(
+  params: Record<string, unknown>,
+  parameters: JsonSchema,
+): { key: string; from_step: number }[] {
+  const properties = parameters.properties ?? {};
+  return Object.entries(params).flatMap(([key, text]) => {
+    if (typeof text !== 'string' || !isWholeTemplate(text) || !text.includes('.*')) return [];
+    const ref = scanTemplates(text).refs[0];
+    return ref && takesOneValue(properties[key]) ? [{ key, from_step: ref.step }] : [];
+  });
+}
+
+/**
+ * The param sets a step runs with: `[resolved]`, or one per combination of the values of its fanned params (see
+ * fannedParams) that resolved to a list. An empty list means no call (nothing to ask for).
  */
 export function fanOut(
   original: Record<string, unknown>,
   resolved: Record<string, unknown>,
   parameters: JsonSchema,
 ): Record<string, unknown>[] {
-  const properties = parameters.properties ?? {};
-  const fanned = Object.keys(original).filter((key) => {
-    const text = original[key];
-    return (
-      typeof text === 'string' &&
-      isWholeTemplate(text) &&
-      text.includes('.*') &&
-      Array.isArray(resolved[key]) &&
-      takesOneValue(properties[key])
-    );
-  });
+  const fanned = fannedParams(original, parameters)
+    .map((p) => p.key)
+    .filter((key) => Array.isArray(resolved[key]));
   let sets: Record<string, unknown>[] = [resolved];
   for (const key of fanned) {
     const values = [...new Map((resolved[key] as unknown[]).map((v) => [JSON.stringify(v), v])).values()];

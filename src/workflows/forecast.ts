@@ -28,6 +28,7 @@ export async function forecastCost(run: PlanningRun): Promise<void> {
       plan,
       routes: state.routes,
       done_step_ids: done.map((s) => s.id),
+      tool_catalog: state.request.tool_catalog,
     });
     run.recordForecast(
       { forecast },
@@ -56,7 +57,12 @@ export async function settleForecast(run: PlanningRun): Promise<void> {
   const samples: Record<string, CostSample[]> = {};
   for (const s of ran) {
     const subject = costSubject(steps[s.index]!);
-    if (subject && s.result && !s.result.replayed) (samples[subject] ??= []).push({ ...s.result.usage, ms: msOf(s) });
+    if (subject && s.result && !s.result.replayed)
+      (samples[subject] ??= []).push({
+        ...s.result.usage,
+        ms: msOf(s),
+        ...(s.result.items === null ? {} : { rows: s.result.items }),
+      });
   }
   if (Object.keys(samples).length === 0) return;
   try {

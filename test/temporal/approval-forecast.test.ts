@@ -36,11 +36,11 @@ afterAll(async () => {
   await client?.connection.close();
 });
 
-function start(id: string, options: Record<string, unknown>) {
+function start(id: string, options: Record<string, unknown>, goal = GOAL) {
   return client.workflow.start('planningWorkflow', {
     taskQueue: planner.taskQueue,
     workflowId: `${id}-${planner.taskQueue}`,
-    args: [{ request: { goal: GOAL, planner: 'ranking' }, options: { search_attributes: false, ...options } }],
+    args: [{ request: { goal, planner: 'ranking' }, options: { search_attributes: false, ...options } }],
   });
 }
 
@@ -120,6 +120,30 @@ test(`once the same tools have ${MIN_SAMPLES} recorded costs, the forecast comes
   expect(forecast.p90.seconds).toBeGreaterThanOrEqual(forecast.p50.seconds);
   await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
   expect((await handle.result()).stage).toBe('COMPLETED');
+});
+
+test('a step run once per facility found is forecast at the facilities earlier runs found, not at one call', async () => {
+  const goal = 'Which facilities in Hannover received rejected shipments last week?';
+  const spent: number[] = [];
+  for (let i = 0; i < MIN_SAMPLES; i++) {
+    const handle = await start(`fan-out-${i}`, { approval: 'never' }, goal);
+    expect((await handle.result()).stage).toBe('COMPLETED');
+    const done = await handle.query(getStateQuery);
+    spent.push(done.steps.reduce((sum, s) => sum + (s.result?.usage.calls ?? 0), 0));
+  }
+  const handle = await start('fan-out', { approval: 'always' }, goal);
+  const waiting = await awaitingApproval(handle.workflowId, 1);
+  const steps = waiting.plan!.tasks.flatMap((t) => t.steps);
+  expect(steps.map((s) => s.params.facility_id)).toContain('${step[0].data.*.id}');
+  // Every run found the same facilities: one facilities call, then one shipments call for each.
+  expect(new Set(spent).size).toBe(1);
+  expect(spent[0]).toBeGreaterThan(steps.length);
+  const forecast = waiting.versions.at(-1)!.forecast!;
+  expect(forecast.p50.calls).toBe(spent[0]);
+  expect(forecast.p90.calls).toBe(spent[0]);
+  await handle.executeUpdate(approveUpdate, { args: [{ plan_version: 1 }] });
+  expect((await handle.result()).stage).toBe('COMPLETED');
+  expect((await handle.query(getStateQuery)).forecast_outcome).toMatchObject({ actual: { calls: spent[0] } });
 });
 
 test('a rejection the ranking planner cannot honour: v2 has no step changes, the run says it cannot honour the reason and asks again (it does not loop); the prompt and show give the diff and why', async () => {

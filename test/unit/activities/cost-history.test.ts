@@ -1,55 +1,76 @@
 /**
- * The cost activities the planner's workflow calls as local activities (forecastCost, recordCosts) are registered
- * however the planner runs: plannerPlugin registers its own over a worker's, and a worker without a cost history
- * (createPlannerWorker given activities without them) forecasts from the plan's estimate and refuses a record, saying
- * why.
+ * The recorded costs and the forecast made from them: a finished run's samples (with the rows each step returned)
+ * forecast the next plan, whose catalog's schemas say which steps fan out.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createCostHistoryActivities } from '../../../src/activities/cost-history';
-import { readFailure } from '../../../src/api/failures';
-import { loadConfig } from '../../../src/config';
-import { forecastPlan } from '../../../src/domain/cost-forecast';
-import { plannerPlugin } from '../../../src/planner-plugin';
-import { LocalContentStore } from '../../../src/store/content-store';
-import { rankingPlan } from '../../support/planning';
+import { MIN_SAMPLES, type CostSample } from '../../../src/domain/cost-forecast';
+import { PlanSchema } from '../../../src/domain/plan';
+import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
+import { builtInCatalogs, DEFAULT_CATALOG } from '../../../src/tools/registry';
+import { validPlanInput } from '../../support/plans';
 
-const plan = rankingPlan('Get me shipments from last week');
-const routes = { shipments: { queues: ['q'], cost_per_call_usd: 0.01, tokens_per_call: 0, idempotent: true } };
+const mock = new MockActivityEnvironment();
+const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R>;
+const route = { queues: ['q'], cost_per_call_usd: 0.001, tokens_per_call: 100, idempotent: true };
+const routes = { facilities: route, shipments: route, inspections: route };
 
-test("plannerPlugin registers the planner's cost activities over a worker's own of the same name", async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'planner-store-'));
-  const theirs = async () => 'theirs';
-  const configured = await plannerPlugin({
-    packs: [],
-    store: new LocalContentStore(dir),
-    config: loadConfig({ PLANNER_STORE_DIR: dir }),
-  }).configureWorker!({ taskQueue: 'q', activities: { forecastCost: theirs, recordCosts: theirs, mine: theirs } });
-  const activities = configured.activities as Record<string, unknown>;
-  expect(typeof activities.forecastCost).toBe('function');
-  expect(activities.forecastCost).not.toBe(theirs);
-  expect(activities.recordCosts).not.toBe(theirs);
-  expect(activities.mine).toBe(theirs);
+/** facilities, then shipments and inspections of what it found: by facility (one call per facility) and by shipment ids. */
+const plan = PlanSchema.parse({
+  ...validPlanInput(),
+  tasks: [
+    {
+      id: '1',
+      title: 'Facilities and their loads',
+      steps: [
+        { id: '1.1', title: 'Facilities', tool: 'facilities', params: { location: 'Hannover' } },
+        {
+          id: '1.2',
+          title: 'Their shipments',
+          tool: 'shipments',
+          params: { facility_id: '${step[0].data.*.id}' },
+          depends_on: [0],
+        },
+        {
+          id: '1.3',
+          title: 'Inspections of those shipments',
+          tool: 'inspections',
+          params: { shipment_ids: '${step[1].data.*.id}' },
+          depends_on: [1],
+        },
+      ],
+    },
+  ],
 });
 
-describe('without a cost history', () => {
-  const { forecastCost, recordCosts } = createCostHistoryActivities(undefined);
+test('a step that takes one facility id per call is forecast at the rows its source returned; a list param is one call', async () => {
+  const activities = createCostHistoryActivities(new MemoryIdempotencyLedger(), builtInCatalogs());
+  const found = (rows: number): CostSample => ({ calls: 1, tokens: 100, cost_usd: 0.001, ms: 50, rows });
+  // Facilities found 2 rows once, then 3 every time.
+  const facilities = Array.from({ length: MIN_SAMPLES }, (_, i) => found(i === 0 ? 2 : 3));
+  await run(activities.recordCosts, { samples: { 'tool:facilities': facilities } });
+  const forecast = await run(activities.forecastCost, { plan, routes, tool_catalog: DEFAULT_CATALOG });
+  // facilities 1 call; shipments once per facility (p50 and p90: 3); inspections 1 call.
+  expect(forecast.p50.calls).toBe(1 + 3 + 1);
+  expect(forecast.p90.calls).toBe(1 + 3 + 1);
+  // Without the catalog no step is known to fan out.
+  const blind = await run(activities.forecastCost, { plan, routes });
+  expect(blind.p90.calls).toBe(3);
+});
 
-  test("the forecast is the plan's estimate alone", async () => {
-    const forecast = await forecastCost({ plan, routes });
-    expect(forecast).toEqual(forecastPlan(plan, routes, {}));
-    expect(forecast).toMatchObject({ from_history: 0, basis: [] });
+test("recorded durations tell how much the machine varies: a steady tool's forecast is widened by the others' spread", async () => {
+  const activities = createCostHistoryActivities(new MemoryIdempotencyLedger(), builtInCatalogs());
+  const took = (ms: number): CostSample => ({ calls: 1, tokens: 100, cost_usd: 0.001, ms });
+  const one = PlanSchema.parse({
+    ...validPlanInput(),
+    tasks: [{ id: '1', title: 'One', steps: [{ id: '1.1', title: 'Facilities', tool: 'facilities', params: {} }] }],
   });
-
-  test('a record is refused, saying the worker keeps no cost history', async () => {
-    const refused = await recordCosts({ samples: {} }).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(readFailure(refused)).toMatchObject({
-      type: 'WorkerFailureError',
-      message: 'this worker keeps no cost history: its activities were given without recordCosts',
-    });
-  });
+  await run(activities.recordCosts, { samples: { 'tool:facilities': [100, 100, 100].map(took) } });
+  const steady = await run(activities.forecastCost, { plan: one, routes });
+  expect(steady.p90.seconds).toBe(0.1);
+  // Another tool's durations swing by a factor of 4 on this machine.
+  await run(activities.recordCosts, { samples: { 'tool:shipments': [50, 200, 50, 200, 50].map(took) } });
+  const widened = await run(activities.forecastCost, { plan: one, routes });
+  expect(widened.p50.seconds).toBe(0.1);
+  expect(widened.p90.seconds).toBeGreaterThan(0.2);
 });
