@@ -168,7 +168,9 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   const periods = resolveTemporalReferences(goal, now);
   const periodTokens = new Set<number>();
   for (const p of periods) {
-    const at = tokenPos(goal, lower.indexOf(p.phrase.split(' ')[0]!));
+    // The phrase as the resolver spells it (spaces collapsed), else its first word.
+    const index = lower.indexOf(p.phrase);
+    const at = tokenPos(goal, index >= 0 ? index : lower.indexOf(p.phrase.split(' ')[0]!));
     tokenize(p.phrase).forEach((_, i) => periodTokens.add(at + i));
     if (dateParams.length > 0)
       out.push({
