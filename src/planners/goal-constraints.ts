@@ -91,10 +91,71 @@ export function isNameParam(param: string, schema: JsonSchema): boolean {
   );
 }
 
-const AMOUNT =
-  /\b((?:no|not) (?:more|less|fewer) than|at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
+/** Numbers in words, to the millions ("two hundred", "twenty-five"): each word's value. */
+const NUMBER_WORDS: Readonly<Record<string, number>> = Object.fromEntries([
+  ...'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'
+    .split(' ')
+    .map((w, i) => [w, i]),
+  ...'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ').map((w, i) => [w, 20 + 10 * i]),
+  ['hundred', 100],
+  ['thousand', 1_000],
+  ['million', 1_000_000],
+]);
+const NUMBER_WORD = `(?:${Object.keys(NUMBER_WORDS).join('|')})`;
+
+/** The value of a number as written: digits ("2,500", "1.5k") or words ("two hundred and fifty"). */
+export function numberValue(text: string): number | undefined {
+  const digits = /^(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(k)?$/i.exec(text.trim());
+  if (digits) return Number(`${digits[1]!.replace(/,/g, '')}${digits[2] ?? ''}`) * (digits[3] ? 1_000 : 1);
+  let total = 0;
+  let group = 0;
+  for (const word of text.toLowerCase().split(/[\s-]+/)) {
+    if (word === 'and' || word === 'a') continue;
+    const value = NUMBER_WORDS[word];
+    if (value === undefined) return undefined;
+    if (value === 100) group = (group || 1) * 100;
+    else if (value >= 1_000) {
+      total += (group || 1) * value;
+      group = 0;
+    } else group += value;
+  }
+  return total + group;
+}
+
+/** Abbreviated units, as a number param's name or description spells them in full. */
+const UNIT_ABBREVIATIONS: Readonly<Record<string, readonly string[]>> = {
+  t: ['ton', 'tonne'],
+  kg: ['kilogram', 'kilo'],
+  g: ['gram'],
+  km: ['kilometer', 'kilometre'],
+  h: ['hour'],
+  hr: ['hour'],
+  min: ['minute'],
+  sec: ['second'],
+  kb: ['kilobyte'],
+  mb: ['megabyte'],
+  gb: ['gigabyte'],
+  pct: ['percent'],
+};
+
+/** The stems a unit may be written with, singular or plural, abbreviated or not ("t" → ton, tons, tonne, …). */
+function unitStems(unit: string): string[] {
+  const lower = unit.toLowerCase();
+  const words = [lower, ...(UNIT_ABBREVIATIONS[lower.replace(/s$/, '')] ?? UNIT_ABBREVIATIONS[lower] ?? [])];
+  return [...new Set(words.flatMap((w) => [w, `${w}s`, w.replace(/e?s$/, '')]).flatMap((w) => contentStems(w)))];
+}
+
+/**
+ * An amount: an optional bound (words or a sign), a number (digits, "2,500", "1k", or words: "two hundred") and the
+ * word after it, its unit.
+ */
+const AMOUNT = new RegExp(
+  `(?:\\b((?:no|not) (?:more|less|fewer) than|at least|more than|over|above|minimum of|min\\.?|at most|less than|under|below|up to|within|maximum of|max\\.?)|(≥|>=|>|≤|<=|<))?\\s*` +
+    `(\\b\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?(?![\\d,])|\\b\\d+(?:\\.\\d+)?(?:k\\b)?|\\b${NUMBER_WORD}(?:(?:[\\s-]+|\\s+and\\s+)${NUMBER_WORD})*\\b)\\s*(\\p{L}+)`,
+  'giu',
+);
 /** The directions of a lower bound ("no more than" is an upper one). */
-const AT_LEAST = /^((?:no|not) (?:less|fewer) than|at least|more than|over|above|minimum of|min\.?)$/i;
+const AT_LEAST = /^((?:no|not) (?:less|fewer) than|at least|more than|over|above|minimum of|min\.?|≥|>=|>)$/i;
 
 /** A word with digits, joined by dashes, slashes or dots: an id or a code ("FAC-02", "SHP-0001", "Q3"). */
 const CODED = /[\p{L}\p{N}]+(?:[-_/.][\p{L}\p{N}]+)*/gu;
@@ -263,24 +324,26 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   }
 
   for (const m of goal.matchAll(AMOUNT)) {
-    const [, direction, number, unit] = m;
-    const unitStem = contentStems(unit!)[0];
-    if (!unitStem || periodTokens.has(tokenPos(goal, m.index! + m[0].indexOf(number!)))) continue;
+    const [, words, sign, number, unit] = m;
+    const direction = words ?? sign;
+    const stems = unitStems(unit!);
+    const value = numberValue(number!);
+    if (stems.length === 0 || value === undefined) continue;
+    if (periodTokens.has(tokenPos(goal, m.index + m[0].indexOf(number!)))) continue;
     // "at least 100" fills a minimum, "at most 100" a maximum; a bare "100 tons" either.
     const bound = direction === undefined ? undefined : AT_LEAST.test(direction.trim()) ? 'min' : 'max';
     const takers = paramsOf(catalog, (p, s) => {
       if (s.type !== 'number' && s.type !== 'integer') return false;
-      const stems = identifierStems(p);
-      if (!describedAs(p, s, [unitStem])) return false;
-      return bound === undefined || !stems.includes(bound === 'min' ? 'max' : 'min');
+      if (!describedAs(p, s, stems)) return false;
+      return bound === undefined || !identifierStems(p).includes(bound === 'min' ? 'max' : 'min');
     });
     if (takers.length > 0)
       out.push({
         kind: 'amount',
         words: m[0].trim(),
-        values: [number!],
+        values: [String(value)],
         params: names(takers),
-        at: tokenPos(goal, m.index!),
+        at: tokenPos(goal, m.index),
       });
   }
   return out.sort((a, b) => a.at - b.at);
