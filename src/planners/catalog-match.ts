@@ -23,6 +23,8 @@ export interface BooleanModifier {
   tool: string;
   param: string;
   token: Token;
+  /** False when the goal negates the word ("not contaminated", "without contaminants"). */
+  value: boolean;
 }
 
 /** What a goal's words name in a catalog: the tools, and the boolean filters named just before a tool's noun. */
@@ -98,10 +100,12 @@ export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSc
 }
 
 /**
- * Boolean filters named by a word just before the tool's noun ("contaminated shipments") or after it and "with"
- * ("shipments with contaminants"). `tokens` in goal order
- * (as tokenize gives them). Allocates nothing but its answer: one plan's activities call it about fifty times, and
- * on a cold worker (code not yet optimized) its lookups were one of the larger sources of short-lived objects.
+ * Boolean filters named by a word just before the tool's noun ("contaminated shipments"), after it and "with"
+ * ("shipments with contaminants") or in a clause about it ("shipments that were contaminated"); negated, the filter
+ * is false ("non-contaminated shipments", "shipments without contaminants", "… that were not contaminated").
+ * `tokens` in goal order (as tokenize gives them). Allocates little but its answer: one plan's activities call it
+ * about fifty times, and on a cold worker (code not yet optimized) its lookups were one of the larger sources of
+ * short-lived objects.
  */
 function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSpec[]): BooleanModifier[] {
   const out: BooleanModifier[] = [];
@@ -116,22 +120,69 @@ function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSp
       for (let b = 0; b < booleans.length; b++) {
         const { param, stems } = booleans[b]!;
         // The two words before the noun in the goal: in order, they are among the two tokens before it.
-        const modifier =
-          wordBefore(tokens, i, noun.pos - 2, stems) ??
-          wordBefore(tokens, i, noun.pos - 1, stems) ??
-          wordAfterWith(tokens, i, stems);
-        if (modifier) out.push({ tool: tool.name, param, token: modifier });
+        const before = wordBefore(tokens, i, noun.pos - 2, stems) ?? wordBefore(tokens, i, noun.pos - 1, stems);
+        if (before) {
+          const negated = tokens.some((t) => t.pos === before.pos - 1 && NEGATIONS.has(t.lower));
+          out.push({ tool: tool.name, param, token: before, value: !negated });
+          continue;
+        }
+        const after = wordAfterWith(tokens, i, stems) ?? wordInClause(tokens, i, stems);
+        if (after) out.push({ tool: tool.name, param, token: after.token, value: after.value });
       }
     }
   }
   return out;
 }
 
-/** "shipments with contaminants": the word after "with" just after the noun at index `i`, if its stem is one of `stems`. */
-function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): Token | undefined {
+/** Words that negate the word after them ("not contaminated", "non-contaminated", "with no contaminants"). */
+const NEGATIONS: ReadonlySet<string> = new Set(['not', 'no', 'non', 'never', 'without']);
+/** Words that begin a clause about the noun before them, and the verbs it may open with ("that were", "which have been"). */
+const RELATIVES: ReadonlySet<string> = new Set(['that', 'which', 'who', 'where']);
+const AUXILIARIES: ReadonlySet<string> = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'been',
+  'has',
+  'have',
+  'had',
+  'got',
+]);
+/** How far after its noun a clause about it may begin ("shipments to Bremen last week that …"). */
+const CLAUSE_REACH = 4;
+
+interface ModifierWord {
+  token: Token;
+  value: boolean;
+}
+
+/** "shipments with contaminants", "with no contaminants", "without contaminants": the word after the noun at index `i`. */
+function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): ModifierWord | undefined {
   const next = tokens[i + 1];
-  const word = tokens[i + 2];
-  return next?.lower === 'with' && word && word.pos === next.pos + 1 && stems.has(word.stem) ? word : undefined;
+  if (next?.lower !== 'with' && next?.lower !== 'without') return undefined;
+  const no = tokens[i + 2]?.lower === 'no' && next.lower === 'with' ? 1 : 0;
+  const word = tokens[i + 2 + no];
+  if (!word || word.pos !== next.pos + 1 + no || !stems.has(word.stem)) return undefined;
+  return { token: word, value: next.lower === 'with' && no === 0 };
+}
+
+/** "shipments that were (not) contaminated": a clause about the noun at index `i`, beginning close after it. */
+function wordInClause(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): ModifierWord | undefined {
+  const noun = tokens[i]!;
+  let j = i + 1;
+  while (j < tokens.length && tokens[j]!.pos <= noun.pos + CLAUSE_REACH && !RELATIVES.has(tokens[j]!.lower)) j++;
+  if (j >= tokens.length || !RELATIVES.has(tokens[j]!.lower)) return undefined;
+  let negated = false;
+  for (let k = j + 1; k < tokens.length && tokens[k]!.pos === tokens[k - 1]!.pos + 1; k++) {
+    const t = tokens[k]!;
+    if (stems.has(t.stem)) return { token: t, value: !negated };
+    const contracted = /n['’]t$/.test(t.lower);
+    if (!AUXILIARIES.has(t.lower) && !NEGATIONS.has(t.lower) && !contracted) return undefined;
+    negated ||= NEGATIONS.has(t.lower) || contracted;
+  }
+  return undefined;
 }
 
 /** The token at goal position `pos` among the two before index `i`, if its stem is one of `stems`. */

@@ -286,13 +286,14 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
     });
   }
 
-  // A word naming a boolean filter before a tool's noun: "contaminated shipments" → has_contaminants = true.
+  // A word naming a boolean filter about a tool's noun: "contaminated shipments" → has_contaminants = true, "not
+  // contaminated" → false.
   const matched = matchCatalog(tokens, catalog);
   for (const m of matched.modifiers) {
     out.push({
       kind: 'value',
       words: m.token.text,
-      values: ['true'],
+      values: [String(m.value)],
       params: [`${m.tool}.${m.param}`],
       at: m.token.pos,
     });
