@@ -90,9 +90,39 @@ function rowFieldsOf(tool: ToolSpec): Set<string> {
   return new Set(Object.keys(row?.properties ?? {}));
 }
 
-/** The value of `schema`'s enum that `token` names (same stem: "accepted" for `accepted`), if any. */
+/**
+ * Words for the same state of a record, as statuses are spelled in any domain (orders, tickets, loads, loans): a goal
+ * may say "failed" of what a schema's enum calls `rejected`. English, not one catalog's: a group counts only where
+ * an enum has one of its words as a value.
+ */
+const STATE_SYNONYMS: readonly (readonly string[])[] = [
+  ['accepted', 'approved', 'passed', 'cleared'],
+  ['rejected', 'refused', 'declined', 'denied', 'failed'],
+  ['pending', 'awaiting', 'waiting', 'outstanding', 'undecided'],
+  ['delivered', 'arrived'],
+  ['completed', 'finished', 'done'],
+  ['cancelled', 'canceled', 'aborted'],
+  ['closed', 'resolved'],
+];
+/** Per stem of a state word, the stems of its group. */
+const STATE_GROUPS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  STATE_SYNONYMS.flatMap((group) => {
+    const stems = new Set(group.map(stem));
+    return [...stems].map((s) => [s, stems] as const);
+  }),
+);
+
+/**
+ * The value of `schema`'s enum that `token` names: the same stem ("accepted" for `accepted`), else, when none has
+ * it, a word for the same state ("failed" for `rejected`, "arrived" for `delivered`).
+ */
 export function matchingEnum(schema: JsonSchema, token: Token): string | undefined {
-  return schema.enum?.find((v): v is string => typeof v === 'string' && stem(v) === token.stem);
+  const values = schema.enum?.filter((v): v is string => typeof v === 'string');
+  if (!values) return undefined;
+  const same = values.find((v) => stem(v) === token.stem);
+  if (same !== undefined) return same;
+  const group = STATE_GROUPS.get(token.stem);
+  return group && values.find((v) => group.has(stem(v)));
 }
 
 export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSchema])[] {
