@@ -198,19 +198,28 @@ function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<s
   return { token: word, value: next.lower === 'with' && no === 0 };
 }
 
-/** "shipments that were (not) contaminated": a clause about the noun at index `i`, beginning close after it. */
+/** A verb that may begin what is said of a noun: "were", "have", "weren't". */
+const isAuxiliary = (t: Token) => AUXILIARIES.has(t.lower) || /n['’]t$/.test(t.lower);
+
+/**
+ * "shipments that were (not) contaminated", "orders weren't paid": what is said of the noun at index `i`, by a
+ * clause beginning close after it or by the verb right after it.
+ */
 function wordInClause(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): ModifierWord | undefined {
   const noun = tokens[i]!;
   let j = i + 1;
-  while (j < tokens.length && tokens[j]!.pos <= noun.pos + CLAUSE_REACH && !RELATIVES.has(tokens[j]!.lower)) j++;
-  if (j >= tokens.length || !RELATIVES.has(tokens[j]!.lower)) return undefined;
+  const next = tokens[j];
+  if (!(next && next.pos === noun.pos + 1 && isAuxiliary(next))) {
+    while (j < tokens.length && tokens[j]!.pos <= noun.pos + CLAUSE_REACH && !RELATIVES.has(tokens[j]!.lower)) j++;
+    if (j >= tokens.length || !RELATIVES.has(tokens[j]!.lower)) return undefined;
+    j++;
+  }
   let negated = false;
-  for (let k = j + 1; k < tokens.length && tokens[k]!.pos === tokens[k - 1]!.pos + 1; k++) {
+  for (let k = j; k < tokens.length && tokens[k]!.pos === tokens[k - 1]!.pos + 1; k++) {
     const t = tokens[k]!;
     if (stems.has(t.stem)) return { token: t, value: !negated };
-    const contracted = /n['’]t$/.test(t.lower);
-    if (!AUXILIARIES.has(t.lower) && !NEGATIONS.has(t.lower) && !contracted) return undefined;
-    negated ||= NEGATIONS.has(t.lower) || contracted;
+    if (!isAuxiliary(t) && !NEGATIONS.has(t.lower)) return undefined;
+    negated ||= NEGATIONS.has(t.lower) || /n['’]t$/.test(t.lower);
   }
   return undefined;
 }
@@ -278,13 +287,31 @@ export function strongMatches(
   const content = tokens.filter(isContentToken);
   const opening = content[0]?.pos === 0 ? content[0].stem : undefined;
   const stems = new Set(content.map((t) => t.stem));
+  // The clause of each content word: two words name a tool together only in one clause ("Read the notes and text
+  // them to Dana" names no read_text_file).
+  const clauses = clausesOf(tokens);
+  const inOneClause = (words: readonly string[]) =>
+    clauses.some((clause) => words.filter((w) => clause.has(w)).length >= 2);
   return matches.filter(({ tool }) => {
     const { names, tags } = toolTerms(tool);
     const named = [...names].filter((n) => stems.has(n));
     const tagged = [...tags].filter((t) => stems.has(t) && !names.has(t));
-    if (named.length + tagged.length >= 2) return true;
+    if (named.length + tagged.length >= 2 && inOneClause([...named, ...tagged])) return true;
     const [word] = named;
     if (word === undefined || catalog.some((other) => other !== tool && toolTerms(other).names.has(word))) return false;
     return names.size === 1 || word !== opening;
   });
+}
+
+/** Words that join the clauses of a goal, as tokens show them (commas are gone). */
+const CLAUSE_JOINS: ReadonlySet<string> = new Set(['and', 'then']);
+
+/** The stems of the content words of each clause of `tokens`. */
+function clausesOf(tokens: readonly Token[]): Set<string>[] {
+  const clauses: Set<string>[] = [new Set()];
+  for (const t of tokens) {
+    if (CLAUSE_JOINS.has(t.lower)) clauses.push(new Set());
+    else if (isContentToken(t)) clauses[clauses.length - 1]!.add(t.stem);
+  }
+  return clauses;
 }

@@ -15,7 +15,7 @@ import {
   type Requirements,
 } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from '../catalog-match';
+import { matchCatalog, matchingEnum, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/text';
 import { goalConstraints } from '../goal-constraints';
@@ -130,7 +130,8 @@ function abstractStep(
 ): { step: string; capability?: string } | undefined {
   const tokens = tokenize(clause);
   const matched = matchCatalog(tokens, catalog);
-  const tools = matched.tools.map((m) => m.tool);
+  // Only a tool the clause names strongly does it: "text the action items to Dana" is not read_text_file's work.
+  const tools = strongMatches(matched.tools, tokens, catalog).map((m) => m.tool);
   if (tools.length > 0) {
     const filters = new Set<string>();
     if (resolveTemporalReferences(clause, nowIso).length > 0) filters.add('date range');
