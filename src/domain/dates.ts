@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { InvalidInputError } from './errors';
+import { NUMBER_WORD, numberValue } from './numbers';
 
 export const TemporalReferenceSchema = z.object({
   phrase: z.string(),
@@ -22,12 +23,20 @@ export type TemporalReference = z.output<typeof TemporalReferenceSchema>;
 /** Built once: a zod schema is costly to build (the bench promoted 9 MB of them, built at every call, per 220 plans). */
 const NOW_SCHEMA = z.iso.datetime({ offset: true });
 const DAY_MS = 86_400_000;
-const PHRASES =
-  /\b(today|yesterday|(?:this|last)\s+(?:week|month|year)|(?:the\s+)?(?:last|past)\s+\d{1,3}\s+(?:days?|weeks?))\b/gi;
+const PHRASES = new RegExp(
+  `\\b(today|yesterday|(?:this|last)\\s+(?:week|month|quarter|year)|(?:the\\s+)?(?:last|past)\\s+(?:\\d{1,3}|${NUMBER_WORD}(?:[\\s-]+${NUMBER_WORD})?)\\s+(?:days?|weeks?|months?)` +
+    `|q[1-4](?:\\s+\\d{4})?|(?:(?:on|since|from|after|last)\\s+)(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\\b`,
+  'gi',
+);
 /** A digit or a month's first letters: without one, a text names no period (most clauses of a goal). */
-const PERIOD_HINT = /\d|today|yesterday|week|month|year|day|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec/i;
-/** "the last 7 days", "past 2 weeks": that many days (or weeks of days) up to and including today. */
-const ROLLING = /^(?:the )?(?:last|past) (\d{1,3}) (day|week)s?$/;
+const PERIOD_HINT = /\d|today|yesterday|week|month|quarter|year|day|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec/i;
+/** "the last 7 days", "past two weeks", "last 3 months": that many days (weeks, months) up to and including today. */
+const ROLLING = /^(?:the )?(?:last|past) (.+) (day|week|month)s?$/;
+/** "Q3", "Q3 2026": a quarter, of the year given or the latest that has begun. */
+const QUARTER = /^q([1-4])(?: (\d{4}))?$/;
+/** "on Monday", "since Monday": the latest such day, today included; "last Monday" the one before today. */
+const WEEKDAY = /^(on|since|from|after|last) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** A phrase found in a text, where it stands. */
 interface Found {
@@ -55,6 +64,7 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const monday = today - ((now.getUTCDay() + 6) % 7) * DAY_MS; // getUTCDay: Sunday = 0
   const firstOfMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const quarterStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (now.getUTCMonth() % 3), 1);
 
   const ranges: Record<string, [number, number]> = {
     today: [today, today],
@@ -63,14 +73,41 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
     'last week': [monday - 7 * DAY_MS, monday - DAY_MS],
     'this month': [firstOfMonth, today],
     'last month': [Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1), firstOfMonth - DAY_MS],
+    'this quarter': [quarterStart, today],
+    'last quarter': [
+      Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (now.getUTCMonth() % 3) - 3, 1),
+      quarterStart - DAY_MS,
+    ],
     'this year': [Date.UTC(now.getUTCFullYear(), 0, 1), today],
     'last year': [Date.UTC(now.getUTCFullYear() - 1, 0, 1), Date.UTC(now.getUTCFullYear(), 0, 1) - DAY_MS],
   };
   const rangeOf = (phrase: string): [number, number] | undefined => {
     const rolling = ROLLING.exec(phrase);
-    if (!rolling) return ranges[phrase];
-    const days = Number(rolling[1]) * (rolling[2] === 'week' ? 7 : 1);
-    return days === 0 ? undefined : [today - (days - 1) * DAY_MS, today];
+    if (rolling) {
+      const count = numberValue(rolling[1]!);
+      if (!count) return undefined;
+      if (rolling[2] === 'month')
+        return [Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - count, now.getUTCDate()) + DAY_MS, today];
+      return [today - (count * (rolling[2] === 'week' ? 7 : 1) - 1) * DAY_MS, today];
+    }
+    const quarter = QUARTER.exec(phrase);
+    if (quarter) {
+      const month = (Number(quarter[1]) - 1) * 3;
+      let year = quarter[2] ? Number(quarter[2]) : now.getUTCFullYear();
+      if (!quarter[2] && Date.UTC(year, month, 1) > today) year -= 1;
+      const [start, end] = [Date.UTC(year, month, 1), Date.UTC(year, month + 3, 1) - DAY_MS];
+      // The current quarter ends today, as "this quarter" does.
+      return [start, start <= today && end > today ? today : end];
+    }
+    const weekday = WEEKDAY.exec(phrase);
+    if (weekday) {
+      const [, cue, name] = weekday;
+      // Days back to the latest such day: today itself, but for "last", the one before.
+      const back = (now.getUTCDay() - WEEKDAYS.indexOf(name!) + 7) % 7 || (cue === 'last' ? 7 : 0);
+      const day = today - back * DAY_MS;
+      return cue === 'since' || cue === 'from' ? [day, today] : cue === 'after' ? [day + DAY_MS, today] : [day, day];
+    }
+    return ranges[phrase];
   };
 
   const seen = new Set<string>();

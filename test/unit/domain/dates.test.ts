@@ -86,3 +86,25 @@ describe('calendar dates and months (now = Monday 2026-11-23; no year: the lates
     expect(resolveTemporalReferences('carried by EcoTrans AG in 2026 and 300 tons', NOW)).toEqual([]);
   });
 });
+
+describe('quarters, rolling periods in words or months, weekdays (now = Monday 2026-11-23)', () => {
+  it.each([
+    ['loads of the past two weeks', ['2026-11-10', '2026-11-23']],
+    ['the last seven days', ['2026-11-17', '2026-11-23']],
+    ['the last 3 months', ['2026-08-24', '2026-11-23']],
+    ['this quarter', ['2026-10-01', '2026-11-23']],
+    ['last quarter', ['2026-07-01', '2026-09-30']],
+    ['the Q2 figures', ['2026-04-01', '2026-06-30']],
+    ['in Q3 2025', ['2025-07-01', '2025-09-30']],
+    ['since Monday', ['2026-11-23', '2026-11-23']],
+    ['what arrived on Friday', ['2026-11-20', '2026-11-20']],
+    ['last Monday', ['2026-11-16', '2026-11-16']],
+  ])('%s', (text, range) => {
+    expect(one(text)).toEqual(range);
+  });
+
+  it('a weekday without a word that dates it ("to Friday") is none, nor is "last 0 days"', () => {
+    expect(resolveTemporalReferences('Move the meeting to Friday', NOW)).toEqual([]);
+    expect(resolveTemporalReferences('the last 0 days', NOW)).toEqual([]);
+  });
+});
