@@ -201,6 +201,22 @@ function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<s
 /** A verb that may begin what is said of a noun: "were", "have", "weren't". */
 const isAuxiliary = (t: Token) => AUXILIARIES.has(t.lower) || /n['’]t$/.test(t.lower);
 
+/** Words that may stand between a negation and what it negates ("not yet inspected", "not been accepted"). */
+const BETWEEN_NEGATION: ReadonlySet<string> = new Set([...AUXILIARIES, 'yet', 'ever']);
+
+/**
+ * Whether the word at index `i` of `tokens` is negated: "not accepted", "weren't delivered", "not yet inspected",
+ * "never approved" (a negation at most two words before it, with nothing but such verbs between).
+ */
+export function isNegated(tokens: readonly Token[], i: number): boolean {
+  for (let j = i - 1; j >= 0 && j >= i - 3 && tokens[j]!.pos === tokens[j + 1]!.pos - 1; j--) {
+    const t = tokens[j]!;
+    if (t.lower === 'not' || t.lower === 'never' || t.lower === 'non' || /n['’]t$/.test(t.lower)) return true;
+    if (!BETWEEN_NEGATION.has(t.lower)) return false;
+  }
+  return false;
+}
+
 /**
  * "shipments that were (not) contaminated", "orders weren't paid": what is said of the noun at index `i`, by a
  * clause beginning close after it or by the verb right after it.

@@ -12,7 +12,7 @@ import type { JsonSchema } from '../domain/json-schema';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
 import { contentStems, findLocations, identifierStems, isContentToken, tokenize, type Token } from '../domain/text';
-import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from './catalog-match';
+import { isNegated, matchCatalog, matchingEnum, paramSchemas, toolTerms } from './catalog-match';
 
 export const DATE_FROM = /^(date_from|from_date|start_date|since|from|after|start)$/;
 export const DATE_TO = /^(date_to|to_date|end_date|until|to|before|end)$/;
@@ -228,11 +228,17 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
       if (!found) continue;
       const at = tokenPos(goal, found.index);
       tokenize(found[0]).forEach((_, i) => phraseTokens.add(at + i));
-      const known = out.find((k) => k.kind === 'value' && k.values[0] === value);
-      if (known) known.params.push(`${tool.name}.${param}`);
-      else
-        out.push({ kind: 'value', words: found[0], values: [value as string], params: [`${tool.name}.${param}`], at });
       seenValues.add(value as string);
+      // Negated ("not fully booked"), it asks for the enum's other values.
+      const negated = isNegated(
+        tokens,
+        tokens.findIndex((t) => t.pos === at),
+      );
+      for (const v of negated ? schema.enum!.filter((e) => e !== value) : [value]) {
+        const known = out.find((k) => k.kind === 'value' && k.values[0] === v && k.at === at);
+        if (known) known.params.push(`${tool.name}.${param}`);
+        else out.push({ kind: 'value', words: found[0], values: [v as string], params: [`${tool.name}.${param}`], at });
+      }
     }
   }
   // An id the user wrote ("facility FAC-04"): the id params whose schema's pattern it matches take it as it is.
@@ -241,20 +247,24 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
     if (takers.length > 0)
       out.push({ kind: 'value', words: m[0], values: [m[0]], params: names(takers), at: tokenPos(goal, m.index) });
   }
-  for (const token of tokens) {
-    if (phraseTokens.has(token.pos)) continue;
+  tokens.forEach((token, i) => {
+    if (phraseTokens.has(token.pos)) return;
     const takers = paramsOf(catalog, (_, s) => knownValue(s, token) !== undefined);
     const value = takers[0] ? knownValue(takers[0].schema, token)! : undefined;
-    if (value === undefined || seenValues.has(value)) continue;
+    if (value === undefined || seenValues.has(value)) return;
     seenValues.add(value);
-    out.push({
-      kind: 'value',
-      words: token.text,
-      values: [value],
-      params: names(takers.filter((t) => knownValue(t.schema, token) === value)),
-      at: token.pos,
-    });
-  }
+    const own = takers.filter((t) => knownValue(t.schema, token) === value);
+    // A negated enum value asks for the others ("not accepted": rejected, pending), each a value of its own.
+    const others = isNegated(tokens, i) && own[0]!.schema.enum ? own[0]!.schema.enum.filter((v) => v !== value) : [];
+    for (const v of others.length > 0 ? (others as string[]) : [value])
+      out.push({
+        kind: 'value',
+        words: token.text,
+        values: [v],
+        params: names(own.filter((t) => t.schema.enum === undefined || t.schema.enum.includes(v))),
+        at: token.pos,
+      });
+  });
 
   // A word naming a boolean filter about a tool's noun: "contaminated shipments" → has_contaminants = true, "not
   // contaminated" → false.

@@ -484,3 +484,30 @@ describe('clauses', () => {
     expect(stepsOf(budgets).map((s) => s.params.pattern)).toEqual(['**/*budget*{,/**}', undefined]);
   });
 });
+
+describe('a negated enum value asks for the others', () => {
+  test('"not accepted" inspections are the rejected and the pending ones, each a step with the period', () => {
+    expect(stepsOf(rankingPlan('Which inspections from last week were not accepted?'))).toEqual([
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', status: 'rejected' },
+        depends_on: [],
+      },
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', status: 'pending' },
+        depends_on: [],
+      },
+    ]);
+  });
+
+  test('on the travel and shop catalogs: "not fully booked" is available, "orders not yet shipped" pending or cancelled', () => {
+    expect(stepsOf(planOver('Which hotels in Lyon are not fully booked?', TRAVEL, 'travel'))).toEqual([
+      { tool: 'hotels', params: { availability: 'available', city: 'lyon' }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver("List the orders that haven't shipped yet", ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { state: 'pending' }, depends_on: [] },
+      { tool: 'orders', params: { state: 'cancelled' }, depends_on: [] },
+    ]);
+  });
+});
