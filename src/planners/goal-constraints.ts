@@ -11,7 +11,15 @@ import { isIdParam, type GoalConstraint, type Grounding } from '../domain/ground
 import type { JsonSchema } from '../domain/json-schema';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentStems, findLocations, identifierStems, isContentToken, tokenize, type Token } from '../domain/text';
+import {
+  contentStems,
+  findLocations,
+  identifierStems,
+  isContentToken,
+  stem,
+  tokenize,
+  type Token,
+} from '../domain/text';
 import { isNegated, matchCatalog, matchingEnum, paramSchemas, toolTerms } from './catalog-match';
 
 export const DATE_FROM = /^(date_from|from_date|start_date|since|from|after|start)$/;
@@ -126,6 +134,22 @@ const AMOUNT = new RegExp(
 );
 /** The directions of a lower bound ("no more than" is an upper one). */
 const AT_LEAST = /^((?:no|not) (?:less|fewer) than|at least|more than|over|above|minimum of|min\.?|≥|>=|>)$/i;
+
+/** "the 5 most recent shipments", "top three facilities", "first 10 loans": a count and the noun it counts. */
+const COUNT = new RegExp(
+  `\\b(?:(?:top|first|latest|newest|last|most recent)\\s+(\\d+|${NUMBER_WORD})|(\\d+|${NUMBER_WORD})\\s+(?:most recent|latest|newest|last|first))\\s+(\\p{L}+)`,
+  'giu',
+);
+
+/** A param that limits how many rows a tool returns: named so, or described as a maximum number of them. */
+function isLimitParam(param: string, schema: JsonSchema): boolean {
+  if (schema.type !== 'integer' && schema.type !== 'number') return false;
+  const described = typeof schema.description === 'string' ? schema.description : '';
+  return (
+    /^(limit|max_?results|max_?rows|max_?items|page_?size|top|count)$/i.test(param) ||
+    /\bmaximum number of\b/i.test(described)
+  );
+}
 
 /** A word with digits, joined by dashes, slashes or dots: an id or a code ("FAC-02", "SHP-0001", "Q3"). */
 const CODED = /[\p{L}\p{N}]+(?:[-_/.][\p{L}\p{N}]+)*/gu;
@@ -323,6 +347,20 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
         kind: 'amount',
         words: m[0].trim(),
         values: [String(value)],
+        params: names(takers),
+        at: tokenPos(goal, m.index),
+      });
+  }
+  // "the 5 most recent shipments", "top three facilities": how many of a tool's records, for its param that limits them.
+  for (const m of goal.matchAll(COUNT)) {
+    const count = numberValue(m[1] ?? m[2]!);
+    const noun = stem(m[3]!);
+    const takers = paramsOf(catalog, isLimitParam).filter((r) => toolTerms(r.tool).names.has(noun));
+    if (count !== undefined && count > 0 && Number.isInteger(count) && takers.length > 0)
+      out.push({
+        kind: 'amount',
+        words: m[0],
+        values: [String(count)],
         params: names(takers),
         at: tokenPos(goal, m.index),
       });

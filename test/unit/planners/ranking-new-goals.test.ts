@@ -307,6 +307,7 @@ const ORDERS: ToolSpec[] = [
         state: { type: 'string', enum: ['pending', 'shipped', 'cancelled'], description: 'Order state' },
         since: { type: 'string', format: 'date', description: 'Orders placed on or after this day' },
         until: { type: 'string', format: 'date', description: 'Orders placed on or before this day' },
+        max_results: { type: 'integer', description: 'Maximum number of orders to return, newest first' },
       },
     },
     result: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
@@ -508,6 +509,26 @@ describe('a negated enum value asks for the others', () => {
     expect(stepsOf(planOver("List the orders that haven't shipped yet", ORDERS, 'shop'))).toEqual([
       { tool: 'orders', params: { state: 'pending' }, depends_on: [] },
       { tool: 'orders', params: { state: 'cancelled' }, depends_on: [] },
+    ]);
+  });
+});
+
+describe('a count of records', () => {
+  test('"the 5 most recent shipments" and "the top three facilities in Hannover" fill the limit of the tool counted', () => {
+    expect(stepsOf(rankingPlan('Show the 5 most recent shipments'))).toEqual([
+      { tool: 'shipments', params: { limit: 5 }, depends_on: [] },
+    ]);
+    expect(stepsOf(rankingPlan('List the top three facilities in Hannover'))).toEqual([
+      { tool: 'facilities', params: { limit: 3, location: 'Hannover' }, depends_on: [] },
+    ]);
+    expect(stepsOf(rankingPlan('Shipments of the last 3 days'))).toEqual([
+      { tool: 'shipments', params: { date_from: '2026-11-21', date_to: '2026-11-23' }, depends_on: [] },
+    ]);
+  });
+
+  test('on the shop, a limit by another name ("max_results", described as a maximum number)', () => {
+    expect(stepsOf(planOver('Show the 10 latest orders', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { max_results: 10 }, depends_on: [] },
     ]);
   });
 });
