@@ -142,11 +142,12 @@ function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSp
   // Index loops throughout: until V8 optimizes this, each for-of step allocates its iterator result.
   for (let k = 0; k < catalog.length; k++) {
     const tool = catalog[k]!;
-    const { names, booleans } = toolTerms(tool);
+    const { names, tags, booleans } = toolTerms(tool);
     if (booleans.length === 0) continue;
     for (let i = 0; i < tokens.length; i++) {
       const noun = tokens[i]!;
-      if (!names.has(noun.stem)) continue;
+      // The tool's noun, or a tag of it ("contaminated loads" are shipments).
+      if (!names.has(noun.stem) && !tags.has(noun.stem)) continue;
       for (let b = 0; b < booleans.length; b++) {
         const { param, stems } = booleans[b]!;
         // The two words before the noun in the goal: in order, they are among the two tokens before it.

@@ -72,8 +72,12 @@ function exampleValues(schema: JsonSchema): string[] {
 function knownValue(schema: JsonSchema, token: Token): string | undefined {
   const fromEnum = matchingEnum(schema, token);
   if (fromEnum !== undefined || !isText(schema) || isIdParam('', schema)) return fromEnum;
-  // Only a lower-case word: a capitalised one is a place or a name, found as such below.
-  return token.text === token.lower ? exampleValues(schema).find((v) => v.toLowerCase() === token.lower) : undefined;
+  // A lower-case word in any case ("lead"), an acronym as the example spells it ("PCB"): a capitalised word is a
+  // place or a name, found as such below.
+  const acronym = token.text.length > 1 && token.text === token.text.toUpperCase() && token.text !== token.lower;
+  return exampleValues(schema).find((v) =>
+    token.text === token.lower ? v.toLowerCase() === token.lower : acronym && v === token.text,
+  );
 }
 
 /** Params that take a date bound: by name, or by a date format. */

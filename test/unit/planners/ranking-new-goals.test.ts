@@ -297,8 +297,9 @@ describe('amounts on the workspace catalog', () => {
 const ORDERS: ToolSpec[] = [
   toolSpecFromJsonSchema({
     name: 'orders',
-    description: 'List customer orders by state, payment and date.',
+    description: 'List customer orders by state, payment, parcel carrier and date.',
     task_queue: 'shop',
+    tags: ['sale'],
     idempotent: true,
     parameters: {
       type: 'object',
@@ -308,6 +309,7 @@ const ORDERS: ToolSpec[] = [
         since: { type: 'string', format: 'date', description: 'Orders placed on or after this day' },
         until: { type: 'string', format: 'date', description: 'Orders placed on or before this day' },
         max_results: { type: 'integer', description: 'Maximum number of orders to return, newest first' },
+        carrier: { type: 'string', description: 'Parcel carrier, e.g. DHL, UPS, FedEx' },
       },
     },
     result: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
@@ -529,6 +531,34 @@ describe('a count of records', () => {
   test('on the shop, a limit by another name ("max_results", described as a maximum number)', () => {
     expect(stepsOf(planOver('Show the 10 latest orders', ORDERS, 'shop'))).toEqual([
       { tool: 'orders', params: { max_results: 10 }, depends_on: [] },
+    ]);
+  });
+});
+
+describe('values an example spells, and flags on a tag of the noun', () => {
+  test('"PCB" is the contaminant the example spells; "contaminated loads" are shipments with contaminants', () => {
+    expect(stepsOf(rankingPlan('PCB detections with high risk from last week'))).toEqual([
+      {
+        tool: 'contaminants-detected',
+        params: { contaminant: 'PCB', date_from: '2026-11-16', date_to: '2026-11-22', risk_level: 'high' },
+        depends_on: [],
+      },
+    ]);
+    expect(stepsOf(rankingPlan('How many contaminated loads were there last week?'))).toEqual([
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true },
+        depends_on: [],
+      },
+    ]);
+  });
+
+  test('on the shop: "orders sent with UPS", and "paid sales" (a tag of orders)', () => {
+    expect(stepsOf(planOver('List the orders sent with UPS', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { carrier: 'UPS' }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver('Show the paid sales of last week', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { is_paid: true, since: '2026-11-16', until: '2026-11-22' }, depends_on: [] },
     ]);
   });
 });
