@@ -1,8 +1,9 @@
 /**
  * The constraints a goal states, each with the catalog params that can apply it: its periods (to date params), the
- * enum values it names ("rejected", "landfill"), its places (to a location param), proper names (to a param that
- * takes a name: "carried by EcoTrans AG") and amounts with a unit a number param is measured in ("at least 100 tons"
- * → min_capacity_tons). Read from the tools' param names, descriptions and schemas, so it holds for any catalog; a
+ * enum values it names ("rejected", "landfill"; negated, the others: "not accepted"), its places (to a location
+ * param), proper names (to a param that takes a name: "carried by EcoTrans AG"), amounts with a unit a number param
+ * is measured in ("at least 100 tons" → min_capacity_tons) and counts of a tool's records ("the 5 most recent
+ * shipments" → its limit). Read from the tools' param names, descriptions and schemas, so it holds for any catalog; a
  * constraint no param of the catalog can take is left out (the plan cannot be asked to apply it).
  */
 import { resolveTemporalReferences } from '../domain/dates';
