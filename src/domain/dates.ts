@@ -151,13 +151,15 @@ const MONTHS = [
 /** A month's name, or its first three letters ("Sept" too). */
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+/** A month alone is written out ("for Jan Becker" names no January). */
+const FULL_MONTH = `(?:${MONTHS.join('|')})`;
 const ORDINAL = '(?:st|nd|rd|th)?';
 /** One calendar date or month, its groups suffixed `s`: ISO, "3 June [2026]", "3rd of June", "June 3rd[, 2026]", "June [2026]". */
 const date = (s: string) =>
   `(?:(?<isoY${s}>\\d{4})-(?<isoM${s}>\\d{2})-(?<isoD${s}>\\d{2})` +
   `|(?<dayA${s}>\\d{1,2})${ORDINAL}\\s+(?:of\\s+)?(?<monthA${s}>${MONTH})(?:,?\\s+(?<yearA${s}>\\d{4}))?` +
   `|(?<monthB${s}>${MONTH})\\s+(?<dayB${s}>\\d{1,2})${ORDINAL}(?![\\d:])(?:,?\\s+(?<yearB${s}>\\d{4}))?` +
-  `|(?<monthC${s}>${MONTH})(?:\\s+(?<yearC${s}>\\d{4}))?)`;
+  `|(?<monthC${s}>${FULL_MONTH})(?:\\s+(?<yearC${s}>\\d{4}))?)`;
 /**
  * A date or month, with the word before it that says how it bounds a range, and a second one (or a day of the same
  * month: "June 3-5") that ends it. "Until 5 June" has no start: it is matched, to be left out.

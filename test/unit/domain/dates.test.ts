@@ -81,6 +81,8 @@ describe('calendar dates and months (now = Monday 2026-11-23; no year: the lates
 
   it('a month alone needs a word that makes it a period; a date with no start, or no such day, is none', () => {
     expect(resolveTemporalReferences('May I see the shipments?', NOW)).toEqual([]);
+    expect(resolveTemporalReferences('inspections for Jan Becker', NOW)).toEqual([]); // an abbreviation needs a day
+    expect(one('loads of Jan 5')).toEqual(['2026-01-05', '2026-01-05']);
     expect(resolveTemporalReferences('shipments before 5 June', NOW)).toEqual([]);
     expect(resolveTemporalReferences('inspections on 31 June', NOW)).toEqual([]);
     expect(resolveTemporalReferences('carried by EcoTrans AG in 2026 and 300 tons', NOW)).toEqual([]);
