@@ -120,18 +120,22 @@ function detectIntent(goal: string, toolsNamed: number): { type: Intent; confide
 /**
  * Clause → abstract step with the service named and the values gone ("Fetch shipments filtered by date range").
  * `constrained`: the lower-case words of the whole goal's constraints ("Bremen" is a place in "shipments to Hamburg
- * and Bremen", though not in the clause "Bremen last week" alone).
+ * and Bremen", though not in the clause "Bremen last week" alone); `named`: the tools the whole goal names strongly.
  */
 function abstractStep(
   clause: string,
   catalog: readonly ToolSpec[],
   nowIso: string,
   constrained: ReadonlySet<string>,
+  named: ReadonlySet<ToolSpec>,
 ): { step: string; capability?: string } | undefined {
   const tokens = tokenize(clause);
   const matched = matchCatalog(tokens, catalog);
-  // Only a tool the clause names strongly does it: "text the action items to Dana" is not read_text_file's work.
-  const tools = strongMatches(matched.tools, tokens, catalog).map((m) => m.tool);
+  // A tool does the clause if the clause or the goal names it strongly: "text the action items to Dana" is not
+  // read_text_file's work ("Read the notes and text …" names no read_text_file), "contaminants found in them" is
+  // contaminants-detected's in a goal that names it.
+  const strong = new Set(strongMatches(matched.tools, tokens, catalog).map((m) => m.tool));
+  const tools = matched.tools.map((m) => m.tool).filter((t) => strong.has(t) || named.has(t));
   if (tools.length > 0) {
     const filters = new Set<string>();
     if (resolveTemporalReferences(clause, nowIso).length > 0) filters.add('date range');
@@ -224,8 +228,12 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
   const seen = new Set<string>();
   const capabilities: string[] = tools.map((m) => m.tool.name);
   const constrained = vague ? new Set<string>() : constrainedWords(requirementText, request.now, catalog);
+  const requirementTokens = tokenize(requirementText);
+  const named = new Set(
+    strongMatches(matchCatalog(requirementTokens, catalog).tools, requirementTokens, catalog).map((m) => m.tool),
+  );
   for (const clause of vague ? [] : splitClauses(requirementText)) {
-    const abstract = abstractStep(clause, catalog, request.now, constrained);
+    const abstract = abstractStep(clause, catalog, request.now, constrained, named);
     if (!abstract || seen.has(abstract.step)) continue;
     seen.add(abstract.step);
     steps.push(abstract.step);

@@ -12,7 +12,7 @@ import { mcpToolSpec } from '../../../src/tools/mcp/pack';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { WORKSPACE_CATALOG } from '../../../src/tools/workspace';
 import { LIBRARY_CATALOG } from '../../support/library-catalog';
-import { NOW, rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
+import { analyze, NOW, rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
 
 function planOver(goal: string, catalog: ToolSpec[], tool_catalog: string) {
   const req = request(goal, { tool_catalog });
@@ -478,6 +478,11 @@ describe('clauses', () => {
     expect(plan.missing_capabilities).toEqual(['Text the action items to Dana']);
     const travel = planOver('Search for available hotels in Lyon and index them by rating', TRAVEL, 'travel');
     expect(stepsOf(travel).map((s) => s.tool)).toEqual(['hotels']);
+    // A clause opening with the noun of a tool the goal names is that tool's work, no action of its own.
+    expect(analyze('Shipments of last week and contaminants found in them').required_capabilities).toEqual([
+      'shipments',
+      'contaminants-detected',
+    ]);
   });
 
   test('a file search looks for a plural in the singular, and for "to-dos" as one word', () => {
