@@ -69,6 +69,8 @@ describe('catalog matching', () => {
     expect(modifiersOf(two)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: two[0], value: true }]);
     expect(modifiersOf(tokenize('contaminated and very late shipments'))).toEqual([]);
     const gapped = tokenize('the contaminated and shipments').filter((t) => t.lower !== 'and');
-    expect(modifiersOf(gapped)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: gapped[1], value: true }]);
+    expect(modifiersOf(gapped)).toEqual([
+      { tool: 'shipments', param: 'has_contaminants', token: gapped[1], value: true },
+    ]);
   });
 });
