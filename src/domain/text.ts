@@ -154,10 +154,13 @@ export function findLocations(tokens: readonly Token[]): Token[] {
   return out;
 }
 
-/** Splits a goal into clauses at "and", "then", commas and semicolons ("A and then B" → [A, B]). */
+/**
+ * Splits a goal into clauses at "and", "then", commas and semicolons ("A and then B" → [A, B]); not at the comma of a
+ * number ("2,500 tokens").
+ */
 export function splitClauses(goal: string): string[] {
   return goal
-    .split(/\s*(?:[,;]|\.\s|\band then\b|\bthen\b|\band\b)\s*/i)
+    .split(/\s*(?:;|(?<!\d),|,(?!\d{3}(?!\d))|\.\s|\band then\b|\bthen\b|\band\b)\s*/i)
     .map((c) => c.trim())
     .filter((c) => c.length > 0);
 }

@@ -23,6 +23,8 @@ export interface BooleanModifier {
   tool: string;
   param: string;
   token: Token;
+  /** False when the goal negates the word ("not contaminated", "without contaminants"). */
+  value: boolean;
 }
 
 /** What a goal's words name in a catalog: the tools, and the boolean filters named just before a tool's noun. */
@@ -88,9 +90,39 @@ function rowFieldsOf(tool: ToolSpec): Set<string> {
   return new Set(Object.keys(row?.properties ?? {}));
 }
 
-/** The value of `schema`'s enum that `token` names (same stem: "accepted" for `accepted`), if any. */
+/**
+ * Words for the same state of a record, as statuses are spelled in any domain (orders, tickets, loads, loans): a goal
+ * may say "failed" of what a schema's enum calls `rejected`. English, not one catalog's: a group counts only where
+ * an enum has one of its words as a value.
+ */
+const STATE_SYNONYMS: readonly (readonly string[])[] = [
+  ['accepted', 'approved', 'passed', 'cleared'],
+  ['rejected', 'refused', 'declined', 'denied', 'failed'],
+  ['pending', 'awaiting', 'waiting', 'outstanding', 'undecided'],
+  ['delivered', 'arrived'],
+  ['completed', 'finished', 'done'],
+  ['cancelled', 'canceled', 'aborted'],
+  ['closed', 'resolved'],
+];
+/** Per stem of a state word, the stems of its group. */
+const STATE_GROUPS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  STATE_SYNONYMS.flatMap((group) => {
+    const stems = new Set(group.map(stem));
+    return [...stems].map((s) => [s, stems] as const);
+  }),
+);
+
+/**
+ * The value of `schema`'s enum that `token` names: the same stem ("accepted" for `accepted`), else, when none has
+ * it, a word for the same state ("failed" for `rejected`, "arrived" for `delivered`).
+ */
 export function matchingEnum(schema: JsonSchema, token: Token): string | undefined {
-  return schema.enum?.find((v): v is string => typeof v === 'string' && stem(v) === token.stem);
+  const values = schema.enum?.filter((v): v is string => typeof v === 'string');
+  if (!values) return undefined;
+  const same = values.find((v) => stem(v) === token.stem);
+  if (same !== undefined) return same;
+  const group = STATE_GROUPS.get(token.stem);
+  return group && values.find((v) => group.has(stem(v)));
 }
 
 export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSchema])[] {
@@ -98,40 +130,115 @@ export function paramSchemas(tool: ToolSpec): readonly (readonly [string, JsonSc
 }
 
 /**
- * Boolean filters named by a word just before the tool's noun ("contaminated shipments") or after it and "with"
- * ("shipments with contaminants"). `tokens` in goal order
- * (as tokenize gives them). Allocates nothing but its answer: one plan's activities call it about fifty times, and
- * on a cold worker (code not yet optimized) its lookups were one of the larger sources of short-lived objects.
+ * Boolean filters named by a word just before the tool's noun ("contaminated shipments"), after it and "with"
+ * ("shipments with contaminants") or in a clause about it ("shipments that were contaminated"); negated, the filter
+ * is false ("non-contaminated shipments", "shipments without contaminants", "… that were not contaminated").
+ * `tokens` in goal order (as tokenize gives them). Allocates little but its answer: one plan's activities call it
+ * about fifty times, and on a cold worker (code not yet optimized) its lookups were one of the larger sources of
+ * short-lived objects.
  */
 function findBooleanModifiers(tokens: readonly Token[], catalog: readonly ToolSpec[]): BooleanModifier[] {
   const out: BooleanModifier[] = [];
   // Index loops throughout: until V8 optimizes this, each for-of step allocates its iterator result.
   for (let k = 0; k < catalog.length; k++) {
     const tool = catalog[k]!;
-    const { names, booleans } = toolTerms(tool);
+    const { names, tags, booleans } = toolTerms(tool);
     if (booleans.length === 0) continue;
     for (let i = 0; i < tokens.length; i++) {
       const noun = tokens[i]!;
-      if (!names.has(noun.stem)) continue;
+      // The tool's noun, or a tag of it ("contaminated loads" are shipments).
+      if (!names.has(noun.stem) && !tags.has(noun.stem)) continue;
       for (let b = 0; b < booleans.length; b++) {
         const { param, stems } = booleans[b]!;
         // The two words before the noun in the goal: in order, they are among the two tokens before it.
-        const modifier =
-          wordBefore(tokens, i, noun.pos - 2, stems) ??
-          wordBefore(tokens, i, noun.pos - 1, stems) ??
-          wordAfterWith(tokens, i, stems);
-        if (modifier) out.push({ tool: tool.name, param, token: modifier });
+        const before = wordBefore(tokens, i, noun.pos - 2, stems) ?? wordBefore(tokens, i, noun.pos - 1, stems);
+        if (before) {
+          const negated = tokens.some((t) => t.pos === before.pos - 1 && NEGATIONS.has(t.lower));
+          out.push({ tool: tool.name, param, token: before, value: !negated });
+          continue;
+        }
+        const after = wordAfterWith(tokens, i, stems) ?? wordInClause(tokens, i, stems);
+        if (after) out.push({ tool: tool.name, param, token: after.token, value: after.value });
       }
     }
   }
   return out;
 }
 
-/** "shipments with contaminants": the word after "with" just after the noun at index `i`, if its stem is one of `stems`. */
-function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): Token | undefined {
+/** Words that negate the word after them ("not contaminated", "non-contaminated", "with no contaminants"). */
+const NEGATIONS: ReadonlySet<string> = new Set(['not', 'no', 'non', 'never', 'without']);
+/** Words that begin a clause about the noun before them, and the verbs it may open with ("that were", "which have been"). */
+const RELATIVES: ReadonlySet<string> = new Set(['that', 'which', 'who', 'where']);
+const AUXILIARIES: ReadonlySet<string> = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'been',
+  'has',
+  'have',
+  'had',
+  'got',
+]);
+/** How far after its noun a clause about it may begin ("shipments to Bremen last week that …"). */
+const CLAUSE_REACH = 4;
+
+interface ModifierWord {
+  token: Token;
+  value: boolean;
+}
+
+/** "shipments with contaminants", "with no contaminants", "without contaminants": the word after the noun at index `i`. */
+function wordAfterWith(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): ModifierWord | undefined {
   const next = tokens[i + 1];
-  const word = tokens[i + 2];
-  return next?.lower === 'with' && word && word.pos === next.pos + 1 && stems.has(word.stem) ? word : undefined;
+  if (next?.lower !== 'with' && next?.lower !== 'without') return undefined;
+  const no = tokens[i + 2]?.lower === 'no' && next.lower === 'with' ? 1 : 0;
+  const word = tokens[i + 2 + no];
+  if (!word || word.pos !== next.pos + 1 + no || !stems.has(word.stem)) return undefined;
+  return { token: word, value: next.lower === 'with' && no === 0 };
+}
+
+/** A verb that may begin what is said of a noun: "were", "have", "weren't". */
+const isAuxiliary = (t: Token) => AUXILIARIES.has(t.lower) || /n['’]t$/.test(t.lower);
+
+/** Words that may stand between a negation and what it negates ("not yet inspected", "not been accepted"). */
+const BETWEEN_NEGATION: ReadonlySet<string> = new Set([...AUXILIARIES, 'yet', 'ever']);
+
+/**
+ * Whether the word at index `i` of `tokens` is negated: "not accepted", "weren't delivered", "not yet inspected",
+ * "never approved" (a negation at most two words before it, with nothing but such verbs between).
+ */
+export function isNegated(tokens: readonly Token[], i: number): boolean {
+  for (let j = i - 1; j >= 0 && j >= i - 3 && tokens[j]!.pos === tokens[j + 1]!.pos - 1; j--) {
+    const t = tokens[j]!;
+    if (t.lower === 'not' || t.lower === 'never' || t.lower === 'non' || /n['’]t$/.test(t.lower)) return true;
+    if (!BETWEEN_NEGATION.has(t.lower)) return false;
+  }
+  return false;
+}
+
+/**
+ * "shipments that were (not) contaminated", "orders weren't paid": what is said of the noun at index `i`, by a
+ * clause beginning close after it or by the verb right after it.
+ */
+function wordInClause(tokens: readonly Token[], i: number, stems: ReadonlySet<string>): ModifierWord | undefined {
+  const noun = tokens[i]!;
+  let j = i + 1;
+  const next = tokens[j];
+  if (!(next && next.pos === noun.pos + 1 && isAuxiliary(next))) {
+    while (j < tokens.length && tokens[j]!.pos <= noun.pos + CLAUSE_REACH && !RELATIVES.has(tokens[j]!.lower)) j++;
+    if (j >= tokens.length || !RELATIVES.has(tokens[j]!.lower)) return undefined;
+    j++;
+  }
+  let negated = false;
+  for (let k = j; k < tokens.length && tokens[k]!.pos === tokens[k - 1]!.pos + 1; k++) {
+    const t = tokens[k]!;
+    if (stems.has(t.stem)) return { token: t, value: !negated };
+    if (!isAuxiliary(t) && !NEGATIONS.has(t.lower)) return undefined;
+    negated ||= NEGATIONS.has(t.lower) || /n['’]t$/.test(t.lower);
+  }
+  return undefined;
 }
 
 /** The token at goal position `pos` among the two before index `i`, if its stem is one of `stems`. */
@@ -197,13 +304,31 @@ export function strongMatches(
   const content = tokens.filter(isContentToken);
   const opening = content[0]?.pos === 0 ? content[0].stem : undefined;
   const stems = new Set(content.map((t) => t.stem));
+  // The clause of each content word: two words name a tool together only in one clause ("Read the notes and text
+  // them to Dana" names no read_text_file).
+  const clauses = clausesOf(tokens);
+  const inOneClause = (words: readonly string[]) =>
+    clauses.some((clause) => words.filter((w) => clause.has(w)).length >= 2);
   return matches.filter(({ tool }) => {
     const { names, tags } = toolTerms(tool);
     const named = [...names].filter((n) => stems.has(n));
     const tagged = [...tags].filter((t) => stems.has(t) && !names.has(t));
-    if (named.length + tagged.length >= 2) return true;
+    if (named.length + tagged.length >= 2 && inOneClause([...named, ...tagged])) return true;
     const [word] = named;
     if (word === undefined || catalog.some((other) => other !== tool && toolTerms(other).names.has(word))) return false;
     return names.size === 1 || word !== opening;
   });
+}
+
+/** Words that join the clauses of a goal, as tokens show them (commas are gone). */
+const CLAUSE_JOINS: ReadonlySet<string> = new Set(['and', 'then']);
+
+/** The stems of the content words of each clause of `tokens`. */
+function clausesOf(tokens: readonly Token[]): Set<string>[] {
+  const clauses: Set<string>[] = [new Set()];
+  for (const t of tokens) {
+    if (CLAUSE_JOINS.has(t.lower)) clauses.push(new Set());
+    else if (isContentToken(t)) clauses[clauses.length - 1]!.add(t.stem);
+  }
+  return clauses;
 }

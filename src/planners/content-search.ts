@@ -14,7 +14,7 @@ import { resolveTemporalReferences } from '../domain/dates';
 import type { JsonSchema } from '../domain/json-schema';
 import { LISTED_PATHS, pathParamSchemas } from '../domain/paths';
 import type { ToolSpec } from '../domain/tool-spec';
-import { identifierWords, isContentToken, type Token } from '../domain/text';
+import { identifierWords, isContentToken, tokenize, type Token } from '../domain/text';
 import { paramSchemas, toolTerms } from './catalog-match';
 
 const SEARCH_VERBS = new Set(['search', 'find']);
@@ -71,14 +71,33 @@ function readerOf(catalog: readonly ToolSpec[]): { tool: ToolSpec; param: string
 }
 
 /** The goal's key words for a file name: content words, lower case, no number, none that names the tools themselves. */
-function keyWords(tokens: readonly Token[], toolWords: ReadonlySet<string>): string[] {
-  const words = tokens
-    .filter(
-      (t) =>
-        isContentToken(t) && /^[\p{Ll}\p{N}-]+$/u.test(t.lower) && /\p{L}/u.test(t.lower) && !toolWords.has(t.stem),
-    )
-    .map((t) => t.lower);
-  return [...new Set(words)].slice(0, MAX_KEY_WORDS);
+function keyWords(tokens: readonly Token[], toolWords: ReadonlySet<string>): Token[] {
+  const words = tokens.filter(
+    (t) => isContentToken(t) && /^[\p{Ll}\p{N}-]+$/u.test(t.lower) && /\p{L}/u.test(t.lower) && !toolWords.has(t.stem),
+  );
+  const seen = new Set<string>();
+  return words.filter((t) => !seen.has(t.lower) && Boolean(seen.add(t.lower))).slice(0, MAX_KEY_WORDS);
+}
+
+/** A word joined by a dash of which one part is a stop word is one word ("to-dos": todos), as a file would name it. */
+function withCompounds(goal: string, tokens: readonly Token[]): Token[] {
+  const out = [...tokens];
+  for (const m of goal.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu)) {
+    const parts = tokenize(m[0]);
+    if (parts.every(isContentToken)) continue;
+    const at = tokenize(goal.slice(0, m.index)).length;
+    const [joined] = tokenize(parts.map((t) => t.text).join(''));
+    const i = out.findIndex((t) => t.pos === at);
+    if (i >= 0 && joined) out.splice(i, parts.length, { ...joined, pos: at });
+  }
+  return out;
+}
+
+/** An English plural in the singular ("notes" → note, "to-dos" → todo, "boxes" → box, "entries" → entry). */
+function singular(word: string): string {
+  if (word.length <= 3 || word.endsWith('ss') || !word.endsWith('s')) return word;
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  return /(?:[sxz]|ch|sh)es$/.test(word) ? word.slice(0, -2) : word.slice(0, -1);
 }
 
 /** A glob matching the files whose name holds one of `words`, and the files inside a folder whose name does. */
@@ -100,11 +119,13 @@ export function contentSearch(
   const reader = readerOf(catalog);
   if (!searcher || !reader) return undefined;
   const toolWords = new Set([...toolTerms(searcher).names, ...toolTerms(reader.tool).names]);
-  const words = keyWords(tokens, toolWords);
-  if (words.length === 0) return undefined;
+  const keys = keyWords(withCompounds(goal, tokens), toolWords);
+  if (keys.length === 0) return undefined;
+  const words = keys.map((t) => t.lower);
   const [query, schema] = queryParam(searcher)!;
   const glob = describes(schema, /\bglob/i) || /\bglob/i.test(searcher.description);
-  const value = glob ? globFor(words) : words.join(' ');
+  // A glob matches a part of a name: a word in the singular finds the plural too ("budgets": budget-2026.md).
+  const value = glob ? globFor([...new Set(words.map(singular))]) : words.join(' ');
   return {
     searcher,
     searchParams: { [query]: value },

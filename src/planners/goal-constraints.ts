@@ -1,17 +1,27 @@
 /**
  * The constraints a goal states, each with the catalog params that can apply it: its periods (to date params), the
- * enum values it names ("rejected", "landfill"), its places (to a location param), proper names (to a param that
- * takes a name: "carried by EcoTrans AG") and amounts with a unit a number param is measured in ("at least 100 tons"
- * → min_capacity_tons). Read from the tools' param names, descriptions and schemas, so it holds for any catalog; a
+ * enum values it names ("rejected", "landfill"; negated, the others: "not accepted"), its places (to a location
+ * param), proper names (to a param that takes a name: "carried by EcoTrans AG"), amounts with a unit a number param
+ * is measured in ("at least 100 tons" → min_capacity_tons) and counts of a tool's records ("the 5 most recent
+ * shipments" → its limit). Read from the tools' param names, descriptions and schemas, so it holds for any catalog; a
  * constraint no param of the catalog can take is left out (the plan cannot be asked to apply it).
  */
 import { resolveTemporalReferences } from '../domain/dates';
+import { NUMBER_WORD, numberValue } from '../domain/numbers';
 import { isIdParam, type GoalConstraint, type Grounding } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentStems, findLocations, identifierStems, isContentToken, tokenize, type Token } from '../domain/text';
-import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from './catalog-match';
+import {
+  contentStems,
+  findLocations,
+  identifierStems,
+  isContentToken,
+  stem,
+  tokenize,
+  type Token,
+} from '../domain/text';
+import { isNegated, matchCatalog, matchingEnum, paramSchemas, toolTerms } from './catalog-match';
 
 export const DATE_FROM = /^(date_from|from_date|start_date|since|from|after|start)$/;
 export const DATE_TO = /^(date_to|to_date|end_date|until|to|before|end)$/;
@@ -63,8 +73,12 @@ function exampleValues(schema: JsonSchema): string[] {
 function knownValue(schema: JsonSchema, token: Token): string | undefined {
   const fromEnum = matchingEnum(schema, token);
   if (fromEnum !== undefined || !isText(schema) || isIdParam('', schema)) return fromEnum;
-  // Only a lower-case word: a capitalised one is a place or a name, found as such below.
-  return token.text === token.lower ? exampleValues(schema).find((v) => v.toLowerCase() === token.lower) : undefined;
+  // A lower-case word in any case ("lead"), an acronym as the example spells it ("PCB"): a capitalised word is a
+  // place or a name, found as such below.
+  const acronym = token.text.length > 1 && token.text === token.text.toUpperCase() && token.text !== token.lower;
+  return exampleValues(schema).find((v) =>
+    token.text === token.lower ? v.toLowerCase() === token.lower : acronym && v === token.text,
+  );
 }
 
 /** Params that take a date bound: by name, or by a date format. */
@@ -91,10 +105,56 @@ export function isNameParam(param: string, schema: JsonSchema): boolean {
   );
 }
 
-const AMOUNT =
-  /\b((?:no|not) (?:more|less|fewer) than|at least|more than|over|above|minimum of|min\.?|at most|less than|under|below|up to|within|maximum of|max\.?)?\s*(\d+(?:\.\d+)?)\s+(\p{L}+)/giu;
+/** Abbreviated units, as a number param's name or description spells them in full. */
+const UNIT_ABBREVIATIONS: Readonly<Record<string, readonly string[]>> = {
+  t: ['ton', 'tonne'],
+  kg: ['kilogram', 'kilo'],
+  g: ['gram'],
+  km: ['kilometer', 'kilometre'],
+  h: ['hour'],
+  hr: ['hour'],
+  min: ['minute'],
+  sec: ['second'],
+  kb: ['kilobyte'],
+  mb: ['megabyte'],
+  gb: ['gigabyte'],
+  pct: ['percent'],
+};
+
+/** The stems a unit may be written with, singular or plural, abbreviated or not ("t" → ton, tons, tonne, …). */
+function unitStems(unit: string): string[] {
+  const lower = unit.toLowerCase();
+  const words = [lower, ...(UNIT_ABBREVIATIONS[lower.replace(/s$/, '')] ?? UNIT_ABBREVIATIONS[lower] ?? [])];
+  return [...new Set(words.flatMap((w) => [w, `${w}s`, w.replace(/e?s$/, '')]).flatMap((w) => contentStems(w)))];
+}
+
+/**
+ * An amount: an optional bound (words or a sign), a number (digits, "2,500", "1k", or words: "two hundred") and the
+ * word after it, its unit.
+ */
+const AMOUNT = new RegExp(
+  `(?:\\b((?:no|not) (?:more|less|fewer) than|at least|more than|over|above|minimum of|min\\.?|at most|less than|under|below|up to|within|maximum of|max\\.?)|(≥|>=|>|≤|<=|<))?\\s*` +
+    `(\\b\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?(?![\\d,])|\\b\\d+(?:\\.\\d+)?(?:k\\b)?|\\b${NUMBER_WORD}(?:(?:[\\s-]+|\\s+and\\s+)${NUMBER_WORD})*\\b)\\s*(\\p{L}+)`,
+  'giu',
+);
 /** The directions of a lower bound ("no more than" is an upper one). */
-const AT_LEAST = /^((?:no|not) (?:less|fewer) than|at least|more than|over|above|minimum of|min\.?)$/i;
+const AT_LEAST = /^((?:no|not) (?:less|fewer) than|at least|more than|over|above|minimum of|min\.?|≥|>=|>)$/i;
+
+/** "the 5 most recent shipments", "top three facilities", "first 10 loans": a count and the noun it counts. */
+const COUNT = new RegExp(
+  `\\b(?:(?:top|first|latest|newest|last|most recent)\\s+(\\d+|${NUMBER_WORD})|(\\d+|${NUMBER_WORD})\\s+(?:most recent|latest|newest|last|first))\\s+(\\p{L}+)`,
+  'giu',
+);
+
+/** A param that limits how many rows a tool returns: named so, or described as a maximum number of them. */
+function isLimitParam(param: string, schema: JsonSchema): boolean {
+  if (schema.type !== 'integer' && schema.type !== 'number') return false;
+  const described = typeof schema.description === 'string' ? schema.description : '';
+  return (
+    /^(limit|max_?results|max_?rows|max_?items|page_?size|top|count)$/i.test(param) ||
+    /\bmaximum number of\b/i.test(described)
+  );
+}
 
 /** A word with digits, joined by dashes, slashes or dots: an id or a code ("FAC-02", "SHP-0001", "Q3"). */
 const CODED = /[\p{L}\p{N}]+(?:[-_/.][\p{L}\p{N}]+)*/gu;
@@ -168,7 +228,9 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   const periods = resolveTemporalReferences(goal, now);
   const periodTokens = new Set<number>();
   for (const p of periods) {
-    const at = tokenPos(goal, lower.indexOf(p.phrase.split(' ')[0]!));
+    // The phrase as the resolver spells it (spaces collapsed), else its first word.
+    const index = lower.indexOf(p.phrase);
+    const at = tokenPos(goal, index >= 0 ? index : lower.indexOf(p.phrase.split(' ')[0]!));
     tokenize(p.phrase).forEach((_, i) => periodTokens.add(at + i));
     if (dateParams.length > 0)
       out.push({
@@ -195,11 +257,17 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
       if (!found) continue;
       const at = tokenPos(goal, found.index);
       tokenize(found[0]).forEach((_, i) => phraseTokens.add(at + i));
-      const known = out.find((k) => k.kind === 'value' && k.values[0] === value);
-      if (known) known.params.push(`${tool.name}.${param}`);
-      else
-        out.push({ kind: 'value', words: found[0], values: [value as string], params: [`${tool.name}.${param}`], at });
       seenValues.add(value as string);
+      // Negated ("not fully booked"), it asks for the enum's other values.
+      const negated = isNegated(
+        tokens,
+        tokens.findIndex((t) => t.pos === at),
+      );
+      for (const v of negated ? schema.enum!.filter((e) => e !== value) : [value]) {
+        const known = out.find((k) => k.kind === 'value' && k.values[0] === v && k.at === at);
+        if (known) known.params.push(`${tool.name}.${param}`);
+        else out.push({ kind: 'value', words: found[0], values: [v as string], params: [`${tool.name}.${param}`], at });
+      }
     }
   }
   // An id the user wrote ("facility FAC-04"): the id params whose schema's pattern it matches take it as it is.
@@ -208,28 +276,33 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
     if (takers.length > 0)
       out.push({ kind: 'value', words: m[0], values: [m[0]], params: names(takers), at: tokenPos(goal, m.index) });
   }
-  for (const token of tokens) {
-    if (phraseTokens.has(token.pos)) continue;
+  tokens.forEach((token, i) => {
+    if (phraseTokens.has(token.pos)) return;
     const takers = paramsOf(catalog, (_, s) => knownValue(s, token) !== undefined);
     const value = takers[0] ? knownValue(takers[0].schema, token)! : undefined;
-    if (value === undefined || seenValues.has(value)) continue;
+    if (value === undefined || seenValues.has(value)) return;
     seenValues.add(value);
-    out.push({
-      kind: 'value',
-      words: token.text,
-      values: [value],
-      params: names(takers.filter((t) => knownValue(t.schema, token) === value)),
-      at: token.pos,
-    });
-  }
+    const own = takers.filter((t) => knownValue(t.schema, token) === value);
+    // A negated enum value asks for the others ("not accepted": rejected, pending), each a value of its own.
+    const others = isNegated(tokens, i) && own[0]!.schema.enum ? own[0]!.schema.enum.filter((v) => v !== value) : [];
+    for (const v of others.length > 0 ? (others as string[]) : [value])
+      out.push({
+        kind: 'value',
+        words: token.text,
+        values: [v],
+        params: names(own.filter((t) => t.schema.enum === undefined || t.schema.enum.includes(v))),
+        at: token.pos,
+      });
+  });
 
-  // A word naming a boolean filter before a tool's noun: "contaminated shipments" → has_contaminants = true.
+  // A word naming a boolean filter about a tool's noun: "contaminated shipments" → has_contaminants = true, "not
+  // contaminated" → false.
   const matched = matchCatalog(tokens, catalog);
   for (const m of matched.modifiers) {
     out.push({
       kind: 'value',
       words: m.token.text,
-      values: ['true'],
+      values: [String(m.value)],
       params: [`${m.tool}.${m.param}`],
       at: m.token.pos,
     });
@@ -261,24 +334,40 @@ export function goalConstraints(goal: string, now: string, catalog: readonly Too
   }
 
   for (const m of goal.matchAll(AMOUNT)) {
-    const [, direction, number, unit] = m;
-    const unitStem = contentStems(unit!)[0];
-    if (!unitStem || periodTokens.has(tokenPos(goal, m.index! + m[0].indexOf(number!)))) continue;
+    const [, words, sign, number, unit] = m;
+    const direction = words ?? sign;
+    const stems = unitStems(unit!);
+    const value = numberValue(number!);
+    if (stems.length === 0 || value === undefined) continue;
+    if (periodTokens.has(tokenPos(goal, m.index + m[0].indexOf(number!)))) continue;
     // "at least 100" fills a minimum, "at most 100" a maximum; a bare "100 tons" either.
     const bound = direction === undefined ? undefined : AT_LEAST.test(direction.trim()) ? 'min' : 'max';
     const takers = paramsOf(catalog, (p, s) => {
       if (s.type !== 'number' && s.type !== 'integer') return false;
-      const stems = identifierStems(p);
-      if (!describedAs(p, s, [unitStem])) return false;
-      return bound === undefined || !stems.includes(bound === 'min' ? 'max' : 'min');
+      if (!describedAs(p, s, stems)) return false;
+      return bound === undefined || !identifierStems(p).includes(bound === 'min' ? 'max' : 'min');
     });
     if (takers.length > 0)
       out.push({
         kind: 'amount',
         words: m[0].trim(),
-        values: [number!],
+        values: [String(value)],
         params: names(takers),
-        at: tokenPos(goal, m.index!),
+        at: tokenPos(goal, m.index),
+      });
+  }
+  // "the 5 most recent shipments", "top three facilities": how many of a tool's records, for its param that limits them.
+  for (const m of goal.matchAll(COUNT)) {
+    const count = numberValue(m[1] ?? m[2]!);
+    const noun = stem(m[3]!);
+    const takers = paramsOf(catalog, isLimitParam).filter((r) => toolTerms(r.tool).names.has(noun));
+    if (count !== undefined && count > 0 && Number.isInteger(count) && takers.length > 0)
+      out.push({
+        kind: 'amount',
+        words: m[0],
+        values: [String(count)],
+        params: names(takers),
+        at: tokenPos(goal, m.index),
       });
   }
   return out.sort((a, b) => a.at - b.at);

@@ -15,7 +15,7 @@ import {
   type Requirements,
 } from '../../domain/requirements';
 import type { ToolSpec } from '../../domain/tool-spec';
-import { matchCatalog, matchingEnum, paramSchemas, toolTerms } from '../catalog-match';
+import { matchCatalog, matchingEnum, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/text';
 import { goalConstraints } from '../goal-constraints';
@@ -117,15 +117,25 @@ function detectIntent(goal: string, toolsNamed: number): { type: Intent; confide
   return { type: 'command', confidence: 0.7 };
 }
 
-/** Clause → abstract step with the service named and the values gone ("Fetch shipments filtered by date range"). */
+/**
+ * Clause → abstract step with the service named and the values gone ("Fetch shipments filtered by date range").
+ * `constrained`: the lower-case words of the whole goal's constraints ("Bremen" is a place in "shipments to Hamburg
+ * and Bremen", though not in the clause "Bremen last week" alone); `named`: the tools the whole goal names strongly.
+ */
 function abstractStep(
   clause: string,
   catalog: readonly ToolSpec[],
   nowIso: string,
+  constrained: ReadonlySet<string>,
+  named: ReadonlySet<ToolSpec>,
 ): { step: string; capability?: string } | undefined {
   const tokens = tokenize(clause);
   const matched = matchCatalog(tokens, catalog);
-  const tools = matched.tools.map((m) => m.tool);
+  // A tool does the clause if the clause or the goal names it strongly: "text the action items to Dana" is not
+  // read_text_file's work ("Read the notes and text …" names no read_text_file), "contaminants found in them" is
+  // contaminants-detected's in a goal that names it.
+  const strong = new Set(strongMatches(matched.tools, tokens, catalog).map((m) => m.tool));
+  const tools = matched.tools.map((m) => m.tool).filter((t) => strong.has(t) || named.has(t));
   if (tools.length > 0) {
     const filters = new Set<string>();
     if (resolveTemporalReferences(clause, nowIso).length > 0) filters.add('date range');
@@ -142,11 +152,9 @@ function abstractStep(
   if (findLocations(tokens).length > 0) return { step: 'Find records by location' };
   const words = contentTokens(tokens);
   if (words.length === 0 || words.every((w) => PRESENTATION_VERBS.has(w.lower))) return undefined;
-  // A clause that only states a constraint ("within 2000 tokens") asks for no action of its own.
-  const constrained = new Set(
-    goalConstraints(clause, nowIso, catalog).flatMap((c) => tokenize(c.words).map((t) => t.lower)),
-  );
-  if (constrained.size > 0 && words.every((w) => constrained.has(w.lower))) return undefined;
+  // A clause that only states constraints ("within 2000 tokens", "Bremen last week") asks for no action of its own.
+  const inClause = constrainedWords(clause, nowIso, catalog);
+  if (words.every((w) => constrained.has(w.lower) || inClause.has(w.lower))) return undefined;
   const text = clause
     .replace(/\$\{[^}]*\}?/g, 'a value')
     .replace(/\b\d{4}-\d{2}-\d{2}\b/g, 'a date')
@@ -158,6 +166,11 @@ function abstractStep(
   // The capability keeps the user's own words ("Order 50 new bins"): it is what a plan names as missing.
   const said = clause.replace(/[?.!]+$/, '').trim();
   return { step, capability: said.charAt(0).toUpperCase() + said.slice(1) };
+}
+
+/** The lower-case words of the constraints `text` states. */
+function constrainedWords(text: string, nowIso: string, catalog: readonly ToolSpec[]): Set<string> {
+  return new Set(goalConstraints(text, nowIso, catalog).flatMap((c) => tokenize(c.words).map((t) => t.lower)));
 }
 
 /** Openings that ask to see data, whatever the data ("Check the reports", "Look into the problem loads"). */
@@ -214,8 +227,13 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
   const steps: string[] = [];
   const seen = new Set<string>();
   const capabilities: string[] = tools.map((m) => m.tool.name);
+  const constrained = vague ? new Set<string>() : constrainedWords(requirementText, request.now, catalog);
+  const requirementTokens = tokenize(requirementText);
+  const named = new Set(
+    strongMatches(matchCatalog(requirementTokens, catalog).tools, requirementTokens, catalog).map((m) => m.tool),
+  );
   for (const clause of vague ? [] : splitClauses(requirementText)) {
-    const abstract = abstractStep(clause, catalog, request.now);
+    const abstract = abstractStep(clause, catalog, request.now, constrained, named);
     if (!abstract || seen.has(abstract.step)) continue;
     seen.add(abstract.step);
     steps.push(abstract.step);

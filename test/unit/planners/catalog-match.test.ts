@@ -59,16 +59,18 @@ describe('catalog matching', () => {
   test('"contaminated shipments": the modifier selects the boolean filter, and the noun the tool', () => {
     const tokens = tokenize('Get contaminated shipments from last week');
     const { tools, modifiers } = matchCatalog(tokens, WASTE_CATALOG);
-    expect(modifiers).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: tokens[1] }]);
+    expect(modifiers).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: tokens[1], value: true }]);
     expect(tools.map((m) => m.tool.name)).toEqual(['shipments']);
   });
 
   test('a modifier counts two words before its noun, not three, and a content-word subset (positions with gaps) still finds it', () => {
     const two = tokenize('contaminated incoming shipments');
     const modifiersOf = (tokens: Token[]) => matchCatalog(tokens, WASTE_CATALOG).modifiers;
-    expect(modifiersOf(two)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: two[0] }]);
+    expect(modifiersOf(two)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: two[0], value: true }]);
     expect(modifiersOf(tokenize('contaminated and very late shipments'))).toEqual([]);
     const gapped = tokenize('the contaminated and shipments').filter((t) => t.lower !== 'and');
-    expect(modifiersOf(gapped)).toEqual([{ tool: 'shipments', param: 'has_contaminants', token: gapped[1] }]);
+    expect(modifiersOf(gapped)).toEqual([
+      { tool: 'shipments', param: 'has_contaminants', token: gapped[1], value: true },
+    ]);
   });
 });

@@ -178,11 +178,12 @@ describe('LlmAnalyzer', () => {
   it('takes date ranges from the domain resolver, not from the model', async () => {
     const fromModel = [
       { phrase: 'last week', start: '2026-11-09', end: '2026-11-23' }, // wrong: the resolver's range wins
-      { phrase: 'in q3 2026', start: '2026-07-01', end: '2026-09-30' }, // in the goal, unknown to the resolver: kept
+      { phrase: 'over the summer', start: '2026-06-21', end: '2026-09-22' }, // in the goal, unknown to the resolver: kept
+      { phrase: 'in q3 2026', start: '2026-07-01', end: '2026-09-30' }, // around the resolver's "q3 2026": dropped
       { phrase: 'next year', start: '2027-01-01', end: '2027-12-31' }, // not in the goal: dropped
     ];
     await harness.start({ script: [analysisReply({ temporal_references: fromModel })] });
-    const goal = "Compare last week's contaminated shipments with those in Q3 2026";
+    const goal = "Compare last week's contaminated shipments with those over the summer and in Q3 2026";
     const { requirements } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
       request: request(goal),
       catalog,
@@ -190,7 +191,8 @@ describe('LlmAnalyzer', () => {
 
     expect(requirements.temporal_references).toEqual([
       { phrase: 'last week', start: '2026-11-16', end: '2026-11-22' },
-      { phrase: 'in q3 2026', start: '2026-07-01', end: '2026-09-30' },
+      { phrase: 'q3 2026', start: '2026-07-01', end: '2026-09-30' },
+      { phrase: 'over the summer', start: '2026-06-21', end: '2026-09-22' },
     ]);
     expect(requirements.complexity_indicators.has_temporal_filter).toBe(true);
     expect(harness.messages(0)[1]!.content).toContain('"last week": 2026-11-16 to 2026-11-22');

@@ -11,7 +11,8 @@ import { goalConstraints } from '../../../src/planners/goal-constraints';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { WORKSPACE_CATALOG } from '../../../src/tools/workspace';
 import { FILES_CATALOG as FILES } from '../../support/files-catalog';
-import { NOW, rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
+import { LIBRARY_CATALOG } from '../../support/library-catalog';
+import { analyze, NOW, rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
 
 function planOver(goal: string, catalog: ToolSpec[], tool_catalog: string) {
   const req = request(goal, { tool_catalog });
@@ -251,5 +252,280 @@ describe('amounts on the workspace catalog', () => {
     expect(plan.status).toBe('PARTIAL');
     expect(stepsOf(plan).map((s) => [s.tool, s.params.max_context_tokens])).toEqual([['workspace-context', 1000]]);
     expect(plan.missing_capabilities).toEqual(['Post it on Slack']);
+  });
+});
+
+/** A shop's orders: a flag, an enum of states and dates by other names than the waste catalog's. */
+const ORDERS: ToolSpec[] = [
+  toolSpecFromJsonSchema({
+    name: 'orders',
+    description: 'List customer orders by state, payment, parcel carrier and date.',
+    task_queue: 'shop',
+    tags: ['sale'],
+    idempotent: true,
+    parameters: {
+      type: 'object',
+      properties: {
+        is_paid: { type: 'boolean', description: 'Only orders that are paid (or, false, unpaid)' },
+        state: { type: 'string', enum: ['pending', 'shipped', 'cancelled'], description: 'Order state' },
+        since: { type: 'string', format: 'date', description: 'Orders placed on or after this day' },
+        until: { type: 'string', format: 'date', description: 'Orders placed on or before this day' },
+        max_results: { type: 'integer', description: 'Maximum number of orders to return, newest first' },
+        carrier: { type: 'string', description: 'Parcel carrier, e.g. DHL, UPS, FedEx' },
+      },
+    },
+    result: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
+  }),
+];
+
+describe('calendar dates: a day, a month, "since" and "between" (now = Monday 2026-11-23)', () => {
+  test('"since 1 June" runs to today; "between June 3 and June 5" is one range; "from May" the month', () => {
+    expect(stepsOf(rankingPlan('List the critical-risk detections since 1 June'))).toEqual([
+      {
+        tool: 'contaminants-detected',
+        params: { date_from: '2026-06-01', date_to: '2026-11-23', risk_level: 'critical' },
+        depends_on: [],
+      },
+    ]);
+    expect(stepsOf(rankingPlan('Get the contaminated shipments between June 3 and June 5'))).toEqual([
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-06-03', date_to: '2026-06-05', has_contaminants: true },
+        depends_on: [],
+      },
+    ]);
+    const partial = rankingPlan('Pull the rejected inspections from May and file a complaint with each carrier');
+    expect(partial.status).toBe('PARTIAL');
+    expect(stepsOf(partial)).toEqual([
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-05-01', date_to: '2026-05-31', status: 'rejected' },
+        depends_on: [],
+      },
+    ]);
+  });
+
+  test('on another catalog the range reaches its own date params ("since", "until"), and "May" is no place', () => {
+    expect(stepsOf(planOver('Which orders were placed between June 3 and June 5?', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { since: '2026-06-03', until: '2026-06-05' }, depends_on: [] },
+    ]);
+    const plan = planOver('Loans of members in Leipzig since May', LIBRARY_CATALOG, 'library');
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'members', params: { city: 'Leipzig' }, depends_on: [] },
+      {
+        tool: 'loans',
+        params: { member_id: '${step[0].data.*.id}', since: '2026-05-01', until: '2026-11-23' },
+        depends_on: [0],
+      },
+    ]);
+  });
+});
+
+describe('amounts in words, with separators, signs and abbreviated units', () => {
+  test('"over two hundred tons" and "≥ 500 t" fill the minimum capacity', () => {
+    expect(stepsOf(rankingPlan('Which sites can process over two hundred tons per day?'))).toEqual([
+      { tool: 'facilities', params: { min_capacity_tons: 200 }, depends_on: [] },
+    ]);
+    expect(stepsOf(rankingPlan('Facilities with a capacity of ≥ 500 t'))).toEqual([
+      { tool: 'facilities', params: { min_capacity_tons: 500 }, depends_on: [] },
+    ]);
+  });
+
+  test('"at least three hundred pages" on the library; "max 2,500 tokens" and "about 1k tokens" on the workspace', () => {
+    expect(stepsOf(planOver('Science books of at least three hundred pages', LIBRARY_CATALOG, 'library'))).toEqual([
+      { tool: 'books', params: { genre: 'science', min_pages: 300 }, depends_on: [] },
+    ]);
+    for (const [goal, tokens] of [
+      ['I want tasks to have a priority. Pull together the relevant code, max 2,500 tokens', 2500],
+      ['Collect about 1k tokens of context for fixing how weekday names are parsed in due dates', 1000],
+    ] as const) {
+      const plan = planOver(goal, WORKSPACE_CATALOG, 'workspace');
+      expect(stepsOf(plan).map((s) => [s.tool, s.params.max_context_tokens])).toEqual([['workspace-context', tokens]]);
+    }
+  });
+});
+
+describe('a flag named after its noun or negated', () => {
+  test('"not contaminated", "without contaminants" and "non-contaminated" are has_contaminants false; "that were contaminated" true', () => {
+    for (const goal of [
+      "Show last week's shipments that were not contaminated",
+      'Show the shipments without contaminants from last week',
+      'Show the non-contaminated shipments of last week',
+    ]) {
+      expect(stepsOf(rankingPlan(goal))).toEqual([
+        {
+          tool: 'shipments',
+          params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: false },
+          depends_on: [],
+        },
+      ]);
+    }
+    expect(stepsOf(rankingPlan('Shipments of last week that were contaminated'))).toEqual([
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true },
+        depends_on: [],
+      },
+    ]);
+  });
+
+  test('on the shop\'s orders: "orders that weren\'t paid" is is_paid false', () => {
+    expect(stepsOf(planOver("Which orders weren't paid?", ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { is_paid: false }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver("List the orders that weren't paid", ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { is_paid: false }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver('List the paid orders', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { is_paid: true }, depends_on: [] },
+    ]);
+  });
+});
+
+describe('a word for the same state names an enum value', () => {
+  test('"failed" is rejected, "arrived" delivered, "approved" accepted on the waste catalog', () => {
+    expect(stepsOf(rankingPlan('Which inspections failed this week?'))).toEqual([
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-11-23', date_to: '2026-11-23', status: 'rejected' },
+        depends_on: [],
+      },
+    ]);
+    expect(stepsOf(rankingPlan('Show me the shipments that arrived yesterday'))).toEqual([
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-22', date_to: '2026-11-22', status: 'delivered' },
+        depends_on: [],
+      },
+    ]);
+    expect(stepsOf(rankingPlan('List the approved inspections'))).toEqual([
+      { tool: 'inspections', params: { status: 'accepted' }, depends_on: [] },
+    ]);
+  });
+
+  test('"awaiting" is pending and "aborted" cancelled on the shop; a catalog without such a value takes none', () => {
+    expect(stepsOf(planOver('List the orders still awaiting shipment', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { state: 'pending' }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver('List the aborted orders', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { state: 'cancelled' }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver('Which loans failed?', LIBRARY_CATALOG, 'library'))).toEqual([
+      { tool: 'loans', params: {}, depends_on: [] },
+    ]);
+  });
+});
+
+describe('clauses', () => {
+  test('a clause of nothing but the goal\'s constraints ("… Hamburg and Bremen last week") asks for no action', () => {
+    const plan = rankingPlan('Which shipments went to Hamburg and Bremen last week?');
+    expect(plan.status).toBe('FEASIBLE');
+    expect(stepsOf(plan).map((s) => [s.tool, s.params.location ?? s.params.facility_id])).toEqual([
+      ['facilities', 'Bremen'],
+      ['facilities', 'Hamburg'],
+      ['shipments', '${step[1].data.*.id}'],
+      ['shipments', '${step[0].data.*.id}'],
+    ]);
+    const library = analyzeGoalByRules({
+      request: request('List the members in Hamburg and Bremen', { tool_catalog: 'library' }),
+      catalog: LIBRARY_CATALOG,
+    });
+    expect(library.required_capabilities).toEqual(['members']);
+  });
+
+  test('two words of a tool\'s name in two clauses do not name it: "Read the notes and text them to Dana" is read, and the text is missing', () => {
+    const plan = planOver('Read the ops sync notes and text the action items to Dana', FILES, 'files');
+    expect(plan.status).toBe('PARTIAL');
+    expect(stepsOf(plan).map((s) => s.tool)).toEqual(['search_files', 'read_multiple_files']);
+    expect(plan.missing_capabilities).toEqual(['Text the action items to Dana']);
+    const travel = planOver('Search for available hotels in Lyon and index them by rating', TRAVEL, 'travel');
+    expect(stepsOf(travel).map((s) => s.tool)).toEqual(['hotels']);
+    // A clause opening with the noun of a tool the goal names is that tool's work, no action of its own.
+    expect(analyze('Shipments of last week and contaminants found in them').required_capabilities).toEqual([
+      'shipments',
+      'contaminants-detected',
+    ]);
+  });
+
+  test('a file search looks for a plural in the singular, and for "to-dos" as one word', () => {
+    const plan = planOver('Which of my to-dos are already done?', FILES, 'files');
+    expect(stepsOf(plan).map((s) => s.params.pattern)).toEqual(['**/*{todo,already,done}*{,/**}', undefined]);
+    const budgets = planOver('Show me the budgets', FILES, 'files');
+    expect(stepsOf(budgets).map((s) => s.params.pattern)).toEqual(['**/*budget*{,/**}', undefined]);
+  });
+});
+
+describe('a negated enum value asks for the others', () => {
+  test('"not accepted" inspections are the rejected and the pending ones, each a step with the period', () => {
+    expect(stepsOf(rankingPlan('Which inspections from last week were not accepted?'))).toEqual([
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', status: 'rejected' },
+        depends_on: [],
+      },
+      {
+        tool: 'inspections',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', status: 'pending' },
+        depends_on: [],
+      },
+    ]);
+  });
+
+  test('on the travel and shop catalogs: "not fully booked" is available, "orders not yet shipped" pending or cancelled', () => {
+    expect(stepsOf(planOver('Which hotels in Lyon are not fully booked?', TRAVEL, 'travel'))).toEqual([
+      { tool: 'hotels', params: { availability: 'available', city: 'lyon' }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver("List the orders that haven't shipped yet", ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { state: 'pending' }, depends_on: [] },
+      { tool: 'orders', params: { state: 'cancelled' }, depends_on: [] },
+    ]);
+  });
+});
+
+describe('a count of records', () => {
+  test('"the 5 most recent shipments" and "the top three facilities in Hannover" fill the limit of the tool counted', () => {
+    expect(stepsOf(rankingPlan('Show the 5 most recent shipments'))).toEqual([
+      { tool: 'shipments', params: { limit: 5 }, depends_on: [] },
+    ]);
+    expect(stepsOf(rankingPlan('List the top three facilities in Hannover'))).toEqual([
+      { tool: 'facilities', params: { limit: 3, location: 'Hannover' }, depends_on: [] },
+    ]);
+    expect(stepsOf(rankingPlan('Shipments of the last 3 days'))).toEqual([
+      { tool: 'shipments', params: { date_from: '2026-11-21', date_to: '2026-11-23' }, depends_on: [] },
+    ]);
+  });
+
+  test('on the shop, a limit by another name ("max_results", described as a maximum number)', () => {
+    expect(stepsOf(planOver('Show the 10 latest orders', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { max_results: 10 }, depends_on: [] },
+    ]);
+  });
+});
+
+describe('values an example spells, and flags on a tag of the noun', () => {
+  test('"PCB" is the contaminant the example spells; "contaminated loads" are shipments with contaminants', () => {
+    expect(stepsOf(rankingPlan('PCB detections with high risk from last week'))).toEqual([
+      {
+        tool: 'contaminants-detected',
+        params: { contaminant: 'PCB', date_from: '2026-11-16', date_to: '2026-11-22', risk_level: 'high' },
+        depends_on: [],
+      },
+    ]);
+    expect(stepsOf(rankingPlan('How many contaminated loads were there last week?'))).toEqual([
+      {
+        tool: 'shipments',
+        params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true },
+        depends_on: [],
+      },
+    ]);
+  });
+
+  test('on the shop: "orders sent with UPS", and "paid sales" (a tag of orders)', () => {
+    expect(stepsOf(planOver('List the orders sent with UPS', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { carrier: 'UPS' }, depends_on: [] },
+    ]);
+    expect(stepsOf(planOver('Show the paid sales of last week', ORDERS, 'shop'))).toEqual([
+      { tool: 'orders', params: { is_paid: true, since: '2026-11-16', until: '2026-11-22' }, depends_on: [] },
+    ]);
   });
 });
