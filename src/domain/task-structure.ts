@@ -97,6 +97,13 @@ export interface GroupedTask {
   steps: Step[];
 }
 
+/** The id ("T.N") each of `steps` gets in its task, in the steps' own order. */
+export function taskStepIds(steps: readonly LabelledStep[]): string[] {
+  const ids: string[] = [];
+  orderedGroups(steps).forEach((g, t) => g.members.forEach((i, k) => (ids[i] = `${t + 1}.${k + 1}`)));
+  return ids;
+}
+
 /**
  * The tasks for labelled steps (in the planner's step order, which need not put a task's steps together): ids "1",
  * "2"…, step ids "T.N", every depends_on and `${step[N]` renumbered to the new flattened order.

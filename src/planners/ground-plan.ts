@@ -5,7 +5,8 @@
  * type), and a `.*` template —, a constraint of the goal no step applies goes to the first step that can take it
  * ("last week" to its date params), and an optional filter whose value the goal never says is dropped. The plan's
  * assumptions say each mend. A small model, sent back a list of such issues, tends to give the whole plan up (IMPOSSIBLE); the
- * ranking planner binds the same way from the start.
+ * ranking planner binds the same way from the start. A plan of several tasks keeps them: each step stays in its task,
+ * and a lookup joins the task of the first step that reads its ids.
  */
 import {
   guessedIds,
@@ -17,23 +18,13 @@ import {
   type Grounding,
 } from '../domain/grounding';
 import type { JsonSchema } from '../domain/json-schema';
-import { PlanSchema, type Plan, type Step } from '../domain/plan';
-import { planComplexityOf, structureTasks } from '../domain/task-structure';
+import { PlanSchema, type Plan } from '../domain/plan';
+import { planComplexityOf, structureTasks, taskStepIds, type LabelledStep } from '../domain/task-structure';
 import { pathParamSchemas } from '../domain/paths';
-import { containsTemplate } from '../domain/templates';
+import { containsTemplate, renumberedTemplates } from '../domain/templates';
 import { indexCatalog, type ToolSpec } from '../domain/tool-spec';
 import { isRecord } from '../domain/walk';
 import { DATE_FROM, DATE_TO, typedValue } from './goal-constraints';
-
-const TEMPLATE_STEP = /\$\{step\[(\d+)\]/g;
-
-/** `params` with every template's step index moved by `by` (steps were put before them). */
-function shifted(value: unknown, by: number): unknown {
-  if (typeof value === 'string') return value.replace(TEMPLATE_STEP, (_, n: string) => `\${step[${Number(n) + by}]`);
-  if (Array.isArray(value)) return value.map((v) => shifted(v, by));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shifted(v, by)]));
-  return value;
-}
 
 const schemaOf = (tool: ToolSpec, param: string): JsonSchema | undefined => {
   const schema = tool.parameters.properties?.[param];
@@ -65,16 +56,19 @@ function apply(tool: ToolSpec, params: Record<string, unknown>, constraint: Goal
   return [param];
 }
 
+/** What structureTasks derives again from a mended step's params (criteria, resources, verification follow them). */
+const underived = () => ({ description: '', expected_output: '', verification: [] });
+
 export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly ToolSpec[]): Plan {
-  if (plan.tasks.length !== 1 || plan.status === 'IMPOSSIBLE') return plan;
+  if (plan.tasks.length === 0 || plan.status === 'IMPOSSIBLE') return plan;
   const tools = indexCatalog(catalog);
-  const task = plan.tasks[0]!;
+  const given = plan.tasks.flatMap((task) => task.steps.map((step) => ({ step, label: task.title })));
   const notes: string[] = [];
-  const lookups: { tool: ToolSpec; params: Record<string, unknown> }[] = [];
+  const lookups: { tool: ToolSpec; params: Record<string, unknown>; firstReader: number }[] = [];
   /** Per original step: the id params that read a lookup, by lookup index. */
   const reads = new Map<number, Record<string, number>>();
 
-  task.steps.forEach((step, i) => {
+  given.forEach(({ step }, i) => {
     const tool = step.tool ? tools.get(step.tool) : undefined;
     if (step.action !== 'tool_call' || !tool) return;
     for (const { param } of guessedIds(step, tool, grounding)) {
@@ -87,7 +81,7 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
           (k) => k.kind !== 'period' && apply(provider, params, k).length > 0,
         );
         if (applied.length === 0) continue; // nothing of the goal to look the ids up by
-        at = lookups.push({ tool: provider, params }) - 1;
+        at = lookups.push({ tool: provider, params, firstReader: i }) - 1;
       }
       reads.set(i, { ...reads.get(i), [param]: at });
       notes.push(
@@ -96,40 +90,45 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
     }
   });
 
-  const by = lookups.length;
-  const steps: Step[] = [
-    ...lookups.map(({ tool, params }): Step => ({
-      id: '',
-      title: `Look up ${tool.name}`,
-      description: tool.description,
-      action: 'tool_call',
-      tool: tool.name,
-      params,
-      depends_on: [],
-      parallel: true,
-      expected_output: `Rows from ${tool.name}`,
-      verification: [],
-    })),
-    ...task.steps.map((step, i): Step => {
-      const own = reads.get(i) ?? {};
-      const params = {
-        ...(shifted(step.params, by) as Record<string, unknown>),
-        ...Object.fromEntries(Object.entries(own).map(([p, at]) => [p, `\${step[${at}].data.*.id}`])),
-      };
-      const depends_on = [...new Set([...step.depends_on.map((d) => d + by), ...Object.values(own)])].sort(
-        (a, b) => a - b,
-      );
-      return { ...step, params, depends_on };
-    }),
-  ].map((step, i) => (by > 0 ? { ...step, id: `${task.id}.${i + 1}` } : step));
+  // Each lookup goes just before the first step that reads it: in its task, which keeps its place among the tasks.
+  const order: ({ lookup: number } | { given: number })[] = given.flatMap((_, i) => [
+    ...lookups.flatMap((l, at) => (l.firstReader === i ? [{ lookup: at }] : [])),
+    { given: i },
+  ]);
+  const indexOfGiven: number[] = [];
+  const indexOfLookup: number[] = [];
+  order.forEach((o, k) => {
+    if ('lookup' in o) indexOfLookup[o.lookup] = k;
+    else indexOfGiven[o.given] = k;
+  });
+  const labelled = order.map((o): LabelledStep => {
+    if ('lookup' in o) {
+      const { tool, params, firstReader } = lookups[o.lookup]!;
+      const step = { title: `Look up ${tool.name}`, action: 'tool_call' as const, tool: tool.name, params };
+      return { label: given[firstReader]!.label, step: { ...step, depends_on: [], parallel: true, ...underived() } };
+    }
+    const {
+      step: { id: _id, ...step },
+      label,
+    } = given[o.given]!;
+    const own = Object.entries(reads.get(o.given) ?? {}).map(([p, at]) => [p, indexOfLookup[at]!] as const);
+    const params = {
+      ...renumberedTemplates(step.params, (n) => indexOfGiven[n] ?? n),
+      ...Object.fromEntries(own.map(([p, at]) => [p, `\${step[${at}].data.*.id}`])),
+    };
+    const depends_on = [...new Set([...step.depends_on.map((d) => indexOfGiven[d] ?? d), ...own.map(([, at]) => at)])];
+    return { label, step: { ...step, params, depends_on: depends_on.sort((a, b) => a - b), ...underived() } };
+  });
+  const ids = taskStepIds(labelled); // as the mended plan numbers them, for the notes
+  const steps = labelled.map((l) => l.step);
 
   // An optional filter whose value the goal never says narrows the answer to something not asked ("type": "sorting"
   // for "all facilities in Hannover", "contaminant": "none", "limit": 20): dropped. Kept: the goal's own values and
   // constraints, values read from data (templates), flags, dates, ids (checked above) and paths (where, not what).
-  for (const step of steps) {
+  steps.forEach((step, i) => {
     const tool = step.tool ? tools.get(step.tool) : undefined;
     // Only a read's params are filters; what a tool with an effect is given is what it writes.
-    if (step.action !== 'tool_call' || !tool || !tool.idempotent) continue;
+    if (step.action !== 'tool_call' || !tool || !tool.idempotent) return;
     const paths = new Set(pathParamSchemas(tool.parameters, tool.path_params).map((p) => p.param));
     for (const [param, value] of Object.entries(step.params)) {
       const schema = schemaOf(tool, param);
@@ -143,35 +142,28 @@ export function groundedPlan(plan: Plan, grounding: Grounding, catalog: readonly
       if (!filter || tool.required.includes(param) || paths.has(param) || isIdParam(param, schema)) continue;
       if (saidByGoal(String(value), grounding)) continue;
       delete step.params[param];
-      notes.push(`${param}=${JSON.stringify(value)} of step ${step.id} was dropped: the goal does not ask for it`);
+      notes.push(`${param}=${JSON.stringify(value)} of step ${ids[i]} was dropped: the goal does not ask for it`);
     }
-  }
+  });
 
   for (const k of unboundConstraints(steps, grounding.constraints)) {
-    for (const step of steps) {
+    for (const [i, step] of steps.entries()) {
       const tool = step.tool ? tools.get(step.tool) : undefined;
       const set = step.action === 'tool_call' && tool ? apply(tool, step.params, k) : [];
       if (set.length === 0) continue;
       notes.push(
-        `"${k.words}" applies to step ${step.id} (${set.map((p) => `${p}=${JSON.stringify(step.params[p])}`).join(', ')})`,
+        `"${k.words}" applies to step ${ids[i]} (${set.map((p) => `${p}=${JSON.stringify(step.params[p])}`).join(', ')})`,
       );
       break;
     }
   }
   if (notes.length === 0) return plan;
-  const tasks = structureTasks(
-    steps.map(({ id: _id, ...step }) => ({
-      label: task.title,
-      step: { ...step, description: '', expected_output: '', verification: [] },
-    })),
-    tools,
-  );
+  const tasks = structureTasks(labelled, tools);
   return PlanSchema.parse({
     ...plan,
-    // Criteria, resources and verification follow the steps' new params and lookups.
     tasks,
     assumptions: [...plan.assumptions, ...notes],
     complexity: planComplexityOf(tasks),
-    estimate: { ...plan.estimate, calls: plan.estimate.calls + by },
+    estimate: { ...plan.estimate, calls: plan.estimate.calls + lookups.length },
   });
 }

@@ -12,6 +12,8 @@
  * drafts more often than the model. Any other draft is sent for correction, naming the values it leaves out. With
  * `calls: 'always'` the model gives its verdict on every draft first and writes a plan only to revise it. A kept draft
  * is validated like any reply: if it has issues, the model is told.
+ * A revision keeps the tasks of the plan it revises (the draft, or the previous version of a refinement): its steps
+ * take that plan's labels where the model wrote none (withLabelsOfDraft).
  */
 import { z } from 'zod';
 import {
@@ -23,7 +25,8 @@ import {
 } from '../../domain/errors';
 import { namedToolsLeftOut, providedBy, unaccountedValues, withActionsAccounted } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
-import { PlanDraftSchema, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
+import { PlanDraftSchema, draftOf, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
+import { withLabelsOfDraft } from '../../domain/revision-labels';
 import { effectiveGoal } from '../../domain/request';
 import { validatePlan, type ValidationContext } from '../../domain/validation';
 import type { ToolSpec } from '../../domain/tool-spec';
@@ -49,15 +52,17 @@ export const PLAN_REPLY_MAX_TOKENS = 1024;
 /**
  * Reply text → Plan: a full plan (it has `tasks`) as it is, a draft completed by the system, without the missing
  * capabilities its own steps' tools provide (../coverage `providedBy`; the status follows, see planFromDraft).
+ * `reviewed`: the plan the reply revises, whose tasks an unlabelled revision's steps continue (withLabelsOfDraft).
  */
-export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonly ToolSpec[]): Plan {
+export function parsePlanReply(text: string, stamp: DraftStamp, catalog: readonly ToolSpec[], reviewed?: Plan): Plan {
   const json = parseJsonWith(z.record(z.string(), z.unknown()), text, 'plan');
   if ('tasks' in json) return parsePlanJson(text, stamp as PlanStamp);
-  const draft = PlanDraftSchema.safeParse(json);
-  if (!draft.success) throw new PlanSchemaError('plan', formatZodIssues(draft.error));
-  const used = catalog.filter((tool) => draft.data.steps.some((step) => step.tool === tool.name));
-  const missing = draft.data.missing_capabilities.filter((capability) => !providedBy(capability, used));
-  const plan = PlanSchema.safeParse(planFromDraft({ ...draft.data, missing_capabilities: missing }, stamp, catalog));
+  const parsed = PlanDraftSchema.safeParse(json);
+  if (!parsed.success) throw new PlanSchemaError('plan', formatZodIssues(parsed.error));
+  const draft = reviewed ? withLabelsOfDraft(parsed.data, draftOf(reviewed)) : parsed.data;
+  const used = catalog.filter((tool) => draft.steps.some((step) => step.tool === tool.name));
+  const missing = draft.missing_capabilities.filter((capability) => !providedBy(capability, used));
+  const plan = PlanSchema.safeParse(planFromDraft({ ...draft, missing_capabilities: missing }, stamp, catalog));
   if (!plan.success) throw new PlanSchemaError('plan', formatZodIssues(plan.error));
   return plan.data;
 }
@@ -200,7 +205,7 @@ export class LlmPlanner implements Planner {
                 metadata: { ...draft!.metadata, ...planStamp.metadata },
                 assumptions: [...draft!.assumptions, "the model checked the ranking planner's draft and kept it"],
               }
-            : parsePlanReply(revision, planStamp, catalog);
+            : parsePlanReply(revision, planStamp, catalog, draft ?? refinement?.previous);
         const parsed = groundedPlan(withActionsAccounted(replied, request, catalog), grounding, catalog);
         const leftOut = namedToolsLeftOut(parsed, request, tools);
         const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];

@@ -3,7 +3,8 @@
  * says, and a constraint no step applies goes to the first step that takes it. On the waste catalog and on a
  * lending library the rules were not written for.
  */
-import { flattenSteps, type Step } from '../../../src/domain/plan';
+import { PlanSchema, flattenSteps, type Plan, type Step } from '../../../src/domain/plan';
+import { planFromDraft, type PlanDraft } from '../../../src/domain/plan-draft';
 import { parsePlanningRequest } from '../../../src/domain/request';
 import type { ToolSpec } from '../../../src/domain/tool-spec';
 import { planIssues } from '../../../src/domain/validation';
@@ -11,9 +12,21 @@ import { groundedPlan } from '../../../src/planners/ground-plan';
 import { groundingOf } from '../../../src/planners/goal-constraints';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { LIBRARY_CATALOG } from '../../support/library-catalog';
-import { NOW, planOfSteps } from '../../support/planning';
+import { NOW, planOfSteps, STAMP } from '../../support/planning';
 
 function ground(goal: string, catalog: readonly ToolSpec[], steps: Partial<Step>[]) {
+  return groundPlan(planOfSteps(goal, steps), catalog);
+}
+
+/** A plan of the tasks its steps' labels make, as the LLM planner completes a draft. */
+function planOfParts(goal: string, catalog: readonly ToolSpec[], steps: PlanDraft['steps']): Plan {
+  const metadata = { planner: 'llm' as const, model: 'm', temperature: 0.1, created_at: NOW };
+  const stamp = { id: STAMP.id, version: 1, goal, metadata };
+  return PlanSchema.parse(planFromDraft({ status: 'FEASIBLE', missing_capabilities: [], steps }, stamp, catalog));
+}
+
+function groundPlan(given: Plan, catalog: readonly ToolSpec[]) {
+  const goal = given.goal;
   const grounding = groundingOf(
     parsePlanningRequest({
       goal,
@@ -24,7 +37,7 @@ function ground(goal: string, catalog: readonly ToolSpec[], steps: Partial<Step>
     }),
     catalog,
   );
-  const plan = groundedPlan(planOfSteps(goal, steps), grounding, catalog);
+  const plan = groundedPlan(given, grounding, catalog);
   return {
     plan,
     steps: flattenSteps(plan).map((s) => ({ id: s.id, tool: s.tool, params: s.params, depends_on: s.depends_on })),
@@ -142,5 +155,127 @@ describe('groundedPlan', () => {
       ['loans', { member_id: '${step[0].data.*.id}', since: '2026-10-01', until: '2026-10-31', status: 'overdue' }],
     ]);
     expect(issues).toEqual([]);
+  });
+
+  test('a plan of two tasks keeps them: a lookup joins the task of the step that reads it, the other task stays as it was', () => {
+    const given = planOfParts(
+      'Show the rejected inspections of last week and the shipments to the landfill in München last month',
+      WASTE_CATALOG,
+      [
+        {
+          title: 'Rejected inspections',
+          tool: 'inspections',
+          params: { status: 'rejected', date_from: '2026-11-16', date_to: '2026-11-22', limit: 20 },
+          depends_on: [],
+          task: 'Rejected inspections of last week',
+        },
+        {
+          title: 'Shipments to the landfill',
+          tool: 'shipments',
+          params: { facility_id: 'FAC-0001' },
+          depends_on: [],
+          task: 'Shipments to the landfill in München',
+        },
+      ],
+    );
+    const { plan, issues } = groundPlan(given, WASTE_CATALOG);
+    expect(
+      plan.tasks.map((t) => [t.id, t.title, t.depends_on, t.steps.map((s) => [s.id, s.tool, s.depends_on])]),
+    ).toEqual([
+      ['1', 'Rejected inspections of last week', [], [['1.1', 'inspections', []]]],
+      [
+        '2',
+        'Shipments to the landfill in München',
+        [],
+        [
+          ['2.1', 'facilities', []],
+          ['2.2', 'shipments', [1]],
+        ],
+      ],
+    ]);
+    expect(plan.tasks[1]!.steps[1]!.params).toEqual({
+      facility_id: '${step[1].data.*.id}',
+      date_from: '2026-10-01',
+      date_to: '2026-10-31',
+    });
+    expect(plan.assumptions).toEqual([
+      'facility_id of step 2.1 was "FAC-0001", a guess: the ids come from a facilities lookup instead',
+      'limit=20 of step 1.1 was dropped: the goal does not ask for it',
+      '"last month" applies to step 2.2 (date_from="2026-10-01", date_to="2026-10-31")',
+    ]);
+    expect(plan.estimate.calls).toBe(given.estimate.calls + 1);
+    expect(issues).toEqual([]);
+  });
+
+  test('on the library: the dependency between two tasks survives a lookup put into the second', () => {
+    const { plan, issues } = groundPlan(
+      planOfParts(
+        'List the history books and the overdue loans of those books by members in Leipzig last month',
+        LIBRARY_CATALOG,
+        [
+          {
+            title: 'History books',
+            tool: 'books',
+            params: { genre: 'history' },
+            depends_on: [],
+            task: 'The history books',
+          },
+          {
+            title: 'Their overdue loans',
+            tool: 'loans',
+            params: { book_ids: '${step[0].data.*.id}', member_id: 'Leipzig', status: 'overdue' },
+            depends_on: [0],
+            task: 'Their overdue loans',
+          },
+        ],
+      ),
+      LIBRARY_CATALOG,
+    );
+    expect(
+      plan.tasks.map((t) => [t.title, t.depends_on, t.steps.map((s) => [s.id, s.tool, s.params, s.depends_on])]),
+    ).toEqual([
+      ['The history books', [], [['1.1', 'books', { genre: 'history' }, []]]],
+      [
+        'Their overdue loans',
+        ['1'],
+        [
+          ['2.1', 'members', { city: 'Leipzig' }, []],
+          [
+            '2.2',
+            'loans',
+            {
+              book_ids: '${step[0].data.*.id}',
+              member_id: '${step[1].data.*.id}',
+              status: 'overdue',
+              since: '2026-10-01',
+              until: '2026-10-31',
+            },
+            [0, 1],
+          ],
+        ],
+      ],
+    ]);
+    expect(issues).toEqual([]);
+  });
+
+  test('a plan of two tasks with nothing to mend is returned as it is', () => {
+    const given = planOfParts('Show the rejected inspections of last week and of this week', WASTE_CATALOG, [
+      {
+        title: 'Last week',
+        tool: 'inspections',
+        params: { status: 'rejected', date_from: '2026-11-16', date_to: '2026-11-22' },
+        depends_on: [],
+        task: 'Last week',
+      },
+      {
+        title: 'This week',
+        tool: 'inspections',
+        params: { status: 'rejected', date_from: '2026-11-23', date_to: '2026-11-23' },
+        depends_on: [],
+        task: 'This week',
+      },
+    ]);
+    expect(given.tasks).toHaveLength(2);
+    expect(groundPlan(given, WASTE_CATALOG).plan).toBe(given);
   });
 });

@@ -1,5 +1,6 @@
 /** LlmPlanner against a real HTTP server speaking chat-completions (no mock of the openai client). */
-import { parsePlanJson } from '../../../src/domain/plan';
+import { PlanSchema, parsePlanJson } from '../../../src/domain/plan';
+import { planFromDraft } from '../../../src/domain/plan-draft';
 import {
   LlmCallError,
   PlanSchemaError,
@@ -8,7 +9,9 @@ import {
   type PlannerError,
 } from '../../../src/domain/errors';
 import { parseRequirementsJson } from '../../../src/domain/requirements';
+import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
+import type { Planner } from '../../../src/planners/types';
 import {
   LlmPlanner,
   PLAN_REPLY_MAX_TOKENS,
@@ -18,8 +21,9 @@ import {
 } from '../../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
+import { FILES_CATALOG } from '../../support/files-catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
-import { request, STAMP } from '../../support/planning';
+import { rankingPlan, request, STAMP } from '../../support/planning';
 
 const harness = new LlmHarness();
 afterEach(() => harness.close());
@@ -110,6 +114,134 @@ describe('LlmPlanner with a draft planner, asked about every draft (PLANNER_LLM_
     expect(plan.assumptions.at(-1)).toMatch(
       /^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's draft is the plan$/,
     );
+  });
+
+  it("a revision the model wrote without task labels keeps the draft's two tasks and the dependency between them", async () => {
+    const revision = {
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        {
+          title: 'Contaminated shipments of last week',
+          tool: 'shipments',
+          params: { has_contaminants: true, date_from: '2026-11-16', date_to: '2026-11-22' },
+          depends_on: [],
+        },
+        {
+          title: 'Contaminants found in them',
+          tool: 'contaminants-detected',
+          params: { shipment_ids: '${step[0].data.*.id}' },
+          depends_on: [0],
+        },
+      ],
+    };
+    await harness.start({ script: [JSON.stringify({ verdict: 'revise', plan: revision })] });
+    const { plan } = await withDraft();
+
+    expect(harness.messages(0)[1]!.content).toContain('"task":"The contaminants found in them"'); // the draft's labels
+    expect(
+      plan.tasks.map((t) => ({ id: t.id, title: t.title, after: t.depends_on, steps: t.steps.map((s) => s.title) })),
+    ).toEqual([
+      {
+        id: '1',
+        title: 'Get last week contaminated shipments',
+        after: [],
+        steps: ['Contaminated shipments of last week'],
+      },
+      { id: '2', title: 'The contaminants found in them', after: ['1'], steps: ['Contaminants found in them'] },
+    ]);
+    expect(plan.tasks[1]!.steps[0]).toMatchObject({ id: '2.1', depends_on: [0] });
+  });
+
+  it('on the files catalog: a revision that reorders the steps and replaces one keeps each part of the draft a task', async () => {
+    const goal = 'Read my todo list and show me the directory tree of my notes';
+    const stamp = (planner: 'ranking') => ({
+      id: STAMP.id,
+      version: 1,
+      goal,
+      metadata: { planner, model: null, temperature: null, created_at: STAMP.created_at },
+    });
+    // A draft planner that labels its steps: two parts, the todo list (a search and a read) and the tree.
+    const labelled: Planner = {
+      kind: 'ranking',
+      generate: async () => ({
+        plan: PlanSchema.parse(
+          planFromDraft(
+            {
+              status: 'FEASIBLE',
+              missing_capabilities: [],
+              steps: [
+                {
+                  title: 'Find the todo list',
+                  tool: 'search_files',
+                  params: { path: '/srv/notes', pattern: '**/*todo*' },
+                  depends_on: [],
+                  task: 'Read my todo list',
+                },
+                {
+                  title: 'Read it',
+                  tool: 'read_multiple_files',
+                  params: { paths: '${step[0].data.paths}' },
+                  depends_on: [0],
+                  task: 'Read my todo list',
+                },
+                {
+                  title: 'Tree of the notes',
+                  tool: 'directory_tree',
+                  params: { path: '/srv/notes' },
+                  depends_on: [],
+                  task: 'Show me the directory tree',
+                },
+              ],
+            },
+            stamp('ranking'),
+            FILES_CATALOG,
+          ),
+        ),
+        llm_calls: [],
+      }),
+    };
+    // The model puts the tree first, searches by another pattern and reads the file with read_text_file instead.
+    const revision = {
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        { title: 'Tree of the notes', tool: 'directory_tree', params: { path: '/srv/notes' }, depends_on: [] },
+        {
+          title: 'Find todo.md',
+          tool: 'search_files',
+          params: { path: '/srv/notes', pattern: '**/todo.md' },
+          depends_on: [],
+        },
+        {
+          title: 'Read todo.md',
+          tool: 'read_text_file',
+          params: { path: '${step[1].data.paths[0]}' },
+          depends_on: [1],
+        },
+      ],
+    };
+    await harness.start({ script: [JSON.stringify({ verdict: 'revise', plan: revision })] });
+    const req = request(goal, { tool_catalog: 'files' });
+    const { plan } = await new LlmPlanner(harness.client, labelled, { calls: 'always' }).generate({
+      request: req,
+      requirements: analyzeGoalByRules({ request: req, catalog: FILES_CATALOG }),
+      catalog: FILES_CATALOG,
+      stamp: STAMP,
+    });
+
+    expect(plan.tasks.map((t) => [t.title, t.depends_on, t.steps.map((s) => [s.id, s.tool, s.depends_on])])).toEqual([
+      ['Show me the directory tree', [], [['1.1', 'directory_tree', []]]],
+      [
+        'Read my todo list',
+        [],
+        [
+          ['2.1', 'search_files', []],
+          ['2.2', 'read_text_file', [1]],
+        ],
+      ],
+    ]);
+    expect(plan.tasks[1]!.steps[1]!.params).toEqual({ path: '${step[1].data.paths[0]}' });
   });
 
   it('a refinement, and a goal the draft planner finds IMPOSSIBLE, get no draft', async () => {
@@ -557,6 +689,41 @@ describe('LlmPlanner: refinement', () => {
     expect(user).toContain('"tool":"contaminants-detected"'); // the previous plan in the format the model writes
     expect(user).toContain('step 0 is "1.1", step 1 is "1.2"'); // so feedback naming step ids can be placed
     expect(user).not.toContain(previous.id); // stamped fields are the system's, not shown to the model
+  });
+
+  it('keeps the tasks of the previous version when the refined reply labels none', async () => {
+    const previous = rankingPlan(LLM_GOAL);
+    expect(previous.tasks).toHaveLength(2);
+    const refined = {
+      status: 'FEASIBLE',
+      missing_capabilities: [],
+      steps: [
+        {
+          title: 'Rejected contaminated shipments',
+          tool: 'shipments',
+          params: { date_from: '2026-11-16', date_to: '2026-11-22', has_contaminants: true, status: 'rejected' },
+          depends_on: [],
+        },
+        {
+          title: 'Their contaminants',
+          tool: 'contaminants-detected',
+          params: { shipment_ids: '${step[0].data.*.id}' },
+          depends_on: [0],
+        },
+      ],
+    };
+    await harness.start({ script: [JSON.stringify(refined)] });
+    const { plan } = await generate({
+      request: request(`${LLM_GOAL}, only the rejected ones`),
+      stamp: { ...STAMP, version: 2 },
+      refinement: { previous, feedback: ['step 1.1: also filter by status rejected'] },
+    });
+
+    expect(plan.tasks.map((t) => [t.title, t.depends_on, t.steps.map((s) => s.tool)])).toEqual([
+      ['Get last week contaminated shipments', [], ['shipments']],
+      ['The contaminants found in them', ['1'], ['contaminants-detected']],
+    ]);
+    expect(plan.tasks[0]!.steps[0]!.params.status).toBe('rejected');
   });
 });
 

@@ -8,9 +8,9 @@ import { toolSpecFromJsonSchema, type ToolSpec } from '../../../src/domain/tool-
 import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { goalConstraints } from '../../../src/planners/goal-constraints';
-import { mcpToolSpec } from '../../../src/tools/mcp/pack';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { WORKSPACE_CATALOG } from '../../../src/tools/workspace';
+import { FILES_CATALOG as FILES } from '../../support/files-catalog';
 import { NOW, rankingPlan, request, STAMP, stepsOf } from '../../support/planning';
 
 function planOver(goal: string, catalog: ToolSpec[], tool_catalog: string) {
@@ -18,44 +18,6 @@ function planOver(goal: string, catalog: ToolSpec[], tool_catalog: string) {
   const requirements = analyzeGoalByRules({ request: req, catalog });
   return new RankingPlanner().plan({ request: req, requirements, catalog, stamp: STAMP });
 }
-
-const TEXT_RESULT = { type: 'object', properties: { content: { type: 'string' } }, required: ['content'] };
-const pathParam = { type: 'string', examples: ['/srv/notes'] };
-const onePath = { type: 'object', properties: { path: pathParam }, required: ['path'] };
-/** Tools of a filesystem server, named as @modelcontextprotocol/server-filesystem names them. */
-const FILES: ToolSpec[] = [
-  ['read_text_file', 'Read the complete contents of a file as text.', onePath],
-  ['get_file_info', 'Retrieve detailed metadata about a file or directory.', onePath],
-  ['list_directory', 'Get a detailed listing of all files and directories in a specified path.', onePath],
-  ['directory_tree', 'Get a recursive tree view of files and directories as a JSON structure.', onePath],
-  [
-    'move_file',
-    'Move or rename files and directories.',
-    {
-      type: 'object',
-      properties: { source: { type: 'string' }, destination: { type: 'string' } },
-      required: ['source', 'destination'],
-    },
-  ],
-  [
-    'search_files',
-    'Recursively search for files matching a glob-style pattern. Returns full paths to all matching items.',
-    { type: 'object', properties: { path: pathParam, pattern: { type: 'string' } }, required: ['path', 'pattern'] },
-  ],
-  [
-    'read_multiple_files',
-    'Read the contents of multiple files simultaneously.',
-    { type: 'object', properties: { paths: { type: 'array', items: pathParam } }, required: ['paths'] },
-  ],
-].map(([name, description, inputSchema]) =>
-  mcpToolSpec('files', {
-    name,
-    description,
-    inputSchema,
-    outputSchema: TEXT_RESULT,
-    annotations: { readOnlyHint: name !== 'move_file' },
-  } as never),
-);
 
 /** A catalog of another domain: its enums are lower case, one of them of places. */
 const TRAVEL: ToolSpec[] = [
