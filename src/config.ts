@@ -101,6 +101,8 @@ export interface PlannerConfig {
   /** PLANNER_LLM_ANALYSIS / PLANNER_LLM_PREMORTEM: 'auto' asks the model only where the rules leave something to it. */
   llmAnalysis: LlmCallMode;
   llmPremortem: LlmCallMode;
+  /** PLANNER_LLM_PLAN: 'auto' keeps the rules' draft without a model call where it holds every value of the goal. */
+  llmPlan: LlmCallMode;
   /** PLANNER_LLM_WARM_UP: a worker with an LLM sends the planner's stable prompt prefix once at start. */
   llmWarmUp: boolean;
   planCache: PlanCacheConfig;
@@ -204,6 +206,7 @@ const PlannerEnvSchema = z.object({
   PLANNER_LLM_DRAFT: z.enum(LLM_DRAFTS).default('rules'),
   PLANNER_LLM_ANALYSIS: z.enum(LLM_CALL_MODES).default('auto'),
   PLANNER_LLM_PREMORTEM: z.enum(LLM_CALL_MODES).default('auto'),
+  PLANNER_LLM_PLAN: z.enum(LLM_CALL_MODES).default('auto'),
   PLANNER_LLM_WARM_UP: z.enum(['on', 'off']).default('on'),
   VISUAL: z.string().max(4096).optional(),
   EDITOR: z.string().max(4096).optional(),
@@ -312,6 +315,8 @@ const HINTS: Record<VariableName, string> = {
     'Set PLANNER_LLM_ANALYSIS to auto (the model analyses only goals the rules are not sure of) or always, or unset it (default auto).',
   PLANNER_LLM_PREMORTEM:
     'Set PLANNER_LLM_PREMORTEM to auto (only plans with side effects or rule findings) or always, or unset it (default auto).',
+  PLANNER_LLM_PLAN:
+    "Set PLANNER_LLM_PLAN to auto (the model plans only where the rules' draft leaves a value of the goal out) or always, or unset it (default auto).",
   PLANNER_LLM_WARM_UP: 'Set PLANNER_LLM_WARM_UP to on or off, or unset it (default on).',
   PLANNER_LLM_ATTEMPTS: 'Set PLANNER_LLM_ATTEMPTS to a whole number from 1 to 10, or unset it (default 3).',
 };
@@ -458,6 +463,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): PlannerConfig 
     llmDraft: values.PLANNER_LLM_DRAFT,
     llmAnalysis: values.PLANNER_LLM_ANALYSIS,
     llmPremortem: values.PLANNER_LLM_PREMORTEM,
+    llmPlan: values.PLANNER_LLM_PLAN,
     llmWarmUp: values.PLANNER_LLM_WARM_UP === 'on',
     planCache: Object.freeze({
       ttlMs: msToNumber(values.PLANNER_PLAN_CACHE_TTL as Duration),

@@ -13,18 +13,20 @@ import { RankingPlanner } from '../planners/generate/ranking-planner';
 import type { ToolCatalogs } from '../tools/registry';
 import type { PlanningDependencies } from './planning';
 
-/** `calls`: which LLM calls are made (PLANNER_LLM_DRAFT, PLANNER_LLM_ANALYSIS, PLANNER_LLM_PREMORTEM). */
+/** `calls`: which LLM calls are made (PLANNER_LLM_DRAFT, PLANNER_LLM_PLAN, PLANNER_LLM_ANALYSIS, PLANNER_LLM_PREMORTEM). */
 export function llmDependencies(
   providers: readonly LlmProviderConfig[],
   catalogs: ToolCatalogs,
-  calls: Partial<Pick<PlannerConfig, 'llmDraft' | 'llmAnalysis' | 'llmPremortem'>> = {},
+  calls: Partial<Pick<PlannerConfig, 'llmDraft' | 'llmPlan' | 'llmAnalysis' | 'llmPremortem'>> = {},
 ): NonNullable<PlanningDependencies['llm']> {
   const client = ProviderChain.fromConfig(providers);
   for (const { model } of providers)
     if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
   return {
     analyzer: new LlmAnalyzer(client, { lexiconOf: (name) => catalogs.clarifications(name), calls: calls.llmAnalysis }),
-    planner: new LlmPlanner(client, (calls.llmDraft ?? 'rules') === 'rules' ? new RankingPlanner() : undefined),
+    planner: new LlmPlanner(client, (calls.llmDraft ?? 'rules') === 'rules' ? new RankingPlanner() : undefined, {
+      calls: calls.llmPlan,
+    }),
     critics: [new PremortemCritic(client, { calls: calls.llmPremortem })],
     client,
   };

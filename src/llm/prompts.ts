@@ -143,8 +143,11 @@ export interface PlannerPromptInput {
   temporal_references: readonly TemporalReference[];
   refinement?: Refinement;
   workspace?: { text: string };
-  /** A first plan's starting point: the ranking planner's plan, which the model checks against the goal. */
-  draft?: Plan;
+  /**
+   * A first plan's starting point: the ranking planner's plan; `verdict`: the model says whether to keep it before
+   * writing a plan, else it corrects it; `left_out`: the goal's values the draft holds nowhere.
+   */
+  draft?: { plan: Plan; verdict: boolean; left_out: readonly string[] };
 }
 
 /** "step 0 is "1.1", step 1 is "1.2"": how the ids the critics name map to the steps of a draft. */
@@ -189,7 +192,8 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
     datesSection(temporal_references),
-    `Requirements (the analysis of the goal):\n${JSON.stringify(analysis)}`,
+    // A draft already carries the analysis into tools and params: its JSON would cost the model's prompt a few seconds.
+    ...(draft && !refinement ? [] : [`Requirements (the analysis of the goal):\n${JSON.stringify(analysis)}`]),
     constraintsSection(request),
     ...conversationSection(request),
     ...(workspace ? [`Workspace (its structure and the files most relevant to the goal):\n${workspace.text}`] : []),
@@ -202,8 +206,13 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
     );
   } else if (draft) {
     sections.push(
-      `A draft plan, made by matching the goal's words to the tools and their params (it may miss a step, pick a wrong tool or a wrong value):\n${JSON.stringify(draftOf(draft))}`,
-      'Check the draft against the goal: its tools, its params (every filter the goal states, with the right values) and its status. If it answers the goal, reply {"verdict":"keep","plan":null}. Otherwise reply {"verdict":"revise","plan":<the corrected plan>}, the plan in the format above. Reply with one JSON object.',
+      `A draft plan, made by matching the goal's words to the tools and their params (it may miss a step, pick a wrong tool or a wrong value):\n${JSON.stringify(draftOf(draft.plan))}`,
+      ...(draft.left_out.length > 0
+        ? [`The draft holds none of these values of the goal: ${draft.left_out.map((w) => `"${w}"`).join(', ')}.`]
+        : []),
+      draft.verdict
+        ? 'Check the draft against the goal: its tools, its params (every filter the goal states, with the right values) and its status. If it answers the goal, reply {"verdict":"keep","plan":null}. Otherwise reply {"verdict":"revise","plan":<the corrected plan>}, the plan in the format above. Reply with one JSON object.'
+        : 'Correct the draft: every filter the goal states goes into a param with the right value (or, where no tool does it, into missing_capabilities with the status PARTIAL), and keep what is right. Reply with the whole plan as one JSON object, in the format above.',
     );
   } else {
     sections.push('Reply with the plan as one JSON object.');

@@ -9,7 +9,15 @@
 import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
-import { contentTokens, splitClauses, tokenize } from '../domain/text';
+import type { TemporalReference } from '../domain/dates';
+import {
+  contentTokens,
+  isContentToken as isContent,
+  splitClauses,
+  stem,
+  tokenize,
+  type Token,
+} from '../domain/text';
 import { matchCatalog, toolTerms } from './catalog-match';
 import { PRESENTATION_VERBS, asksForData, unmatchedActions } from './analyze/rules-analyzer';
 
@@ -114,4 +122,47 @@ export function providedBy(capability: string, tools: readonly ToolSpec[]): bool
     const { vocabulary } = toolTerms(tool);
     return words.some((w) => vocabulary.has(w));
   });
+}
+
+const DIGITS = /^\d+$/;
+const CAPITALIZED = /^\p{Lu}/u;
+
+/**
+ * The goal's values that `plan` does not account for: a number, a capitalized name (not the goal's first word), or a
+ * word that is an enum value or a boolean filter of a catalog tool, which no param value of the plan, no resolved date
+ * phrase and nothing the plan names as missing holds (a filter word counts where a step sets that filter, and a word
+ * of a called tool's name counts as that tool). Empty: every value the goal states reached the plan. A value left over
+ * is a constraint the plan may have dropped ("carried by EcoTrans AG", "at least 100 tons", "as an Excel file"). Plain
+ * words are not weighed: which tools a goal needs is the rules' matching, and a small model is no better at it.
+ */
+export function unaccountedValues(
+  plan: Pick<Plan, 'tasks' | 'missing_capabilities'>,
+  request: PlanningRequest,
+  catalog: readonly ToolSpec[],
+  temporal_references: readonly Pick<TemporalReference, 'phrase'>[],
+): string[] {
+  const steps = flattenSteps(plan);
+  const values = new Set(tokenize(JSON.stringify(steps.map((s) => s.params))).map((t) => t.stem));
+  const dateWords = new Set(temporal_references.flatMap((r) => tokenize(r.phrase).map((t) => t.lower)));
+  const missing = new Set(plan.missing_capabilities.flatMap(stems));
+  const toolNames = new Set(usedTools(plan, catalog).flatMap((t) => [...toolTerms(t).names]));
+  const setParams = new Set(steps.flatMap((s) => Object.keys(s.params).map((p) => `${s.tool}.${p}`)));
+  // A filter word is accounted for where a step sets its filter ("contaminated": has_contaminants), an enum value
+  // where a param holds it.
+  const filterWords = new Map<string, boolean>();
+  for (const tool of catalog) {
+    const { enums, booleans } = toolTerms(tool);
+    for (const [, schema] of enums)
+      for (const v of schema.enum ?? []) if (typeof v === 'string') filterWords.set(stem(v), false);
+    for (const b of booleans)
+      for (const s of b.stems) filterWords.set(s, filterWords.get(s) || setParams.has(`${tool.name}.${b.param}`));
+  }
+  const isValue = (t: Token) =>
+    DIGITS.test(t.lower) || (t.pos > 0 && CAPITALIZED.test(t.text) && isContent(t)) || filterWords.has(t.stem);
+  const accounted = (t: Token) =>
+    values.has(t.stem) || missing.has(t.stem) || toolNames.has(t.stem) || filterWords.get(t.stem) === true;
+  const left = tokenize(effectiveGoal(request)).filter(
+    (t) => !dateWords.has(t.lower) && !PRESENTATION_VERBS.has(t.lower) && isValue(t) && !accounted(t),
+  );
+  return [...new Set(left.map((t) => t.text))];
 }

@@ -178,8 +178,11 @@ export interface ScriptedLlmServerOptions {
 export interface ScriptedLlmServer {
   /** For the `openai` client (`baseURL`), e.g. http://127.0.0.1:40123/v1 */
   baseURL: string;
-  /** A planner's settings for this server (loadConfig's variables): its URL, a test key and a model name. */
-  env: { OPENAI_BASE_URL: string; OPENAI_API_KEY: string; PLANNER_MODEL: string };
+  /**
+   * A planner's settings for this server (loadConfig's variables): its URL, a test key, a model name, and every first
+   * plan asked of the model (PLANNER_LLM_PLAN=always), since the script's plan replies are what the test runs.
+   */
+  env: { OPENAI_BASE_URL: string; OPENAI_API_KEY: string; PLANNER_MODEL: string; PLANNER_LLM_PLAN: 'always' };
   /** Every request received, in arrival order, faulted ones included. */
   requests: RecordedRequest[];
   readonly calls: number;
@@ -333,7 +336,12 @@ export async function startScriptedLlmServer(options: ScriptedLlmServerOptions =
   const baseURL = `http://127.0.0.1:${port}/v1`;
   return {
     baseURL,
-    env: { OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'test-key', PLANNER_MODEL: 'gpt-4o-mini' },
+    env: {
+      OPENAI_BASE_URL: baseURL,
+      OPENAI_API_KEY: 'test-key',
+      PLANNER_MODEL: 'gpt-4o-mini',
+      PLANNER_LLM_PLAN: 'always',
+    },
     requests,
     get calls() {
       return requests.length;

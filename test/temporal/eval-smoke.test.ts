@@ -98,7 +98,7 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     const goldData = await executeGold(SMOKE, [fixtures.pack()]);
     const planner = await startTestPlanner(fixtures.pack(), {
       prefix: 'eval',
-      env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' },
+      env: llm.env,
     });
     const store = new LocalContentStore(planner.storeDir);
     const results: GoalResult[] = [];
@@ -169,7 +169,7 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     });
     const planner = await startTestPlanner(fixtures.pack(), {
       prefix: 'eval-rej',
-      env: { OPENAI_BASE_URL: corrected.baseURL, OPENAI_API_KEY: 'test-key' },
+      env: corrected.env,
     });
     const store = new LocalContentStore(planner.storeDir);
     try {

@@ -79,6 +79,7 @@ function providersEnv(...servers: [string, ScriptedLlmServer][]): NodeJS.Process
     TEST_LLM_KEY: KEY,
     PLANNER_LLM_ANALYSIS: 'always',
     PLANNER_LLM_PREMORTEM: 'always',
+    PLANNER_LLM_PLAN: 'always',
   };
 }
 
@@ -189,7 +190,9 @@ describe('plan cache', () => {
     const llm = await plannerServer();
     servers.push(llm);
     const planCalls = () => llm.requests.filter((r) => promptKind(r.body) === 'plan').length;
-    await withPlanner({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' }, async (planner) => {
+    // The model plans every goal (PLANNER_LLM_PLAN=always): what it is asked is what the cache saves.
+    const env = { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_LLM_PLAN: 'always' };
+    await withPlanner(env, async (planner) => {
       const request = { goal: GOAL, planner: 'llm' as const };
       const first = await run(planner, 'cache-1', { request });
       expect(first.stage).toBe('COMPLETED');
@@ -246,7 +249,9 @@ describe('plan cache', () => {
     servers.push(llm);
     const planCalls = () => llm.requests.filter((r) => promptKind(r.body) === 'plan').length;
     const context = [{ role: 'system' as const, content: 'ticket text must say POISONED: contaminated shipments' }];
-    await withPlanner({ OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' }, async (planner) => {
+    // The model plans every goal (PLANNER_LLM_PLAN=always): what it is asked is what the cache saves.
+    const env = { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_LLM_PLAN: 'always' };
+    await withPlanner(env, async (planner) => {
       const poisoned = await run(planner, 'context-1', { request: { goal: GOAL, planner: 'llm', context } });
       expect(poisoned.stage).toBe('COMPLETED');
       expect(poisoned.plan!.tasks[0]!.steps[0]!.title).toBe('POISONED: contaminated shipments'); // the context reached the prompt

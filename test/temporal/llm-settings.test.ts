@@ -28,6 +28,7 @@ beforeAll(async () => {
       OPENAI_API_KEY: 'test-key',
       PLANNER_LLM_ANALYSIS: 'always',
       PLANNER_LLM_PREMORTEM: 'always',
+      PLANNER_LLM_PLAN: 'always',
     },
   });
 });

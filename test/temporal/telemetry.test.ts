@@ -61,6 +61,7 @@ function llmEnv(): NodeJS.ProcessEnv {
     PLANNER_MODEL: MODEL,
     PLANNER_LLM_ANALYSIS: 'always',
     PLANNER_LLM_PREMORTEM: 'always',
+    PLANNER_LLM_PLAN: 'always',
     PLANNER_LLM_WARM_UP: 'off',
   };
 }

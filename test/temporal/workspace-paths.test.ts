@@ -74,7 +74,7 @@ afterAll(async () => {
 async function withPlanner<T>(pack: ToolPack, fn: (planner: TestPlanner) => Promise<T>): Promise<T> {
   const planner = await startTestPlanner(pack, {
     prefix: 'paths',
-    env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', PLANNER_WORKSPACE_ROOTS: ws },
+    env: { ...llm.env, PLANNER_WORKSPACE_ROOTS: ws },
   });
   try {
     return await fn(planner);

@@ -6,9 +6,12 @@
  * in the same conversation (see askForJson); after the attempts run out planning fails with PLAN-009. A full plan
  * (with `tasks`) is accepted too, from providers that ignore the schema and models that know the old format.
  *
- * A first plan starts from the ranking planner's draft: the model gives its verdict first and writes a plan only to
- * revise it, so a draft that answers the goal costs a dozen tokens of reply instead of the whole plan again (on two
- * CPU cores, 6-19 tokens a second). A kept draft is validated like any reply: if it has issues, the model is told.
+ * A first plan starts from the ranking planner's draft. With `calls: 'auto'` (PLANNER_LLM_PLAN) a draft that holds
+ * every value the goal states, validates and accounts for the goal's actions is the plan, without a call: on two CPU
+ * cores a plan costs the model 10-20 s of reply (6-19 tokens a second), and the eval finds the rules right on such
+ * drafts more often than the model. Any other draft is sent for correction, naming the values it leaves out. With
+ * `calls: 'always'` the model gives its verdict on every draft first and writes a plan only to revise it. A kept draft
+ * is validated like any reply: if it has issues, the model is told.
  * A revision keeps the tasks of the plan it revises (the draft, or the previous version of a refinement): its steps
  * take that plan's labels where the model wrote none (withLabelsOfDraft).
  */
@@ -20,7 +23,7 @@ import {
   formatZodIssues,
   type ValidationIssue,
 } from '../../domain/errors';
-import { namedToolsLeftOut, providedBy, withActionsAccounted } from '../coverage';
+import { namedToolsLeftOut, providedBy, unaccountedValues, withActionsAccounted } from '../coverage';
 import { PlanSchema, parseJsonWith, parsePlanJson, type Plan, type PlanStamp } from '../../domain/plan';
 import { PlanDraftSchema, draftOf, planFromDraft, type DraftStamp } from '../../domain/plan-draft';
 import { withLabelsOfDraft } from '../../domain/revision-labels';
@@ -30,10 +33,12 @@ import type { ToolSpec } from '../../domain/tool-spec';
 import type { LlmCallUsage } from '../../domain/llm-calls';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import type { ChatModel } from '../../llm/chat';
+import type { LlmCallMode } from '../../config';
 import { askForJson } from '../../llm/json-conversation';
 import { DRAFT_VERDICTS, draftReviewReplySchema, planReplySchema } from '../../llm/reply-schemas';
 import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
+import type { TemporalReference } from '../../domain/dates';
 import { groundingOf } from '../goal-constraints';
 import { groundedPlan } from '../ground-plan';
 import { packageVersion } from '../../versioning';
@@ -78,6 +83,27 @@ function revisionOf(text: string): 'keep' | string {
   return JSON.stringify(reply.plan);
 }
 
+/**
+ * What the rules find lacking in their own draft: undefined when nothing (a first request with no conversation, the
+ * draft FEASIBLE or PARTIAL, with no validation issue, accounting for the goal's actions and holding every value the
+ * goal states), else the goal's values it leaves out (possibly none: then something else is for the model to weigh).
+ */
+function draftShortfall(
+  draft: Plan,
+  { request, catalog }: PlanGenerationInput,
+  context: ValidationContext,
+  temporal_references: readonly TemporalReference[],
+): string[] | undefined {
+  const leftOut = unaccountedValues(draft, request, catalog, temporal_references);
+  // A conversation (a caller's system message, a user's answer) may say what the rules cannot read: the model reads it.
+  const sound =
+    request.context.length === 0 &&
+    (draft.status === 'FEASIBLE' || draft.status === 'PARTIAL') &&
+    withActionsAccounted(draft, request, catalog) === draft &&
+    validatePlan(draft, context).length === 0;
+  return sound && leftOut.length === 0 ? undefined : leftOut;
+}
+
 /** An IMPOSSIBLE answer to a goal that names catalog tools: the model gave up on a part it can do. */
 function toolsLeftOutIssue(tools: readonly string[]): ValidationIssue {
   const names = tools.map((t) => `"${t}"`).join(', ');
@@ -93,13 +119,20 @@ export class LlmPlanner implements Planner {
 
   readonly cacheIdentity: string;
 
-  /** `draft`: the planner whose plan a first plan starts from (the ranking planner), so the model revises, not invents. */
+  private readonly calls: LlmCallMode;
+
+  /**
+   * `draft`: the planner whose plan a first plan starts from (the ranking planner), so the model revises, not invents;
+   * `calls`: `auto` (default) asks the model only about a draft the rules find lacking, `always` about every draft.
+   */
   constructor(
     private readonly client: ChatModel,
     private readonly draft?: Planner,
+    options: { calls?: LlmCallMode } = {},
   ) {
+    this.calls = options.calls ?? 'auto';
     // Another model, another start or another release's prompts make other plans: none is served a cached one.
-    this.cacheIdentity = `${client.model}; draft ${draft ? draft.kind : 'none'}; durable-planner ${packageVersion()}`;
+    this.cacheIdentity = `${client.model}; draft ${draft ? `${draft.kind}, calls ${this.calls}` : 'none'}; durable-planner ${packageVersion()}`;
   }
 
   /** The draft's plan for a first plan, unless it has no step to offer (IMPOSSIBLE) or the draft planner fails. */
@@ -134,20 +167,37 @@ export class LlmPlanner implements Planner {
     const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
 
     const draft = await this.draftFor(input);
+    const leftOut = draft && this.calls === 'auto' ? draftShortfall(draft, input, context, temporal_references) : [];
+    if (draft && leftOut === undefined)
+      return {
+        plan: {
+          ...draft,
+          assumptions: [...draft.assumptions, "the rules' draft holds every value of the goal: no LLM plan call"],
+        },
+        llm_calls: [],
+      };
+    const verdict = draft !== undefined && this.calls === 'always';
     const asked = askForJson(this.client, {
       messages: [
         { role: 'system', content: plannerSystemPrompt(catalog) },
         {
           role: 'user',
-          content: plannerUserPrompt({ request, requirements, temporal_references, refinement, workspace, draft }),
+          content: plannerUserPrompt({
+            request,
+            requirements,
+            temporal_references,
+            refinement,
+            workspace,
+            ...(draft ? { draft: { plan: draft, verdict, left_out: leftOut ?? [] } } : {}),
+          }),
         },
       ],
       temperature,
       maxTokens: PLAN_REPLY_MAX_TOKENS,
-      schema: (draft ? draftReviewReplySchema : planReplySchema)(tools, request.constraints.max_steps),
+      schema: (verdict ? draftReviewReplySchema : planReplySchema)(tools, request.constraints.max_steps),
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
-        const revision = draft ? revisionOf(text) : text;
+        const revision = verdict ? revisionOf(text) : text;
         const replied =
           revision === 'keep'
             ? {

@@ -47,9 +47,9 @@ async function caught(promise: Promise<unknown>): Promise<PlannerError> {
   throw new Error('expected a rejection');
 }
 
-describe('LlmPlanner with a draft planner: the model revises a draft instead of inventing a plan', () => {
+describe('LlmPlanner with a draft planner, asked about every draft (PLANNER_LLM_PLAN=always): the model revises a draft instead of inventing a plan', () => {
   const withDraft = (overrides: Partial<Parameters<LlmPlanner['generate']>[0]> = {}) =>
-    new LlmPlanner(harness.client, new RankingPlanner()).generate({
+    new LlmPlanner(harness.client, new RankingPlanner(), { calls: 'always' }).generate({
       request: request(LLM_GOAL),
       requirements,
       catalog,
@@ -223,7 +223,7 @@ describe('LlmPlanner with a draft planner: the model revises a draft instead of 
     };
     await harness.start({ script: [JSON.stringify({ verdict: 'revise', plan: revision })] });
     const req = request(goal, { tool_catalog: 'files' });
-    const { plan } = await new LlmPlanner(harness.client, labelled).generate({
+    const { plan } = await new LlmPlanner(harness.client, labelled, { calls: 'always' }).generate({
       request: req,
       requirements: analyzeGoalByRules({ request: req, catalog: FILES_CATALOG }),
       catalog: FILES_CATALOG,
@@ -255,6 +255,53 @@ describe('LlmPlanner with a draft planner: the model revises a draft instead of 
     });
     await withDraft({ request: request('Order 50 new recycling bins from our supplier') }).catch(() => undefined);
     expect(harness.messages(0)[1]!.content).not.toMatch(/A draft plan/);
+  });
+});
+
+describe('LlmPlanner with a draft planner, asked only where the rules find their draft lacking (PLANNER_LLM_PLAN=auto)', () => {
+  const planFor = (goal: string) =>
+    new LlmPlanner(harness.client, new RankingPlanner()).generate({
+      request: request(goal),
+      requirements,
+      catalog,
+      stamp: STAMP,
+    });
+
+  it('a draft that holds every value of the goal is the plan, with no call to the model', async () => {
+    await harness.start({ script: [] });
+    const { plan, llm_calls } = await planFor(LLM_GOAL);
+
+    expect(llm_calls).toEqual([]);
+    expect(harness.server.requests).toHaveLength(0);
+    expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
+    expect(plan.assumptions.at(-1)).toBe("the rules' draft holds every value of the goal: no LLM plan call");
+  });
+
+  it('a request with a conversation goes to the model, whose reading of it the rules cannot replace', async () => {
+    await harness.start({ script: [planReply()] });
+    const context = [{ role: 'system' as const, content: 'Only count shipments carried by rail.' }];
+    const { llm_calls } = await new LlmPlanner(harness.client, new RankingPlanner()).generate({
+      request: request(LLM_GOAL, { context }),
+      requirements,
+      catalog,
+      stamp: STAMP,
+    });
+    expect(llm_calls).toHaveLength(1);
+    expect(harness.messages(0)[1]!.content).toMatch(/Only count shipments carried by rail/);
+  });
+
+  it('a draft that leaves a value out is sent for correction in one call: the plan schema, the value named, no analysis JSON', async () => {
+    await harness.start({ script: [planReply()] });
+    const { plan, llm_calls } = await planFor('Show the shipments of last week over 5000 kg');
+
+    expect(llm_calls).toHaveLength(1);
+    expect(harness.server.requests[0]!.body.response_format).toMatchObject({ json_schema: { name: 'plan' } });
+    const user = harness.messages(0)[1]!.content;
+    expect(user).toMatch(/A draft plan, made by matching/);
+    expect(user).toMatch(/The draft holds none of these values of the goal: "5000"\./);
+    expect(user).toMatch(/Correct the draft/);
+    expect(user).not.toMatch(/Requirements \(the analysis of the goal\)/);
+    expect(plan.metadata).toMatchObject({ planner: 'llm', model: MODEL });
   });
 });
 
