@@ -1,12 +1,13 @@
 /**
  * The values a goal states that a plan holds nowhere (src/planners/coverage.ts `unaccountedValues`): what makes the
- * LLM planner ask the model about the rules' draft (PLANNER_LLM_PLAN=auto). Checked on the waste catalog and on a
- * library catalog written for this test.
+ * LLM planner ask the model about the rules' draft (PLANNER_LLM_PLAN=auto). Checked on the waste catalog and on the
+ * tests' lending-library catalog.
  */
 import { resolveTemporalReferences } from '../../../src/domain/dates';
-import { toolSpecFromJsonSchema, type ToolSpec } from '../../../src/domain/tool-spec';
+import type { ToolSpec } from '../../../src/domain/tool-spec';
 import { unaccountedValues } from '../../../src/planners/coverage';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
+import { LIBRARY_CATALOG } from '../../support/library-catalog';
 import { NOW, planOfSteps, rankingPlan, request } from '../../support/planning';
 
 function leftOut(goal: string, plan = rankingPlan(goal), catalog: ToolSpec[] = WASTE_CATALOG, tool_catalog = 'waste') {
@@ -40,38 +41,26 @@ describe('a plan accounts for the values of its goal', () => {
   });
 });
 
-const LIBRARY: ToolSpec[] = [
-  toolSpecFromJsonSchema({
-    name: 'books',
-    description: 'Search the catalogue of books by author and genre.',
-    task_queue: 'library',
-    idempotent: true,
-    parameters: {
-      type: 'object',
-      properties: {
-        author: { type: 'string' },
-        genre: { type: 'string', enum: ['fiction', 'poetry', 'history'] },
-        on_loan: { type: 'boolean' },
-      },
-    },
-    result: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
-  }),
-];
+describe('on a catalog of another domain (a lending library)', () => {
+  const goal = 'Which poetry books by Mary Oliver are overdue?';
+  const library = (steps: Parameters<typeof planOfSteps>[1]) => planOfSteps(goal, steps);
 
-describe('on a catalog of another domain', () => {
-  const books = (params: Record<string, unknown>) => planOfSteps('books', [{ tool: 'books', params }]);
-
-  test('an author, a genre and a boolean filter are accounted for where the step sets them', () => {
-    const goal = 'Which poetry books by Mary Oliver are on loan?';
-    expect(leftOut(goal, books({ author: 'Mary Oliver', genre: 'poetry', on_loan: true }), LIBRARY, 'library')).toEqual(
-      [],
-    );
-    expect(leftOut(goal, books({ genre: 'poetry' }), LIBRARY, 'library')).toEqual(['Mary', 'Oliver', 'loan']);
+  test('an author and enum values are accounted for where the steps set them', () => {
+    const plan = library([
+      { tool: 'books', params: { author: 'Mary Oliver', genre: 'poetry' } },
+      { tool: 'loans', params: { book_ids: '${step[0].data.*.id}', status: 'overdue' }, depends_on: [0] },
+    ]);
+    expect(leftOut(goal, plan, LIBRARY_CATALOG, 'library')).toEqual([]);
   });
 
-  test('a year the plan drops is left over', () => {
-    expect(
-      leftOut('List the history books published before 1900', books({ genre: 'history' }), LIBRARY, 'library'),
-    ).toEqual(['1900']);
+  test('an author and a status the plan drops are left over', () => {
+    const plan = library([{ tool: 'books', params: { genre: 'poetry' } }]);
+    expect(leftOut(goal, plan, LIBRARY_CATALOG, 'library')).toEqual(['Mary', 'Oliver', 'overdue']);
+  });
+
+  test('a number the plan drops is left over', () => {
+    const goal = 'List the history books of more than 300 pages';
+    const plan = planOfSteps(goal, [{ tool: 'books', params: { genre: 'history' } }]);
+    expect(leftOut(goal, plan, LIBRARY_CATALOG, 'library')).toEqual(['300']);
   });
 });
