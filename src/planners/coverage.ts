@@ -10,14 +10,7 @@ import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
 import type { TemporalReference } from '../domain/dates';
-import {
-  contentTokens,
-  isContentToken as isContent,
-  splitClauses,
-  stem,
-  tokenize,
-  type Token,
-} from '../domain/text';
+import { contentTokens, isContentToken as isContent, splitClauses, stem, tokenize, type Token } from '../domain/text';
 import { matchCatalog, toolTerms } from './catalog-match';
 import { PRESENTATION_VERBS, asksForData, unmatchedActions } from './analyze/rules-analyzer';
 
