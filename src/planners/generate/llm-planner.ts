@@ -198,14 +198,24 @@ export class LlmPlanner implements Planner {
       ...(llm ? { settings: llm } : {}),
       parse: (text) => {
         const revision = verdict ? revisionOf(text) : text;
+        const revised =
+          revision === 'keep' ? undefined : parsePlanReply(revision, planStamp, catalog, draft ?? refinement?.previous);
+        // Giving up on a draft whose steps validate is no correction: a small model says IMPOSSIBLE where it cannot
+        // place a value, though the draft's tools do the goal.
+        const givenUp = revised?.status === 'IMPOSSIBLE' && draft && validatePlan(draft, context).length === 0;
         const replied =
-          revision === 'keep'
-            ? {
+          revised && !givenUp
+            ? revised
+            : {
                 ...draft!,
                 metadata: { ...draft!.metadata, ...planStamp.metadata },
-                assumptions: [...draft!.assumptions, "the model checked the ranking planner's draft and kept it"],
-              }
-            : parsePlanReply(revision, planStamp, catalog, draft ?? refinement?.previous);
+                assumptions: [
+                  ...draft!.assumptions,
+                  givenUp
+                    ? "the model answered IMPOSSIBLE to a draft whose steps validate: the ranking planner's draft stands"
+                    : "the model checked the ranking planner's draft and kept it",
+                ],
+              };
         const parsed = groundedPlan(withActionsAccounted(replied, request, catalog), grounding, catalog);
         const leftOut = namedToolsLeftOut(parsed, request, tools);
         const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];

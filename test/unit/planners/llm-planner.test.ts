@@ -23,7 +23,7 @@ import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { FILES_CATALOG } from '../../support/files-catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
-import { rankingPlan, request, STAMP } from '../../support/planning';
+import { analyze, rankingPlan, request, STAMP } from '../../support/planning';
 
 const harness = new LlmHarness();
 afterEach(() => harness.close());
@@ -262,7 +262,7 @@ describe('LlmPlanner with a draft planner, asked only where the rules find their
   const planFor = (goal: string) =>
     new LlmPlanner(harness.client, new RankingPlanner()).generate({
       request: request(goal),
-      requirements,
+      requirements: analyze(goal),
       catalog,
       stamp: STAMP,
     });
@@ -275,6 +275,17 @@ describe('LlmPlanner with a draft planner, asked only where the rules find their
     expect(harness.server.requests).toHaveLength(0);
     expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
     expect(plan.assumptions.at(-1)).toBe("the rules' draft holds every value of the goal: no LLM plan call");
+  });
+
+  it('a correction that gives up (IMPOSSIBLE) on a draft whose steps validate leaves the draft standing, saying so', async () => {
+    const gaveUp = { status: 'IMPOSSIBLE', missing_capabilities: ['filtering shipments by weight'], steps: [] };
+    await harness.start({ script: [JSON.stringify(gaveUp)] });
+    const { plan, llm_calls } = await planFor('Show the shipments of last week over 5000 kg');
+
+    expect(llm_calls).toHaveLength(1);
+    expect(plan.status).toBe('FEASIBLE');
+    expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments']);
+    expect(plan.assumptions.at(-1)).toMatch(/the model answered IMPOSSIBLE to a draft whose steps validate/);
   });
 
   it('a request with a conversation goes to the model, whose reading of it the rules cannot replace', async () => {
