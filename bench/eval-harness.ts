@@ -220,6 +220,9 @@ export interface EvalTotals extends QualityTotals {
   mean_completion_tokens_per_plan_generation: number | null;
   p50_planning_latency_s: number | null;
   p90_planning_latency_s: number | null;
+  /** Plan generations that called the LLM, and their median seconds (the others kept the rules' draft, no call). */
+  llm_plan_generations: number;
+  p50_llm_planning_latency_s: number | null;
   /** Analyses that called the LLM, and their median seconds (the others were the rules' alone, no call). */
   llm_analyses: number;
   p50_analysis_latency_s: number | null;
@@ -592,9 +595,18 @@ function groupBy<K extends string>(results: readonly GoalResult[], key: (r: Goal
 function llmPathFigures(results: readonly GoalResult[]) {
   const activities = results.flatMap((r) => r.activities);
   const analyses = activities.filter((a) => a.activity === 'analyzeRequirements' && a.llm_calls > 0);
+  const modelPlans = results.flatMap((r) => r.plan_generations).filter((g) => g.llm_calls > 0);
   const prompt = activities.reduce((sum, a) => sum + a.prompt_tokens, 0);
   const cached = activities.reduce((sum, a) => sum + a.cached_tokens, 0);
   return {
+    llm_plan_generations: modelPlans.length,
+    p50_llm_planning_latency_s: roundOrNull(
+      quantile(
+        modelPlans.map((g) => g.seconds),
+        0.5,
+      ),
+      1,
+    ),
     llm_analyses: analyses.length,
     p50_analysis_latency_s: roundOrNull(
       quantile(
@@ -708,7 +720,7 @@ export function renderTable(results: readonly GoalResult[], totals: EvalTotals):
     `tokens per run: ${t.mean_tokens_per_run}; completion tokens per plan generation: ${t.mean_completion_tokens_per_plan_generation ?? '-'}`,
     `cost within the p90 forecast: ${percent(t.share_cost_within_p90)} of ${t.runs_with_cost_forecast} completed run(s) (tuning ${percent(t.tuning.share_cost_within_p90)}, held out ${percent(t.held_out.share_cost_within_p90)}; target 90%)`,
     `planning latency p50 ${t.p50_planning_latency_s ?? '-'} s, p90 ${t.p90_planning_latency_s ?? '-'} s; ${t.mean_seconds_per_goal} s per goal (p50 ${t.p50_seconds_per_goal ?? '-'} s), ${t.total_seconds} s in all`,
-    `LLM analyses ${t.llm_analyses} (p50 ${t.p50_analysis_latency_s ?? '-'} s); ${t.mean_llm_calls_per_goal} LLM calls per goal; prompt cache served ${t.prefix_cache_hit_rate === null ? '-' : `${Math.round(t.prefix_cache_hit_rate * 100)}%`} of prompt tokens`,
+    `plan generations that called the LLM ${t.llm_plan_generations} (p50 ${t.p50_llm_planning_latency_s ?? '-'} s); LLM analyses ${t.llm_analyses} (p50 ${t.p50_analysis_latency_s ?? '-'} s); ${t.mean_llm_calls_per_goal} LLM calls per goal; prompt cache served ${t.prefix_cache_hit_rate === null ? '-' : `${Math.round(t.prefix_cache_hit_rate * 100)}%`} of prompt tokens`,
   ];
   return [header, rule, ...rows.map((r) => `| ${r} |`), '', ...summary].join('\n');
 }

@@ -338,6 +338,19 @@ describe('the totals', () => {
     expect(totals.p50_seconds_per_goal).toBeGreaterThanOrEqual(10);
   });
 
+  it('gives the plan generations that called the model apart, with their median seconds', () => {
+    const generation = (seconds: number, llm_calls: number) => ({ seconds, llm_calls, completion_tokens: 0, ok: true });
+    const totals = summarize(
+      [
+        result({ plan_generations: [generation(0.2, 0)] }),
+        result({ plan_generations: [generation(14, 1)] }),
+        result({ plan_generations: [generation(0.1, 0), generation(20, 2)] }),
+      ],
+      40,
+    );
+    expect(totals).toMatchObject({ plan_generations: 4, llm_plan_generations: 2, p50_llm_planning_latency_s: 17 });
+  });
+
   it('puts the share of right answers first, and gives held-out and tuning goals apart, and each catalog', () => {
     const totals = summarize(
       [
