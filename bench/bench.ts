@@ -364,6 +364,11 @@ interface Measured<R> {
   heap_limits?: HeapLimit[];
 }
 
+/** A side's CPU time per plan, of its worker process and of the dev server (measured over its runs only). */
+function cpuPerPlan(m: Measured<unknown>): { worker: number; server: number } {
+  return { worker: round(m.cpu_ms.worker / m.runs.length, 1), server: round(m.cpu_ms.server / m.runs.length, 1) };
+}
+
 /** A process's CPU time so far (user + system), from /proc; NaN where there is none. */
 function cpuMsOf(pid: number | undefined): number {
   try {
@@ -451,10 +456,7 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
     workflow_task_ms_per_plan: round(mean(facts.map((f) => f.workflowTaskMs)), 1),
     event_types_per_plan: eventTypes,
     event_type_bytes_per_plan: eventTypeBytes,
-    cpu_ms_per_plan: {
-      worker: round(m.cpu_ms.worker / runs.length, 1),
-      server: round(m.cpu_ms.server / runs.length, 1),
-    },
+    cpu_ms_per_plan: cpuPerPlan(m),
     worker_rss_mb: rss,
     worker_memory: m.memory,
     load_average: m.load,
@@ -726,6 +728,13 @@ async function main() {
           planner: planner.rss.peak_mb,
           raw_split: rawSplit.rss.peak_mb,
           split: split.rss.peak_mb,
+        },
+        // Per round too: the spread of a side's CPU per plan from round to round is the noise a change's gain must clear.
+        cpu_ms_per_plan: {
+          raw: cpuPerPlan(raw),
+          planner: cpuPerPlan(planner),
+          raw_split: cpuPerPlan(rawSplit),
+          split: cpuPerPlan(split),
         },
         ...(flags.gcTrace
           ? {
