@@ -467,6 +467,7 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
 
 async function main() {
   const flags = parseFlags(process.argv.slice(2));
+  const commit = measuredCommit(); // the code compiled and bundled now, not whatever is checked out when the run ends
   const rawControl =
     flags.rawExtraLiveMb ||
     flags.rawExtraGarbageKb ||
@@ -817,7 +818,7 @@ async function main() {
     const cpu = os.cpus();
     const results = {
       date: new Date().toISOString(),
-      commit: gitCommit(),
+      commit,
       machine: {
         cores: cpu.length,
         cpu: cpu[0]?.model ?? 'unknown',
@@ -895,9 +896,11 @@ async function main() {
   }
 }
 
-function gitCommit(): string {
+/** The commit measured, marked `-dirty` when tracked files differ from it (a measurement-only change). */
+function measuredCommit(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`;
   } catch {
     return 'unknown';
   }
