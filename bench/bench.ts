@@ -364,6 +364,11 @@ interface Measured<R> {
   heap_limits?: HeapLimit[];
 }
 
+/** A side's CPU time per plan, of its worker process and of the dev server (measured over its runs only). */
+function cpuPerPlan(m: Measured<unknown>): { worker: number; server: number } {
+  return { worker: round(m.cpu_ms.worker / m.runs.length, 1), server: round(m.cpu_ms.server / m.runs.length, 1) };
+}
+
 /** A process's CPU time so far (user + system), from /proc; NaN where there is none. */
 function cpuMsOf(pid: number | undefined): number {
   try {
@@ -451,10 +456,7 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
     workflow_task_ms_per_plan: round(mean(facts.map((f) => f.workflowTaskMs)), 1),
     event_types_per_plan: eventTypes,
     event_type_bytes_per_plan: eventTypeBytes,
-    cpu_ms_per_plan: {
-      worker: round(m.cpu_ms.worker / runs.length, 1),
-      server: round(m.cpu_ms.server / runs.length, 1),
-    },
+    cpu_ms_per_plan: cpuPerPlan(m),
     worker_rss_mb: rss,
     worker_memory: m.memory,
     load_average: m.load,
@@ -465,6 +467,7 @@ function summarize(name: string, m: Measured<unknown>, facts: HistoryFacts[]) {
 
 async function main() {
   const flags = parseFlags(process.argv.slice(2));
+  const commit = measuredCommit(); // the code compiled and bundled now, not whatever is checked out when the run ends
   const rawControl =
     flags.rawExtraLiveMb ||
     flags.rawExtraGarbageKb ||
@@ -727,6 +730,13 @@ async function main() {
           raw_split: rawSplit.rss.peak_mb,
           split: split.rss.peak_mb,
         },
+        // Per round too: the spread of a side's CPU per plan from round to round is the noise a change's gain must clear.
+        cpu_ms_per_plan: {
+          raw: cpuPerPlan(raw),
+          planner: cpuPerPlan(planner),
+          raw_split: cpuPerPlan(rawSplit),
+          split: cpuPerPlan(split),
+        },
         ...(flags.gcTrace
           ? {
               heap_limits: {
@@ -808,7 +818,7 @@ async function main() {
     const cpu = os.cpus();
     const results = {
       date: new Date().toISOString(),
-      commit: gitCommit(),
+      commit,
       machine: {
         cores: cpu.length,
         cpu: cpu[0]?.model ?? 'unknown',
@@ -886,9 +896,11 @@ async function main() {
   }
 }
 
-function gitCommit(): string {
+/** The commit measured, marked `-dirty` when tracked files differ from it (a measurement-only change). */
+function measuredCommit(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`;
   } catch {
     return 'unknown';
   }

@@ -6,6 +6,8 @@
  * garbage. This module is preloaded (PLANNER_BUNDLER_OPTIONS in src/worker.ts): the SDK evaluates it, and zod, once
  * per thread and freezes what they export, while `built` stays out of its reach. A schema is an immutable value, so
  * sharing it shares no run's state and changes no workflow command. Outside the sandbox this is a plain memo.
+ * Re-measured in issue 34 against building each schema at every call: without it the planner's worker peaked about
+ * 100 MB higher in every round of the bench (docs/performance.md, "Tactics kept and why").
  */
 import { z } from 'zod';
 

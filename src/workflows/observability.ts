@@ -13,30 +13,26 @@ import type { Stage } from '../domain/stages';
 import type { PlanningRun } from './run';
 import type { Transition } from './transitions';
 
-/**
- * Runs the phase of the run's current stage inside a span `stage <STAGE>`, and counts what the stage led to. Chained
- * with `then`, not async/await: it wraps every stage, and each promise a workflow makes costs the SDK a captured stack.
- */
+/** Runs the phase of the run's current stage inside a span `stage <STAGE>`, and counts what the stage led to. */
 export function observedStage(run: PlanningRun, phase: (run: PlanningRun) => Promise<Transition>): Promise<Transition> {
   const stage = run.state.stage;
   const started = Date.now(); // the workflow's clock: deterministic
   return trace
     .getTracer('durable-planner')
-    .startActiveSpan(`stage ${stage}`, { attributes: { 'planner.stage': stage } }, (span) =>
-      phase(run).then(
-        (next) => {
-          span.setAttributes({ 'planner.next_stage': next.to, 'planner.plan_version': run.state.plan?.version ?? 0 });
-          span.end();
-          countStage(run, stage, started, next);
-          return next;
-        },
-        (err: unknown) => {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
-          span.end();
-          throw err;
-        },
-      ),
-    );
+    .startActiveSpan(`stage ${stage}`, { attributes: { 'planner.stage': stage } }, async (span) => {
+      let next: Transition;
+      try {
+        next = await phase(run);
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message?.slice(0, 500) });
+        span.end();
+        throw err;
+      }
+      span.setAttributes({ 'planner.next_stage': next.to, 'planner.plan_version': run.state.plan?.version ?? 0 });
+      span.end();
+      countStage(run, stage, started, next);
+      return next;
+    });
 }
 
 function countStage(run: PlanningRun, stage: Stage, started: number, next: Transition): void {

@@ -24,53 +24,21 @@ import { inputsOf, stepInput } from './step-inputs';
 import { stepKey } from './step-key';
 import { stepKind, type StepKindContext } from '../step-kinds';
 
-/**
- * Starts one step and calls `ended` once its outcome is recorded, or `cancelled` with the run's cancellation. A tool
- * step's activity settles straight into the recording of its outcome: no promise of the step's own is chained on it
- * (each promise a workflow makes costs the SDK a captured stack, and steps make most of a run's).
- */
-export function startStep(
-  run: PlanningRun,
-  step: Step,
-  index: number,
-  ended: () => void,
-  cancelled: (err: unknown) => void,
-): void {
+/** Runs one step until its outcome is recorded; rejects only with the run's cancellation (the step CANCELLED). */
+export async function runStep(run: PlanningRun, step: Step, index: number): Promise<void> {
   run.setStep(index, { status: 'RUNNING' });
-  const failed = (err: unknown): void => {
-    try {
-      recordStepError(run, step, index, err);
-    } catch (cancellation) {
-      return cancelled(cancellation);
-    }
-    ended();
-  };
-  /** Runs `record`, then ends the step at once, or when the promise it returns (a wait for a person) settles. */
-  const finish = (record: () => Promise<void> | void): void => {
-    let waiting: Promise<void> | void;
-    try {
-      waiting = record();
-    } catch (err) {
-      return failed(err); // e.g. activity options the SDK refuses: the step fails, the workflow task does not
-    }
-    if (waiting) waiting.then(ended, failed);
-    else ended();
-  };
-  if (step.action !== 'tool_call') return finish(() => stepOfKind(run, step, index));
-  if (approvalMode(run.state.options) === 'per-step' && hasSideEffects(step, run.state.routes))
-    return finish(() => approvedFirst(run, step, index));
-  let tool: ToolStep;
-  let outcome: Promise<StepResult>;
   try {
-    tool = toolStep(run, step, index);
-    outcome = tool.execute(firstScope(run, step));
+    await stepOutcome(run, step, index);
   } catch (err) {
-    return failed(err);
+    recordStepError(run, step, index, err); // e.g. activity options the SDK refuses: the step fails, the workflow task does not
   }
-  outcome.then(
-    (result) => finish(() => completeToolStep(run, step, index, result)),
-    (err: unknown) => finish(() => afterToolFailure(run, step, index, err, tool.attempt)),
-  );
+}
+
+async function stepOutcome(run: PlanningRun, step: Step, index: number): Promise<void> {
+  if (step.action !== 'tool_call') return stepOfKind(run, step, index);
+  if (approvalMode(run.state.options) === 'per-step' && hasSideEffects(step, run.state.routes))
+    return approvedFirst(run, step, index);
+  return toolAttempt(run, step, index)(firstScope(run, step));
 }
 
 /** A step's error: a cancellation marks it CANCELLED and goes on (thrown); anything else fails it. */
@@ -125,14 +93,8 @@ function fail(
   run.audit('step', `step ${step.id} (${step.tool ?? step.action}) failed: ${code} ${message}`);
 }
 
-interface ToolStep {
-  /** Runs the step's activity under an idempotency scope. */
-  execute(scope: string): Promise<StepResult>;
-  /** execute, then the outcome recorded: complete, or afterToolFailure (which may ask a person, then try again). */
-  attempt(scope: string): Promise<void>;
-}
-
-function toolStep(run: PlanningRun, step: Step, index: number): ToolStep {
+/** A tool step's attempt under an idempotency scope: its activity, then its outcome recorded (complete, or afterToolFailure, which may ask a person, then attempt again). */
+function toolAttempt(run: PlanningRun, step: Step, index: number): (scope: string) => Promise<void> {
   const { state } = run;
   const executeStep = stepActivity({
     taskQueue: state.steps[index]!.queue,
@@ -142,13 +104,17 @@ function toolStep(run: PlanningRun, step: Step, index: number): ToolStep {
     maximumAttempts: state.routes[step.tool ?? '']?.idempotent === false ? 5 : 3,
     summary: `step ${step.id}: ${step.tool ?? step.action} — ${step.title}`.slice(0, 200),
   });
-  const execute = (scope: string): Promise<StepResult> => executeStep(stepInput(run, step, index, scope));
-  const attempt = (scope: string): Promise<void> =>
-    execute(scope).then(
-      (result) => completeToolStep(run, step, index, result),
-      (err: unknown) => afterToolFailure(run, step, index, err, attempt),
-    );
-  return { execute, attempt };
+  const attempt = async (scope: string): Promise<void> => {
+    const outcome = executeStep(stepInput(run, step, index, scope));
+    let result: StepResult;
+    try {
+      result = await outcome;
+    } catch (err) {
+      return afterToolFailure(run, step, index, err, attempt);
+    }
+    completeToolStep(run, step, index, result);
+  };
+  return attempt;
 }
 
 function completeToolStep(run: PlanningRun, step: Step, index: number, result: StepResult): void {
@@ -203,7 +169,7 @@ async function approvedFirst(run: PlanningRun, step: Step, index: number): Promi
   const question = `Step ${step.id} (${step.tool}) has side effects: approve it to run, or reject it with a reason. Params: ${params.length > 500 ? `${params.slice(0, 499)}…` : params}`;
   const reply = await waitForPerson(run, step, index, 'approval', question);
   if (!reply || !('approved' in reply)) return;
-  if (reply.approved) return toolStep(run, step, index).attempt(firstScope(run, step));
+  if (reply.approved) return toolAttempt(run, step, index)(firstScope(run, step));
   const rejected = new PlanRejectedError(`rejected by a person: ${reply.text ?? 'no reason given'}`, {
     step_id: step.id,
   });

@@ -67,8 +67,8 @@ export function checkFeedback(check: TaskCheck): string[] {
     .map((r) => `task ${check.task}'s criterion ${r.id} failed: ${r.description} (${r.detail})`);
 }
 
-/** Starts the verifier on task `index`; `ended` once the verdict is recorded, `failed` with the activity's failure. */
-export function verifyTask(run: PlanningRun, index: number, ended: () => void, failed: (err: unknown) => void): void {
+/** Runs the verifier on task `index` and records its verdict; rejects with the activity's failure. */
+export async function verifyTask(run: PlanningRun, index: number): Promise<void> {
   const { state } = run;
   const plan = state.plan!;
   const task = plan.tasks[index]!;
@@ -98,17 +98,18 @@ export function verifyTask(run: PlanningRun, index: number, ended: () => void, f
     ),
   );
   const root = state.request.constraints.workspace_root;
-  planningActivities(`verify task ${task.id}`, true)
-    .verifyTask({ task: task.id, criteria, results, ...(root === undefined ? {} : { workspace_root: root }) })
-    .then((checked) => {
-      const verdicts = [...checked, ...taken].sort(
-        (a, b) => all.findIndex((c) => c.id === a.id) - all.findIndex((c) => c.id === b.id),
-      );
-      const passed = verdicts.every((r) => r.passed || !r.test);
-      run.recordTaskCheck(
-        { task: task.id, plan_version: plan.version, passed, results: verdicts },
-        passed ? [] : task.steps.map(stepKey),
-      );
-      ended();
-    }, failed);
+  const checked = await planningActivities(`verify task ${task.id}`, true).verifyTask({
+    task: task.id,
+    criteria,
+    results,
+    ...(root === undefined ? {} : { workspace_root: root }),
+  });
+  const verdicts = [...checked, ...taken].sort(
+    (a, b) => all.findIndex((c) => c.id === a.id) - all.findIndex((c) => c.id === b.id),
+  );
+  const passed = verdicts.every((r) => r.passed || !r.test);
+  run.recordTaskCheck(
+    { task: task.id, plan_version: plan.version, passed, results: verdicts },
+    passed ? [] : task.steps.map(stepKey),
+  );
 }

@@ -73,6 +73,27 @@ test('a noop step completes at once, without an activity, and the run completes'
   expect(calls.step).toBe(2); // the two tool steps only
 });
 
+test('a step that depends on a noop step runs once the noop completes, though nothing else was running', async () => {
+  const { result } = await runWith(
+    {
+      plan: (p) =>
+        withExtraSteps(p, [
+          { action: 'noop', depends_on: [0, 1] },
+          { action: 'noop', depends_on: [2] },
+        ]),
+    },
+    {},
+    settle,
+  );
+  expect(result.state.stage).toBe('COMPLETED');
+  expect(result.state.steps.map((s) => [s.id, s.status])).toEqual([
+    ['1.1', 'COMPLETED'],
+    ['2.1', 'COMPLETED'],
+    ['k.1', 'COMPLETED'],
+    ['k.2', 'COMPLETED'],
+  ]);
+});
+
 describe('a human step', () => {
   const humanPlan: StubScript['plan'] = (p) =>
     withExtraSteps(p, [

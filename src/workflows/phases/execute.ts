@@ -12,7 +12,7 @@ import { flattenSteps, type Step } from '../../domain/plan';
 import { stepsToStart, type StepsToStart } from '../../domain/step-scheduler';
 import type { PlanningRun } from '../run';
 import { settleForecast } from '../forecast';
-import { startStep } from '../steps';
+import { runStep } from '../steps';
 import { checkFeedback, criterionFailure, failedCheck, tasksToVerify, verifyTask, waitsForCheck } from '../task-checks';
 import { failWith, move, type Transition } from '../transitions';
 import { pauseForBudget } from './budget';
@@ -94,8 +94,7 @@ type Stop = StepsToStart['stop'] | 'criterion';
 
 /**
  * Starts every ready step (and each that becomes ready) until none runs; returns why steps were left unstarted, if
- * any were. Each promise a workflow makes costs the SDK a captured stack, so this makes one per wait and none per
- * step beyond its activity's (startStep).
+ * any were.
  */
 async function runSteps(run: PlanningRun, steps: Step[], affordable: (index: number) => boolean): Promise<Stop> {
   let running = 0;
@@ -121,7 +120,7 @@ async function runSteps(run: PlanningRun, steps: Step[], affordable: (index: num
       for (const task of tasksToVerify(run.state, checking)) {
         running++;
         checking.add(task);
-        verifyTask(run, task, end, fail);
+        verifyTask(run, task).then(end, fail);
       }
       const next = stepsToStart(
         scheduled,
@@ -131,7 +130,7 @@ async function runSteps(run: PlanningRun, steps: Step[], affordable: (index: num
       );
       for (const index of next.start) {
         running++;
-        startStep(run, steps[index]!, index, end, fail);
+        runStep(run, steps[index]!, index).then(end, fail);
       }
       stop = next.stop;
     }
