@@ -9,7 +9,7 @@ import { ProviderChain } from '../llm/providers';
 import { LlmAnalyzer } from '../planners/analyze/llm-analyzer';
 import { PremortemCritic } from '../planners/critique/premortem-critic';
 import { LlmPlanner } from '../planners/generate/llm-planner';
-import { RankingPlanner } from '../planners/generate/ranking-planner';
+import { RulesDraftPlanner } from '../planners/generate/ranking-planner';
 import type { ToolCatalogs } from '../tools/registry';
 import type { PlanningDependencies } from './planning';
 
@@ -22,11 +22,16 @@ export function llmDependencies(
   const client = ProviderChain.fromConfig(providers);
   for (const { model } of providers)
     if (!priceOf(model)) console.warn(`no price known for model ${model}; its calls are charged $0`);
+  const lexiconOf = (name: string) => catalogs.clarifications(name);
   return {
-    analyzer: new LlmAnalyzer(client, { lexiconOf: (name) => catalogs.clarifications(name), calls: calls.llmAnalysis }),
-    planner: new LlmPlanner(client, (calls.llmDraft ?? 'rules') === 'rules' ? new RankingPlanner() : undefined, {
-      calls: calls.llmPlan,
-    }),
+    analyzer: new LlmAnalyzer(client, { lexiconOf, calls: calls.llmAnalysis }),
+    planner: new LlmPlanner(
+      client,
+      (calls.llmDraft ?? 'rules') === 'rules' ? new RulesDraftPlanner(lexiconOf) : undefined,
+      {
+        calls: calls.llmPlan,
+      },
+    ),
     critics: [new PremortemCritic(client, { calls: calls.llmPremortem })],
     client,
   };

@@ -21,7 +21,8 @@ import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../type
 import { contentTokens, identifierWords, tokenize, type Token } from '../../domain/text';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, idNounPositions, isDateParam, typedValue } from '../goal-constraints';
-import { asksForData } from '../analyze/rules-analyzer';
+import { analyzeGoalByRules, asksForData } from '../analyze/rules-analyzer';
+import type { ClarificationLexicon } from '../../domain/requirements';
 import { actionDoneBy, providedBy } from '../coverage';
 import { contentSearch } from '../content-search';
 interface Candidate {
@@ -497,5 +498,23 @@ export class RankingPlanner implements Planner {
       estimate: { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },
       metadata: { planner: 'ranking', model: null, temperature: null, created_at: stamp.created_at },
     });
+  }
+}
+
+/**
+ * The draft a first LLM plan starts from: the ranking planner's plan on the rules' own analysis of the goal, as a run
+ * with the ranking planner plans it. An LLM's analysis may name a capability no tool has ("travel_budget" for "What
+ * is the travel budget for Q3?"), which the draft would then call missing: a worse start than the rules' own.
+ */
+export class RulesDraftPlanner implements Planner {
+  readonly kind = 'ranking' as const;
+  private readonly ranking = new RankingPlanner();
+
+  /** `lexiconOf`: the clarification lexicon of a catalog (by the request's tool_catalog name), as the rules' analyzer takes. */
+  constructor(private readonly lexiconOf: (catalog: string) => ClarificationLexicon = () => ({})) {}
+
+  async generate(input: PlanGenerationInput): Promise<PlanGenerationResult> {
+    const requirements = analyzeGoalByRules(input, this.lexiconOf(input.request.tool_catalog));
+    return this.ranking.generate({ ...input, requirements });
   }
 }

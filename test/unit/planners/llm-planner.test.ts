@@ -10,7 +10,7 @@ import {
 } from '../../../src/domain/errors';
 import { parseRequirementsJson } from '../../../src/domain/requirements';
 import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
-import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
+import { RankingPlanner, RulesDraftPlanner } from '../../../src/planners/generate/ranking-planner';
 import type { Planner } from '../../../src/planners/types';
 import {
   LlmPlanner,
@@ -286,6 +286,20 @@ describe('LlmPlanner with a draft planner, asked only where the rules find their
     expect(plan.status).toBe('FEASIBLE');
     expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments']);
     expect(plan.assumptions.at(-1)).toMatch(/the model answered IMPOSSIBLE to a draft whose steps validate/);
+  });
+
+  it("the draft is the rules' plan on the rules' analysis: a capability the model's analysis made up is not called missing", async () => {
+    await harness.start({ script: [] });
+    const madeUp = { ...requirements, required_capabilities: [...requirements.required_capabilities, 'travel_budget'] };
+    const { plan, llm_calls } = await new LlmPlanner(harness.client, new RulesDraftPlanner()).generate({
+      request: request(LLM_GOAL),
+      requirements: madeUp,
+      catalog,
+      stamp: STAMP,
+    });
+    expect(llm_calls).toEqual([]);
+    expect(plan.status).toBe('FEASIBLE');
+    expect(plan.missing_capabilities).toEqual([]);
   });
 
   it('a request with a conversation goes to the model, whose reading of it the rules cannot replace', async () => {
