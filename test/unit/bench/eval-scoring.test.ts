@@ -307,7 +307,7 @@ describe('the totals', () => {
       ...r,
     }) as GoalResult;
 
-  it("gives the LLM path's speed: analyses that called the model, calls per goal, the prompt cache's share", () => {
+  it("gives the LLM path's speed: analyses that called the model and every analysis, calls per goal, the prompt cache's share", () => {
     const activity = (name: string, seconds: number, llm_calls: number, prompt: number, cached: number) => ({
       activity: name,
       seconds,
@@ -326,13 +326,15 @@ describe('the totals', () => {
           activities: [activity('analyzeRequirements', 12, 1, 1000, 600), activity('generatePlan', 8, 1, 1000, 1000)],
         }),
         result({ llm_calls: 1, seconds: 10, activities: [activity('analyzeRequirements', 0.1, 0, 0, 0)] }),
+        result({ llm_calls: 0, seconds: 10, activities: [activity('analyzeRequirements', 0.2, 0, 0, 0)] }),
       ],
       40,
     );
     expect(totals).toMatchObject({
       llm_analyses: 1,
       p50_analysis_latency_s: 12,
-      mean_llm_calls_per_goal: 1.5,
+      p50_analysis_latency_all_s: 0.2,
+      mean_llm_calls_per_goal: 1,
       prefix_cache_hit_rate: 0.8,
     });
     expect(totals.p50_seconds_per_goal).toBeGreaterThanOrEqual(10);
