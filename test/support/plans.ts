@@ -1,9 +1,9 @@
 /**
- * A small tool catalog for validation tests (zod and JSON Schema specs, a non-idempotent tool on another queue) and
- * a valid plan that uses it.
+ * A small tool catalog for validation tests (zod and JSON Schema specs, a non-idempotent tool on another queue), a
+ * valid plan that uses it, and a plan with a fan-out step.
  */
 import { z } from 'zod';
-import { type PlanInput } from '../../src/domain/plan';
+import { PlanSchema, type Plan, type PlanInput } from '../../src/domain/plan';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod, type ToolSpec } from '../../src/domain/tool-spec';
 import { NOW } from './planning';
 
@@ -107,4 +107,33 @@ export function validPlanInput(): PlanInput {
     estimate: { cost_usd: 0.003, tokens: 1000, calls: 3, duration_ms: 3000 },
     metadata: { planner: 'llm', model: 'gpt-test', temperature: 0.1, created_at: NOW },
   };
+}
+
+type StepInput = PlanInput['tasks'][number]['steps'][number];
+
+/**
+ * Facilities in Hannover, then their shipments: a fan-out step, one call per facility found (its `facility_id` is
+ * `${step[0].data.*.id}`); then the steps `then`, which may depend on either.
+ */
+export function fanOutPlan(...then: StepInput[]): Plan {
+  return PlanSchema.parse({
+    ...validPlanInput(),
+    tasks: [
+      {
+        id: '1',
+        title: 'Facilities and their shipments',
+        steps: [
+          { id: '1.1', title: 'Facilities', tool: 'facilities', params: { location: 'Hannover' } },
+          {
+            id: '1.2',
+            title: 'Their shipments',
+            tool: 'shipments',
+            params: { facility_id: '${step[0].data.*.id}' },
+            depends_on: [0],
+          },
+          ...then,
+        ],
+      },
+    ],
+  });
 }
