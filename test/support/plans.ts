@@ -1,9 +1,9 @@
 /**
  * A small tool catalog for validation tests (zod and JSON Schema specs, a non-idempotent tool on another queue), a
- * valid plan that uses it, and a plan with a fan-out step.
+ * valid plan that uses it, a plan with a fan-out step, and the defaults of a step.
  */
 import { z } from 'zod';
-import { PlanSchema, type Plan, type PlanInput } from '../../src/domain/plan';
+import { PlanSchema, type Plan, type PlanInput, type Step } from '../../src/domain/plan';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod, type ToolSpec } from '../../src/domain/tool-spec';
 import { NOW } from './planning';
 
@@ -110,6 +110,19 @@ export function validPlanInput(): PlanInput {
 }
 
 type StepInput = PlanInput['tasks'][number]['steps'][number];
+
+/** What StepSchema gives a step that leaves them out (a fresh copy each call): a step is these and its own fields. */
+export function stepDefaults(): Omit<Step, 'id' | 'title' | 'action'> {
+  return {
+    description: '',
+    tool: null,
+    params: {},
+    depends_on: [],
+    parallel: false,
+    expected_output: '',
+    verification: [],
+  };
+}
 
 /**
  * Facilities in Hannover, then their shipments: a fan-out step, one call per facility found (its `facility_id` is
