@@ -17,19 +17,16 @@
  *
  * A worker killed during a planning activity is noticed within the activity's heartbeat timeout (10 s).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
-import { freePort, startDevServer, type DevServer } from '../src/dev/temporal-server';
-import { loadConfig } from '../src/config';
+import type { DevServer } from '../src/dev/temporal-server';
 import { seededRandom } from '../src/seeded-random';
 import { readNotes } from '../test/fixtures/demo-pack';
 import { ledgerDir } from '../src/store/idempotency';
-import { projectRoot } from '../src/project-root';
-import { exited } from './child-processes';
 import { bundleWorkflows } from '../src/worker';
 import { getStateQuery, type PlanningOutcome, type PlanningState } from '../src/api';
 import { planningWorkflow } from '../src/workflows';
@@ -39,8 +36,8 @@ import {
   type ChatRequestBody,
   type ScriptedLlmServer,
 } from '../test/support/scripted-llm-server';
+import { killProcess, spawnFixtureWorker, startDevServerIn } from '../test/support/temporal';
 
-const ROOT = projectRoot();
 const TASK_QUEUE = 'chaos';
 
 function flag(name: string, fallback: number): number {
@@ -99,14 +96,6 @@ const llmReply = plannerReplies({
   },
 });
 
-function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (exited(child)) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
-
 async function main() {
   const plans = flag('plans', 50);
   const kills = Math.max(5, flag('kills', 6));
@@ -114,7 +103,6 @@ async function main() {
   const random = seededRandom(seed);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chaos-'));
   const notesDir = path.join(dir, 'notes');
-  const dbFile = path.join(dir, 'temporal.db');
   const t0 = performance.now();
   const elapsed = () => (performance.now() - t0) / 1000;
   const log = (line: string) => console.log(`[${elapsed().toFixed(1).padStart(6)} s] ${line}`);
@@ -124,7 +112,7 @@ async function main() {
   let client: Client | undefined;
   let worker: ChildProcess | undefined;
   const cleanup = async () => {
-    if (worker) await kill(worker, 'SIGKILL');
+    if (worker) await killProcess(worker, 'SIGKILL');
     await client?.connection.close().catch(() => undefined);
     await llm?.close();
     await server?.stop();
@@ -135,14 +123,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
 
   try {
-    const port = await freePort();
-    server = await startDevServer({
-      binaries: loadConfig(),
-      dbFile,
-      port,
-      headless: true,
-      logFile: path.join(dir, 'server.log'),
-    });
+    server = await startDevServerIn(dir);
     const { code } = await bundleWorkflows();
     const bundle = path.join(dir, 'bundle.js');
     writeFileSync(bundle, code);
@@ -161,28 +142,8 @@ async function main() {
       PLANNER_MODEL: 'gpt-4o-mini',
       PLANNER_LLM_TIMEOUT_MS: '3000',
     };
-    const spawnWorker = async (): Promise<ChildProcess> => {
-      // The same worker process the crash-survival test kills: planner + the demo record-note tool.
-      const child = spawn(
-        process.execPath,
-        ['--require', 'tsx/cjs', path.join(ROOT, 'test', 'fixtures', 'planner-worker-process.ts')],
-        {
-          cwd: ROOT,
-          env: { ...process.env, ...env },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      worker = child;
-      let stderr = '';
-      child.stderr!.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
-        child.once('exit', (code, signal) =>
-          reject(new Error(`chaos worker exited (${code ?? signal}) before ready: ${stderr}`)),
-        );
-      });
-      return child;
-    };
+    // The same worker process the crash-survival test kills: planner + the demo record-note tool.
+    const spawnWorker = () => spawnFixtureWorker('planner-worker-process.ts', env);
     worker = await spawnWorker();
     client = new Client({ connection: await Connection.connect({ address: server.address }) });
     const c = client;
@@ -217,7 +178,7 @@ async function main() {
       const wait = event.at - elapsed();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait * 1000));
       if (event.kind === 'kill') {
-        await kill(worker!, 'SIGKILL');
+        await killProcess(worker!, 'SIGKILL');
         killed += 1;
         log(`SIGKILL worker #${killed}`);
         await new Promise((r) => setTimeout(r, random() * 1500));
@@ -226,13 +187,7 @@ async function main() {
       } else {
         log('stopping the dev server');
         await server.stop();
-        server = await startDevServer({
-          binaries: loadConfig(),
-          dbFile,
-          port,
-          headless: true,
-          logFile: path.join(dir, 'server.log'),
-        });
+        server = await startDevServerIn(dir, server.port);
         log(`dev server restarted on ${server.address} (same database)`);
       }
     }

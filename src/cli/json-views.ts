@@ -17,7 +17,7 @@ import {
 } from '../domain/plan';
 import { emptyAnswerNote } from '../api/answer';
 import type { PlanFailure } from '../api/failures';
-import type { AuditEntry, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
+import type { AuditDecision, AuditEntry, PlanningState, PlanVersionRecord, StepRecord } from '../api/state';
 
 export interface UsageView {
   costUsd: number;
@@ -184,6 +184,8 @@ export interface HistoryEntryView {
   message: string;
   /** Who made the decision: the identity its message carried (audit), or the identity Temporal recorded (history). */
   by?: string;
+  /** An audit entry that records a decision: which (the field `planner audit` reads, never the wording). */
+  decision?: AuditDecision;
 }
 
 export function usageView(u: Usage): UsageView {
@@ -365,6 +367,7 @@ export function auditEntryView(entry: AuditEntry): HistoryEntryView {
     kind: entry.kind,
     message: entry.message,
     ...(entry.by !== undefined ? { by: entry.by } : {}),
+    ...(entry.decision !== undefined ? { decision: entry.decision } : {}),
   };
 }
 

@@ -37,6 +37,8 @@ const INDENT = ' '.repeat(14);
 /** Refused a long-poll, a watcher reads by query this often, for this long, before it asks to wait again. */
 const QUERY_POLL_MS = 1_000;
 const QUERY_POLL_SPAN_MS = 15_000;
+/** How often a watcher asks a closed run for its last events before it reads the final stage from the result. */
+const CLOSED_QUERY_ATTEMPTS = 3;
 
 export function isTerminalSession(): boolean {
   return Boolean(process.stdin.isTTY && process.stdout.isTTY);
@@ -62,7 +64,7 @@ export async function watchRun(
     for (;;) {
       // Once the run has closed, an update no longer reaches it: what it recorded last is read by query.
       const batch =
-        (await nextBatch(client, workflowId, after, polling)) ?? (await lastBatch(client, workflowId, after));
+        (await nextBatch(client, workflowId, after, polling)) ?? (await lastBatch(client, workflowId, after, note));
       if (batch.truncated)
         note(
           `${INDENT}(events before #${batch.events[0]?.seq ?? batch.seq} were dropped; now ${batch.stage}: planner show ${shellArg(workflowId)})`,
@@ -115,14 +117,40 @@ async function nextBatch(
 }
 
 /**
- * The closed run's last events. Without them (no worker to answer the query, or a run refused before it had any
- * state), its final stage from the result, whose failure is rethrown.
+ * The closed run's last events, read by query: a worker replays the closed run to answer it, which under load can
+ * take longer than the query's timeout, so it is asked up to CLOSED_QUERY_ATTEMPTS times. Still without them (no
+ * worker to answer, or a run refused before it had any state), its final stage comes from the result (whose failure
+ * is rethrown) as the stage event that ends the batch, so a follower always ends with the run's final stage.
  */
-async function lastBatch(client: PlannerClient, workflowId: string, after: number): Promise<ProgressBatch> {
-  const batch = await client.progress(workflowId, after).catch(() => null);
-  if (batch) return batch;
-  const outcome = await client.handle(workflowId).result();
-  return { events: [], seq: after, truncated: false, closed: true, stage: outcome.stage };
+async function lastBatch(
+  client: PlannerClient,
+  workflowId: string,
+  after: number,
+  note: (line: string) => void,
+): Promise<ProgressBatch> {
+  for (let attempt = 1; ; attempt++) {
+    const batch = await client.progress(workflowId, after).catch(() => null);
+    if (batch) return batch;
+    if (attempt === CLOSED_QUERY_ATTEMPTS) break;
+    await new Promise((resolve) => setTimeout(resolve, QUERY_POLL_MS));
+  }
+  const handle = client.handle(workflowId);
+  const outcome = await handle.result();
+  const closedAt = await handle.describe().then(
+    (d) => d.closeTime,
+    () => undefined,
+  );
+  note(`${INDENT}(the run's last events could not be read: planner show ${shellArg(workflowId)})`);
+  const final: ProgressEvent = {
+    kind: 'stage',
+    stage: outcome.stage,
+    plan_version: outcome.plan_version,
+    plan_status: outcome.plan_status,
+    // Numbered after the last event seen: the events between, if any, could not be read.
+    seq: after + 1,
+    at: (closedAt ?? new Date()).toISOString(),
+  };
+  return { events: [final], seq: after + 1, truncated: false, closed: true, stage: outcome.stage };
 }
 
 /** The question the batch leaves the run waiting on, if the run is still in its stage. */

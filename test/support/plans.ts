@@ -1,9 +1,9 @@
 /**
- * A small tool catalog for validation tests (zod and JSON Schema specs, a non-idempotent tool on another queue) and
- * a valid plan that uses it.
+ * A small tool catalog for validation tests (zod and JSON Schema specs, a non-idempotent tool on another queue), a
+ * valid plan that uses it, a plan with a fan-out step, and the defaults of a step.
  */
 import { z } from 'zod';
-import { type PlanInput } from '../../src/domain/plan';
+import { PlanSchema, type Plan, type PlanInput, type Step } from '../../src/domain/plan';
 import { pathParam, toolSpecFromJsonSchema, toolSpecFromZod, type ToolSpec } from '../../src/domain/tool-spec';
 import { NOW } from './planning';
 
@@ -107,4 +107,46 @@ export function validPlanInput(): PlanInput {
     estimate: { cost_usd: 0.003, tokens: 1000, calls: 3, duration_ms: 3000 },
     metadata: { planner: 'llm', model: 'gpt-test', temperature: 0.1, created_at: NOW },
   };
+}
+
+type StepInput = PlanInput['tasks'][number]['steps'][number];
+
+/** What StepSchema gives a step that leaves them out (a fresh copy each call): a step is these and its own fields. */
+export function stepDefaults(): Omit<Step, 'id' | 'title' | 'action'> {
+  return {
+    description: '',
+    tool: null,
+    params: {},
+    depends_on: [],
+    parallel: false,
+    expected_output: '',
+    verification: [],
+  };
+}
+
+/**
+ * Facilities in Hannover, then their shipments: a fan-out step, one call per facility found (its `facility_id` is
+ * `${step[0].data.*.id}`); then the steps `then`, which may depend on either.
+ */
+export function fanOutPlan(...then: StepInput[]): Plan {
+  return PlanSchema.parse({
+    ...validPlanInput(),
+    tasks: [
+      {
+        id: '1',
+        title: 'Facilities and their shipments',
+        steps: [
+          { id: '1.1', title: 'Facilities', tool: 'facilities', params: { location: 'Hannover' } },
+          {
+            id: '1.2',
+            title: 'Their shipments',
+            tool: 'shipments',
+            params: { facility_id: '${step[0].data.*.id}' },
+            depends_on: [0],
+          },
+          ...then,
+        ],
+      },
+    ],
+  });
 }

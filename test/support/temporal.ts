@@ -11,6 +11,7 @@ import { readFailure, type PlanFailure } from '../../src/api/failures';
 import { getStateQuery } from '../../src/api/messages';
 import type { PlanningState } from '../../src/api/state';
 import { ensureTimeSkippingServer } from '../../src/dev/temporal-binaries';
+import { startDevServer, type DevServer } from '../../src/dev/temporal-server';
 import { projectRoot } from '../../src/project-root';
 import { createActivities, createPlanningDependencies } from '../../src/activities';
 import { loadConfig } from '../../src/config';
@@ -44,6 +45,20 @@ export async function workflowWorker(
   namespace = 'default',
 ): Promise<Worker> {
   return await Worker.create({ connection, namespace, taskQueue, workflowBundle: workflowBundle(), activities });
+}
+
+/**
+ * A dev server of its own whose database is the file temporal.db in `dir` (its log beside it), on `port` (a free one
+ * when omitted). Started again on the same `dir` and port once stopped, it holds the runs the stopped one stored.
+ */
+export function startDevServerIn(dir: string, port?: number): Promise<DevServer> {
+  return startDevServer({
+    binaries: loadConfig(),
+    dbFile: path.join(dir, 'temporal.db'),
+    port,
+    headless: true,
+    logFile: path.join(dir, 'server.log'),
+  });
 }
 
 /** A task queue of its own per test, so tests sharing the server never steal each other's tasks. */
@@ -126,13 +141,16 @@ export async function spawnFixtureWorker(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  // Its last words, should it exit before it is ready (a chaos drill's workers run for minutes: a tail only).
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`worker process exited (${code}) before ready: ${stderr}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`worker process exited (${code ?? signal}) before ready: ${stderr}`)),
+    );
   });
   return child;
 }

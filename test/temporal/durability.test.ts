@@ -5,12 +5,11 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startDevServer } from '../../src/dev/temporal-server';
-import { loadConfig } from '../../src/config';
 import {
   connectClient,
   killProcess,
   spawnWorkerProcess,
+  startDevServerIn,
   startTestWorker,
   uniqueTaskQueue,
   waitFor,
@@ -47,14 +46,7 @@ describe('durability of the Temporal plumbing', () => {
 
   test('the dev server restarted on the same database mid-workflow still completes the workflow', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'restart-'));
-    const dbFile = path.join(dir, 'temporal.db');
-    let server = await startDevServer({
-      binaries: loadConfig(),
-      dbFile,
-      headless: true,
-      logFile: path.join(dir, 'server.log'),
-    });
-    const { port } = server;
+    let server = await startDevServerIn(dir);
     const taskQueue = uniqueTaskQueue('restart');
     const markerDir = path.join(dir, 'markers');
     const worker = await startTestWorker(taskQueue, { address: server.address });
@@ -67,13 +59,7 @@ describe('durability of the Temporal plumbing', () => {
       });
       await waitFor(() => existsSync(path.join(markerDir, 'attempt-1')), 30_000, 'first attempt to start');
       await server.stop();
-      server = await startDevServer({
-        binaries: loadConfig(),
-        dbFile,
-        port,
-        headless: true,
-        logFile: path.join(dir, 'server.log'),
-      });
+      server = await startDevServerIn(dir, server.port); // the same database, on the same port
 
       const result = await handle.result();
       expect(result.echoed).toBe('RESTART');

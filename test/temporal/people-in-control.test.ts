@@ -217,6 +217,11 @@ describe('the CLI', () => {
     expect(history.stdout).toMatch(/workflow\s+· started \(by [^)]+\)/);
     expect(history.stdout).toMatch(/approval\s+approved by bob@finance/);
     expect(history.stdout).toMatch(/message\s+· update approve accepted \(by bob@finance\)/);
+    // --json: each audit entry that records a decision says which, as `planner audit` reads it.
+    const { entries } = JSON.parse((await runPlannerCli(['history', workflowId, '--json'])).stdout);
+    expect(entries).toContainEqual(
+      expect.objectContaining({ source: 'audit', kind: 'approval', by: 'bob@finance', decision: 'approve' }),
+    );
   });
 
   test('`planner start --approval side-effects --require-approval` contradicts itself: exit 2 before connecting', async () => {

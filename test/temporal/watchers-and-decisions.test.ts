@@ -60,7 +60,8 @@ test('with ten `planner watch` followers holding their polls, an approval is tak
   expect(Date.now() - started).toBeLessThan(5_000);
 
   expect(await Promise.all(watchers)).toEqual(Array(10).fill('COMPLETED'));
-  for (const lines of printed) expect(lines.some((l) => /\bCOMPLETED\b/.test(l))).toBe(true);
+  // Each ends on the run's final stage line (a step's `[COMPLETED]` is not it).
+  for (const lines of printed) expect(lines.filter((l) => /^[\d:.]{12} {2}COMPLETED\b/.test(l))).toHaveLength(1);
 }, 90_000);
 
 test(`a long-poll beyond the ${PROGRESS_WAITERS_MAX} a run holds is refused at once, typed, naming the query to read instead`, async () => {

@@ -8,39 +8,20 @@ import { MIN_SAMPLES, type CostSample } from '../../../src/domain/cost-forecast'
 import { PlanSchema } from '../../../src/domain/plan';
 import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import { builtInCatalogs, DEFAULT_CATALOG } from '../../../src/tools/registry';
-import { validPlanInput } from '../../support/plans';
+import { fanOutPlan, validPlanInput } from '../../support/plans';
 
 const mock = new MockActivityEnvironment();
 const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => mock.run(fn, ...args) as Promise<R>;
 const route = { queues: ['q'], cost_per_call_usd: 0.001, tokens_per_call: 100, idempotent: true };
 const routes = { facilities: route, shipments: route, inspections: route };
 
-/** facilities, then shipments and inspections of what it found: by facility (one call per facility) and by shipment ids. */
-const plan = PlanSchema.parse({
-  ...validPlanInput(),
-  tasks: [
-    {
-      id: '1',
-      title: 'Facilities and their loads',
-      steps: [
-        { id: '1.1', title: 'Facilities', tool: 'facilities', params: { location: 'Hannover' } },
-        {
-          id: '1.2',
-          title: 'Their shipments',
-          tool: 'shipments',
-          params: { facility_id: '${step[0].data.*.id}' },
-          depends_on: [0],
-        },
-        {
-          id: '1.3',
-          title: 'Inspections of those shipments',
-          tool: 'inspections',
-          params: { shipment_ids: '${step[1].data.*.id}' },
-          depends_on: [1],
-        },
-      ],
-    },
-  ],
+/** Facilities, then shipments by facility (one call per facility found), then the inspections of those shipments by id. */
+const plan = fanOutPlan({
+  id: '1.3',
+  title: 'Inspections of those shipments',
+  tool: 'inspections',
+  params: { shipment_ids: '${step[1].data.*.id}' },
+  depends_on: [1],
 });
 
 test('a step that takes one facility id per call is forecast at the rows its source returned; a list param is one call', async () => {

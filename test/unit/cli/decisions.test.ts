@@ -3,6 +3,7 @@ import type { AuditDecision, AuditEntry } from '../../../src/api/state';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { decisionsOfAudit, decisionsOfRun } from '../../../src/cli/decisions';
+import { auditEntryView } from '../../../src/cli/json-views';
 
 const at = '2026-11-27T08:00:00.000Z';
 const entry = (kind: AuditEntry['kind'], message: string, by?: string, decision?: AuditDecision): AuditEntry => ({
@@ -72,6 +73,27 @@ test('an entry is a decision by its `decision` alone, never by its wording', () 
   expect(decisionsOfAudit('run-1', worded)).toEqual([]);
   const reworded = entry('approval', 'ok, go', 'bob@ops', 'approve');
   expect(decisionsOfAudit('run-1', [reworded])).toMatchObject([{ kind: 'approval', by: 'bob@ops', message: 'ok, go' }]);
+});
+
+test('`planner history --json` gives each audit entry its `decision`, the field `planner audit` reads, and none to the rest', () => {
+  const audit = [
+    entry('gatekeeper', 'approve: no blocking critique', undefined, 'approve'),
+    entry('approval', 'approved by bob@ops', 'bob@ops', 'approve'),
+    entry('budget', 'step 1.1: 1 call(s), 0 tokens, $0.000000'),
+    entry('stage', 'EXECUTING → PLANNING: re-plan 1 of 2 after a step failure', undefined, 'replan'),
+  ];
+  expect(audit.map(auditEntryView)).toEqual([
+    { at, source: 'audit', kind: 'gatekeeper', message: 'approve: no blocking critique', decision: 'approve' },
+    { at, source: 'audit', kind: 'approval', message: 'approved by bob@ops', by: 'bob@ops', decision: 'approve' },
+    { at, source: 'audit', kind: 'budget', message: 'step 1.1: 1 call(s), 0 tokens, $0.000000' },
+    {
+      at,
+      source: 'audit',
+      kind: 'stage',
+      message: 'EXECUTING → PLANNING: re-plan 1 of 2 after a step failure',
+      decision: 'replan',
+    },
+  ]);
 });
 
 describe('decisionsOfRun', () => {

@@ -17,7 +17,7 @@ import {
 } from '../../../src/domain/cost-forecast';
 import { MAX_FAN_OUT } from '../../../src/domain/fan-out';
 import type { ToolRoute } from '../../../src/domain/routing';
-import { validPlanInput } from '../../support/plans';
+import { fanOutPlan, validPlanInput } from '../../support/plans';
 
 /** shipments → contaminants-detected → write-report, a chain estimated at 3 s: 1 s a step. */
 const plan = PlanSchema.parse(validPlanInput());
@@ -97,26 +97,7 @@ test('the outcome names each dimension over p90; dollars are compared to the nan
 });
 
 describe('a fan-out step (one call per row of its source step)', () => {
-  /** facilities → shipments once per facility found (its facility_id given `${step[0].data.*.id}`). */
-  const fanPlan = PlanSchema.parse({
-    ...validPlanInput(),
-    tasks: [
-      {
-        id: '1',
-        title: 'Shipments of every facility',
-        steps: [
-          { id: '1.1', title: 'Facilities', tool: 'facilities', params: { location: 'Hannover' } },
-          {
-            id: '1.2',
-            title: 'Their shipments',
-            tool: 'shipments',
-            params: { facility_id: '${step[0].data.*.id}' },
-            depends_on: [0],
-          },
-        ],
-      },
-    ],
-  });
+  const fanPlan = fanOutPlan(); // facilities → shipments once per facility found
   const fanRoutes = { facilities: route(0.001, 100), shipments: route(0.002, 400) };
   const fanned = { '1.2': [0] };
   // Facilities found 1, 2, 2, 3 and 4 rows: p50 2, p90 4.

@@ -1,17 +1,14 @@
 import { routeSteps, type ToolRoute } from '../../../src/domain/routing';
 import type { Step } from '../../../src/domain/plan';
+import { stepDefaults } from '../../support/plans';
 
 const step = (id: string, tool: string | null, action: Step['action'] = 'tool_call'): Step => ({
+  ...stepDefaults(),
   id,
   title: id,
-  description: '',
   action,
   tool,
-  params: {},
-  depends_on: [],
   parallel: true,
-  expected_output: '',
-  verification: [],
 });
 const route = (...queues: string[]): ToolRoute => ({
   queues,

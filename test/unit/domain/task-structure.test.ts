@@ -15,19 +15,9 @@ import { indexCatalog } from '../../../src/domain/tool-spec';
 import { mcpToolSpec } from '../../../src/tools/mcp/pack';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { rankingPlan } from '../../support/planning';
+import { stepDefaults } from '../../support/plans';
 
-const step = (s: Partial<UngroupedStep>): UngroupedStep => ({
-  title: 'step',
-  description: '',
-  action: 'noop',
-  tool: null,
-  params: {},
-  depends_on: [],
-  parallel: false,
-  expected_output: '',
-  verification: [],
-  ...s,
-});
+const step = (s: Partial<UngroupedStep>): UngroupedStep => ({ title: 'step', action: 'noop', ...stepDefaults(), ...s });
 const waste = indexCatalog(WASTE_CATALOG);
 
 describe('grouping steps into tasks', () => {
