@@ -306,11 +306,13 @@ const ASKS_FOR_DATA = openingWith(
 );
 
 /**
- * "I need Priya Raman's email address", "We'd like the list of carriers": a wish for a thing, not for something to be
- * done ("I want to order bins", "I'd like the done command to take several ids": a verb after "to").
+ * "I need Priya Raman's email address", "We'd like the list of carriers": a wish for a thing that exists (a definite
+ * one: "the", "my", "every", a name), not for one to be made or bought ("I need a new folder", "We need 50 bins") nor
+ * for something to be done ("I want to order bins", "I'd like the done command to take several ids": a verb after
+ * "to").
  */
 const WISH_FOR_A_THING =
-  /^(?:[Ii]|[Ww]e)(?:['’]d like|\s+would like|\s+want|\s+need)\s+(?!to\b)(?!.*\bto\s+(?!(?:me|us|them|him|her)\b)\p{Ll})/u;
+  /^(?:[Ii]|[Ww]e)(?:['’]d like|\s+would like|\s+want|\s+need)\s+(?:the|my|our|your|his|her|their|this|that|these|those|every|all|each|\p{Lu})(?!.*\bto\s+(?!(?:me|us|them|him|her)\b)\p{Ll})/u;
 
 /** Whether a clause asks for data or an answer ("List the composting sites") rather than for an action. */
 export function asksForData(clause: string): boolean {

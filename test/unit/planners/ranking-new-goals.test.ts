@@ -579,12 +579,17 @@ describe('what the user says they want', () => {
     const plan = planOver('I want to renew my membership', LIBRARY_CATALOG, 'library');
     expect(plan.status).toBe('IMPOSSIBLE');
     expect(plan.missing_capabilities).toEqual(['I want to renew my membership']);
+    // A wish for something to be bought is no question about data either, though a tool knows "recycling".
+    const bins = rankingPlan('We need 50 new recycling bins from our supplier');
+    expect(bins.status).toBe('IMPOSSIBLE');
+    expect(stepsOf(bins)).toEqual([]);
   });
 
   test('a wish for a thing asks for data ("I need Priya Raman\'s email address"); a wish for something done does not', () => {
     expect(asksForData("I need Priya Raman's email address")).toBe(true);
     expect(asksForData("We'd like the list of carriers sent to Berlin")).toBe(true);
     expect(asksForData('I want to order 50 new bins')).toBe(false);
+    expect(asksForData('I need a new folder for the Q3 invoices')).toBe(false);
     expect(asksForData("I'd like the done command to take several task ids")).toBe(false);
     expect(stepsOf(planOver("I need Priya Raman's email address", FILES, 'files')).map((s) => s.tool)).toEqual([
       'search_files',
