@@ -24,14 +24,17 @@ export type TemporalReference = z.output<typeof TemporalReferenceSchema>;
 const NOW_SCHEMA = z.iso.datetime({ offset: true });
 const DAY_MS = 86_400_000;
 const PHRASES = new RegExp(
-  `\\b(today|yesterday|(?:this|last)\\s+(?:week|month|quarter|year)|(?:the\\s+)?(?:last|past)\\s+(?:\\d{1,3}|${NUMBER_WORD}(?:[\\s-]+${NUMBER_WORD})?)\\s+(?:days?|weeks?|months?)` +
+  `\\b(today|yesterday|(?:this|last)\\s+(?:week|month|quarter|year)|(?:the\\s+)?(?:last|past)\\s+(?:\\d{1,3}|${NUMBER_WORD}(?:[\\s-]+${NUMBER_WORD})?)\\s+(?:days?|weeks?|months?)|(?:the\\s+)?(?:last|past)\\s+fortnight` +
     `|q[1-4](?:\\s+\\d{4})?|(?:(?:on|since|from|after|last)\\s+)(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\\b`,
   'gi',
 );
 /** A digit or a month's first letters: without one, a text names no period (most clauses of a goal). */
-const PERIOD_HINT = /\d|today|yesterday|week|month|quarter|year|day|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec/i;
+const PERIOD_HINT =
+  /\d|today|yesterday|week|month|quarter|year|day|fortnight|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec/i;
 /** "the last 7 days", "past two weeks", "last 3 months": that many days (weeks, months) up to and including today. */
 const ROLLING = /^(?:the )?(?:last|past) (.+) (day|week|month)s?$/;
+/** "the past fortnight", "last fortnight": the last two weeks, as "the past two weeks" (14 days up to today). */
+const FORTNIGHT = /^(?:the )?(?:last|past) fortnight$/;
 /** "Q3", "Q3 2026": a quarter, of the year given or the latest that has begun. */
 const QUARTER = /^q([1-4])(?: (\d{4}))?$/;
 /** "on Monday", "since Monday": the latest such day, today included; "last Monday" the one before today. */
@@ -82,6 +85,7 @@ export function resolveTemporalReferences(text: string, nowIso: string): Tempora
     'last year': [Date.UTC(now.getUTCFullYear() - 1, 0, 1), Date.UTC(now.getUTCFullYear(), 0, 1) - DAY_MS],
   };
   const rangeOf = (phrase: string): [number, number] | undefined => {
+    if (FORTNIGHT.test(phrase)) return [today - 13 * DAY_MS, today];
     const rolling = ROLLING.exec(phrase);
     if (rolling) {
       const count = numberValue(rolling[1]!);

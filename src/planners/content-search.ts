@@ -1,7 +1,8 @@
 /**
  * A question about what stored documents say, over a catalog that names none of the goal's subjects but can find and
- * read files ("What is the travel budget for Q3 2026?" over a filesystem server): search for the files whose names
- * (or folders' names) carry the goal's key words, then read what the search found. Read from the tools' names,
+ * read files ("What is the travel budget for Q3 2026?" over a filesystem server): search for the files (by a query of
+ * the goal's key words; by a glob, which matches names only, every file: EVERY_FILE_GLOB), then read what the search
+ * found. Read from the tools' names,
  * schemas and results only, so it holds for any such server:
  *   - the searcher: a tool named for searching or finding, with a required text param that is no path (its query;
  *     a glob when the tool or the param says so), whose result lists paths (LISTED_PATHS);
@@ -93,18 +94,14 @@ function withCompounds(goal: string, tokens: readonly Token[]): Token[] {
   return out;
 }
 
-/** An English plural in the singular ("notes" → note, "to-dos" → todo, "boxes" → box, "entries" → entry). */
-function singular(word: string): string {
-  if (word.length <= 3 || word.endsWith('ss') || !word.endsWith('s')) return word;
-  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  return /(?:[sxz]|ch|sh)es$/.test(word) ? word.slice(0, -2) : word.slice(0, -1);
-}
-
-/** A glob matching the files whose name holds one of `words`, and the files inside a folder whose name does. */
-function globFor(words: readonly string[]): string {
-  const names = words.length === 1 ? words[0]! : `{${words.join(',')}}`;
-  return `**/*${names}*{,/**}`;
-}
+/**
+ * The glob of a search by name for a question about content: every file with an extension (folders have none), in
+ * any folder. A search by name finds what the question is about only where a file is named for it ("the travel
+ * budget": budget-2026.md), not where the question asks for a fact a file holds ("Tobias Kern's phone number" is in
+ * contacts.csv, "the shredder contract's due date" in todo.md): reading what every file says is the one search a
+ * server that matches names only can do over contents.
+ */
+export const EVERY_FILE_GLOB = '**/*.*';
 
 /** The search-then-read plan for a question about files' content, if the catalog can do it and the goal has key words. */
 export function contentSearch(
@@ -124,8 +121,7 @@ export function contentSearch(
   const words = keys.map((t) => t.lower);
   const [query, schema] = queryParam(searcher)!;
   const glob = describes(schema, /\bglob/i) || /\bglob/i.test(searcher.description);
-  // A glob matches a part of a name: a word in the singular finds the plural too ("budgets": budget-2026.md).
-  const value = glob ? globFor([...new Set(words.map(singular))]) : words.join(' ');
+  const value = glob ? EVERY_FILE_GLOB : words.join(' ');
   return {
     searcher,
     searchParams: { [query]: value },
@@ -133,7 +129,9 @@ export function contentSearch(
     readerParam: reader.param,
     readerPath: reader.list ? `data.${LISTED_PATHS}` : `data.${LISTED_PATHS}.*`,
     notes: [
-      `no tool is named by the goal: ${searcher.name} looks for files named by its key words (${words.join(', ')}), and ${reader.tool.name} reads what it finds`,
+      glob
+        ? `no tool is named by the goal: ${searcher.name} lists every file (it matches names only, and the answer to "${words.join(' ')}" may be in a file named otherwise), and ${reader.tool.name} reads them`
+        : `no tool is named by the goal: ${searcher.name} looks for files by its key words (${words.join(', ')}), and ${reader.tool.name} reads what it finds`,
     ],
   };
 }

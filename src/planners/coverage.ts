@@ -6,13 +6,14 @@
  * bins" does not name ordering them). Words that only ask to see data ("list", "get") count for neither. Plans with
  * llm or human steps are left alone: they may do an action in such a step.
  */
-import { flattenSteps, PlanSchema, type Plan } from '../domain/plan';
+import { flattenSteps, PlanSchema, type Plan, type Step } from '../domain/plan';
 import { effectiveGoal, type PlanningRequest } from '../domain/request';
 import type { ToolSpec } from '../domain/tool-spec';
 import type { TemporalReference } from '../domain/dates';
 import { contentTokens, isContentToken as isContent, splitClauses, stem, tokenize, type Token } from '../domain/text';
 import { matchCatalog, toolTerms } from './catalog-match';
-import { PRESENTATION_VERBS, asksForData, unmatchedActions } from './analyze/rules-analyzer';
+import { asksOnlyForListing, isLister } from './folder-listing';
+import { PRESENTATION_VERBS, asksForData, statesWish, unmatchedActions } from './analyze/rules-analyzer';
 
 const stems = (text: string) =>
   contentTokens(tokenize(text))
@@ -31,6 +32,17 @@ export function actionDoneBy(action: string, tools: readonly ToolSpec[]): boolea
   return verb === undefined || tools.some((t) => toolTerms(t).vocabulary.has(verb));
 }
 
+/** A param that takes the user's request in words (a tool that ranks or answers by it): the goal is its value. */
+export const REQUEST_PARAM = /^(goal|request|question|task|prompt|instruction|objective)$/;
+
+/**
+ * Whether a step is given the goal in words (workspace-context.goal): it is given what the user says they want with
+ * it too ("I'd like the done command to take several ids"), which is then no action left undone.
+ */
+export function givenTheRequest(steps: readonly Pick<Step, 'params'>[], goal: string): boolean {
+  return steps.some((s) => Object.entries(s.params).some(([p, v]) => REQUEST_PARAM.test(p) && v === goal));
+}
+
 /** The goal's actions that no step's tool does and the plan does not name as missing (by the action's verb). */
 export function uncoveredActions(
   plan: Pick<Plan, 'tasks' | 'missing_capabilities'>,
@@ -40,8 +52,43 @@ export function uncoveredActions(
   if (flattenSteps(plan).some((s) => s.action !== 'tool_call')) return [];
   const named = new Set(plan.missing_capabilities.flatMap(stems));
   const used = usedTools(plan, catalog);
+  const wishesTaken = givenTheRequest(flattenSteps(plan), effectiveGoal(request));
+  const lists = used.some(isLister);
   return unmatchedActions({ request, catalog: [...catalog] }).filter(
-    (action) => !named.has(stems(action)[0] ?? '') && !actionDoneBy(action, used),
+    (action) =>
+      !named.has(stems(action)[0] ?? '') &&
+      !actionDoneBy(action, used) &&
+      !(wishesTaken && statesWish(action)) &&
+      // "Subdirectories included" asks a step listing a folder for no more than its listing.
+      !(lists && asksOnlyForListing(action)),
+  );
+}
+
+/**
+ * Whether steps calling `used` do nothing `goal` asks, something being `missing`: the goal names no catalog tool, and
+ * either no clause of it asks for data ("Order 50 new recycling bins": reading data does nothing asked, even where a
+ * tool knows one of its words) or none of the tools knows any word of it ("Translate the safety manual into Polish"
+ * with facilities queries). A plan of such steps is IMPOSSIBLE.
+ */
+export function stepsDoNothingAsked(
+  used: readonly ToolSpec[],
+  missing: readonly string[],
+  goal: string,
+  catalog: readonly ToolSpec[],
+): boolean {
+  if (used.length === 0 || missing.length === 0 || matchCatalog(tokenize(goal), catalog).tools.length > 0) return false;
+  const goalStems = stems(goal);
+  const knowsGoal = (tool: ToolSpec) => {
+    const { vocabulary } = toolTerms(tool);
+    return goalStems.some((s) => vocabulary.has(s));
+  };
+  return asksNoData(goal, catalog) || !used.some(knowsGoal);
+}
+
+/** Whether no clause of `goal` asks for data or names a catalog tool ("Book a flight to München for the site visit"). */
+export function asksNoData(goal: string, catalog: readonly ToolSpec[]): boolean {
+  return splitClauses(goal).every(
+    (clause) => !asksForData(clause) && matchCatalog(tokenize(clause), catalog).tools.length === 0,
   );
 }
 
@@ -55,23 +102,8 @@ export function uncoveredActions(
 export function withActionsAccounted(plan: Plan, request: PlanningRequest, catalog: readonly ToolSpec[]): Plan {
   const uncovered = uncoveredActions(plan, request, catalog);
   const missing = [...plan.missing_capabilities, ...uncovered];
-  const goal = effectiveGoal(request);
-  const goalStems = stems(goal);
   const used = usedTools(plan, catalog);
-  const knowsGoal = (tool: ToolSpec) => {
-    const { vocabulary } = toolTerms(tool);
-    return goalStems.some((s) => vocabulary.has(s));
-  };
-  // No clause asks for data or names a tool ("Order 50 new recycling bins"): reading data does nothing asked, even
-  // where a tool knows one of the goal's words ("recycling").
-  const asksNoData = splitClauses(goal).every(
-    (clause) => !asksForData(clause) && matchCatalog(tokenize(clause), catalog).tools.length === 0,
-  );
-  const doNothingAsked =
-    used.length > 0 &&
-    missing.length > 0 &&
-    matchCatalog(tokenize(goal), catalog).tools.length === 0 &&
-    (asksNoData || !used.some(knowsGoal));
+  const doNothingAsked = stepsDoNothingAsked(used, missing, effectiveGoal(request), catalog);
   if (uncovered.length === 0 && !doNothingAsked) return plan;
   const assumptions = [
     ...plan.assumptions,

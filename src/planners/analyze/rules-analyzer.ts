@@ -17,8 +17,9 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { matchCatalog, matchingEnum, paramSchemas, strongMatches, toolTerms } from '../catalog-match';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
-import { contentTokens, findLocations, splitClauses, stem, tokenize } from '../../domain/text';
+import { contentTokens, findLocations, splitClauses, stem, tokenize, type Token } from '../../domain/text';
 import { goalConstraints } from '../goal-constraints';
+import { folderListing } from '../folder-listing';
 
 const CUSTOM_OPTION = 'Something else (describe it)';
 
@@ -49,6 +50,8 @@ const GENERIC_LEXICON: ClarificationLexicon = {
 const DATA_WORDS = {
   fetching: ['get', 'list', 'show', 'find', 'fetch', 'give', 'display'],
   analysing: ['analyze', 'analyse'],
+  /** "Collect the relevant code", "Pull together the notes": bringing data into one place. */
+  gathering: ['collect', 'gather', 'pull', 'compile', 'assemble', 'grab'],
   /** Openings of a query ("Count the loads", "From shipments, ..."). */
   querying: ['count', 'search', 'from'],
   inspecting: ['check', 'look', 'review'],
@@ -60,6 +63,9 @@ const DATA_WORDS = {
   auxiliaries: ['did', 'does', 'do', 'is', 'are', 'can', 'could', 'was', 'were', 'has', 'have'],
 } as const satisfies Record<string, readonly string[]>;
 
+/** Verbs that only hold a constraint on what was asked for ("keep it under 1200 tokens", "limit it to 50 rows"). */
+const LIMITING_VERBS = new Set(['keep', 'limit', 'cap', 'stay', 'restrict', 'trim']);
+
 /** Text that starts with one of `words` as a whole word, in any case. */
 function openingWith(...words: readonly string[]): RegExp {
   return new RegExp(`^(${words.join('|')})\\b`, 'i');
@@ -68,6 +74,7 @@ function openingWith(...words: readonly string[]): RegExp {
 const {
   fetching,
   analysing,
+  gathering,
   querying,
   inspecting,
   seeingOrTelling,
@@ -78,7 +85,13 @@ const {
 } = DATA_WORDS;
 
 /** Words that ask to see data, whatever the data: they say nothing about which tool does a clause. */
-export const PRESENTATION_VERBS = new Set<string>([...fetching, ...seeingOrTelling, ...reporting, ...analysing]);
+export const PRESENTATION_VERBS = new Set<string>([
+  ...fetching,
+  ...seeingOrTelling,
+  ...reporting,
+  ...analysing,
+  ...gathering,
+]);
 const QUESTION_START = openingWith(...questionWords, ...auxiliaries);
 const QUERY_START = openingWith(...fetching, ...querying, ...analysing);
 const CONFIRMATION = /^(yes|no|ok|okay|sure|confirm(ed)?|approve[d]?|go ahead)\b[.!]*$/i;
@@ -149,12 +162,18 @@ function abstractStep(
     const names = tools.map((t) => t.name).join(' and ');
     return { step: `Fetch ${names} from the catalog${filters.size ? ` filtered by ${[...filters].join(', ')}` : ''}` };
   }
-  if (findLocations(tokens).length > 0) return { step: 'Find records by location' };
+  // A place in a clause that asks for data asks for what is there ("What is in Hannover?"); in an action no tool does
+  // ("Book a flight to München"), it is where that action would happen.
+  const asks = asksForData(clause) || QUESTION_START.test(clause) || clause.trim().endsWith('?');
+  if (findLocations(tokens).length > 0 && asks) return { step: 'Find records by location' };
   const words = contentTokens(tokens);
   if (words.length === 0 || words.every((w) => PRESENTATION_VERBS.has(w.lower))) return undefined;
-  // A clause that only states constraints ("within 2000 tokens", "Bremen last week") asks for no action of its own.
+  // A clause that only states constraints ("within 2000 tokens", "Bremen last week", "keep it under 1200 tokens")
+  // asks for no action of its own.
   const inClause = constrainedWords(clause, nowIso, catalog);
-  if (words.every((w) => constrained.has(w.lower) || inClause.has(w.lower))) return undefined;
+  const isConstraint = (w: Token) => constrained.has(w.lower) || inClause.has(w.lower);
+  if (words.every((w) => isConstraint(w) || (LIMITING_VERBS.has(w.lower) && words.some(isConstraint))))
+    return undefined;
   const text = clause
     .replace(/\$\{[^}]*\}?/g, 'a value')
     .replace(/\b\d{4}-\d{2}-\d{2}\b/g, 'a date')
@@ -177,9 +196,10 @@ function constrainedWords(text: string, nowIso: string, catalog: readonly ToolSp
 const ASKS_TO_SEE = openingWith(...fetching, ...inspecting, ...seeingOrTelling);
 
 /**
- * Too little to plan: empty, or naming no tool, place, name or date while saying nothing more than two meaningful
- * words ("Add validation") or than a wish to see some data ("Get me the data on the bad stuff"). Readings of such
- * a goal lead to different work, so it is asked about, whoever analyses it.
+ * Too little to plan: empty, or naming no tool, place, name, date or folder the catalog can list ("the archive
+ * folder") while saying nothing more than two meaningful words ("Add validation") or than a wish to see some data
+ * ("Get me the data on the bad stuff"). Readings of such a goal lead to different work, so it is asked about,
+ * whoever analyses it.
  */
 function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
   const tokens = tokenize(text);
@@ -191,7 +211,8 @@ function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): bo
     matchCatalog(tokens, catalog).tools.length > 0 ||
     findLocations(tokens).length > 0 ||
     resolveTemporalReferences(text, nowIso).length > 0 ||
-    goalConstraints(text, nowIso, catalog).length > 0;
+    goalConstraints(text, nowIso, catalog).length > 0 ||
+    folderListing(text, catalog) !== undefined;
   return !pinned && (contentTokens(tokens).length <= 2 || ASKS_TO_SEE.test(text.trim()));
 }
 
@@ -274,6 +295,7 @@ export function analyzeGoalByRules(input: RequirementsAnalysisInput, lexicon: Cl
 /** Clauses that ask for data or an answer rather than for an action in the world. */
 const ASKS_FOR_DATA = openingWith(
   ...fetching,
+  ...gathering,
   ...querying,
   ...analysing,
   ...inspecting,
@@ -283,9 +305,29 @@ const ASKS_FOR_DATA = openingWith(
   ...questionWords,
 );
 
+/**
+ * "I need Priya Raman's email address", "We'd like the list of carriers": a wish for a thing that exists (a definite
+ * one: "the", "my", "every", a name), not for one to be made or bought ("I need a new folder", "We need 50 bins") nor
+ * for something to be done ("I want to order bins", "I'd like the done command to take several ids": a verb after
+ * "to").
+ */
+const WISH_FOR_A_THING =
+  /^(?:[Ii]|[Ww]e)(?:['’]d like|\s+would like|\s+want|\s+need)\s+(?:the|my|our|your|his|her|their|this|that|these|those|every|all|each|\p{Lu})(?!.*\bto\s+(?!(?:me|us|them|him|her)\b)\p{Ll})/u;
+
 /** Whether a clause asks for data or an answer ("List the composting sites") rather than for an action. */
 export function asksForData(clause: string): boolean {
-  return ASKS_FOR_DATA.test(clause);
+  return ASKS_FOR_DATA.test(clause) || WISH_FOR_A_THING.test(clause.trim());
+}
+
+/** "I'd like …", "I want …", "We need …", "I would love …": a clause in which the user says what they want. */
+const STATES_WISH = /^(i|we)(['’]d|\s+would|\s+want|\s+need|\s+wish|\s+like|\s+hope)\b/i;
+
+/**
+ * Whether a clause says what the user wants ("I'd like the done command to take several task ids at once") rather
+ * than asking for an action: the request in words, which a tool that takes the request in words is given.
+ */
+export function statesWish(clause: string): boolean {
+  return STATES_WISH.test(clause.trim());
 }
 
 /**

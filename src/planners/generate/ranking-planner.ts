@@ -21,10 +21,11 @@ import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../type
 import { contentTokens, identifierWords, tokenize, type Token } from '../../domain/text';
 import { unboundConstraints, type GoalConstraint } from '../../domain/grounding';
 import { DATE_FROM, DATE_TO, goalConstraints, idNounPositions, isDateParam, typedValue } from '../goal-constraints';
-import { analyzeGoalByRules, asksForData } from '../analyze/rules-analyzer';
+import { analyzeGoalByRules, asksForData, statesWish } from '../analyze/rules-analyzer';
 import type { ClarificationLexicon } from '../../domain/requirements';
-import { actionDoneBy, providedBy } from '../coverage';
+import { actionDoneBy, asksNoData, givenTheRequest, providedBy, REQUEST_PARAM } from '../coverage';
 import { contentSearch } from '../content-search';
+import { asksOnlyForListing, folderListing, isLister } from '../folder-listing';
 interface Candidate {
   tool: ToolSpec;
   score: number;
@@ -210,9 +211,6 @@ function fillRequiredPaths(candidates: readonly Candidate[]) {
   }
 }
 
-/** A param that takes the user's request in words (a tool that ranks or answers by it): the goal is its value. */
-const REQUEST_PARAM = /^(goal|request|question|task|prompt|instruction|objective)$/;
-
 /** Required free-text params that take the request in words get the goal itself, and the plan says so. */
 function fillRequestParams(candidates: readonly Candidate[], goal: string) {
   for (const c of candidates) {
@@ -352,6 +350,14 @@ export class RankingPlanner implements Planner {
       const paths = new Set(pathParamSchemas(t.parameters, t.path_params).map((p) => p.param));
       return t.idempotent && t.required.every((p) => paths.has(p));
     };
+    // A goal that asks only which files a folder holds lists that folder: no search for files named like its words.
+    const listing = candidates.length === 0 ? folderListing(goal, catalog) : undefined;
+    if (listing) {
+      const lister = candidate(listing.lister, 0, 0);
+      Object.assign(lister.params, listing.params);
+      lister.notes.push(...listing.notes);
+      candidates.push(lister);
+    }
     const search =
       candidates.length === 0 && (asksForData(goal) || catalog.some((t) => weak.has(t.name) && reads(t)))
         ? contentSearch(goal, tokens, catalog, request.now)
@@ -441,6 +447,7 @@ export class RankingPlanner implements Planner {
     const steps: Step[] = tasks.flatMap((t) => t.steps);
     const chosen = new Set(steps.map((s) => s.tool));
     const chosenTools = kept.map((c) => c.tool);
+    const takesRequest = givenTheRequest(steps, goal);
     // A clause that only restates what the steps filter on ("… in Hannover and Bremen are recycling plants") asks
     // for nothing more: each of its words is a constraint the plan applies or a word a chosen tool is known by.
     const unbound = new Set(unboundConstraints(steps, constraints));
@@ -466,6 +473,8 @@ export class RankingPlanner implements Planner {
             !chosen.has(cap) &&
             !weak.has(cap) &&
             !restated(cap) &&
+            !(chosenTools.some(isLister) && asksOnlyForListing(cap)) &&
+            !(takesRequest && statesWish(cap)) &&
             !dropped.includes(cap) &&
             !candidates.some((c) => c.tool.name === cap && !usable.includes(c)) &&
             (fullCatalog.some((t) => t.name === cap) ||
@@ -477,7 +486,15 @@ export class RankingPlanner implements Planner {
         ...unfilled,
       ]),
     ];
-    const status: PlanStatus = steps.length === 0 ? 'IMPOSSIBLE' : missing.length > 0 ? 'PARTIAL' : 'FEASIBLE';
+    // Something is missing, and no clause asks for data or names a tool ("Book a flight to München for the site
+    // visit": facilities, for the place): the steps do nothing the goal asks.
+    const nothingAsked =
+      steps.length > 0 &&
+      missing.length > 0 &&
+      matchCatalog(tokens, catalog).tools.length === 0 &&
+      asksNoData(goal, catalog);
+    const status: PlanStatus =
+      steps.length === 0 || nothingAsked ? 'IMPOSSIBLE' : missing.length > 0 ? 'PARTIAL' : 'FEASIBLE';
     const depth = (s: Step): number =>
       s.depends_on.length === 0 ? 1 : 1 + Math.max(...s.depends_on.map((d) => depth(steps[d]!)));
 
@@ -487,15 +504,19 @@ export class RankingPlanner implements Planner {
       goal: effectiveGoal(request) || request.goal,
       status,
       missing_capabilities: status === 'FEASIBLE' ? [] : missing.length ? missing : [`a tool for: ${request.goal}`],
-      tasks,
-      assumptions: [
-        ...new Set(kept.flatMap((c) => c.notes)),
-        ...unboundConstraints(steps, constraints).map(
-          (k) => `could not apply "${k.words}": no step of this plan takes it (${k.params.slice(0, 3).join(', ')})`,
-        ),
-      ],
-      complexity: planComplexityOf(tasks),
-      estimate: { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },
+      tasks: nothingAsked ? [] : tasks,
+      assumptions: nothingAsked
+        ? [`the steps were dropped: none of their tools (${[...chosen].join(', ')}) does anything the goal asks`]
+        : [
+            ...new Set(kept.flatMap((c) => c.notes)),
+            ...unboundConstraints(steps, constraints).map(
+              (k) => `could not apply "${k.words}": no step of this plan takes it (${k.params.slice(0, 3).join(', ')})`,
+            ),
+          ],
+      complexity: planComplexityOf(nothingAsked ? [] : tasks),
+      estimate: nothingAsked
+        ? { ...usageOf([]), duration_ms: 0 }
+        : { ...usageOf(kept), duration_ms: Math.max(0, ...steps.map(depth)) * STEP_DURATION_MS },
       metadata: { planner: 'ranking', model: null, temperature: null, created_at: stamp.created_at },
     });
   }

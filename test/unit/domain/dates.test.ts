@@ -92,6 +92,8 @@ describe('calendar dates and months (now = Monday 2026-11-23; no year: the lates
 describe('quarters, rolling periods in words or months, weekdays (now = Monday 2026-11-23)', () => {
   it.each([
     ['loads of the past two weeks', ['2026-11-10', '2026-11-23']],
+    ['loans refused over the past fortnight', ['2026-11-10', '2026-11-23']],
+    ['last fortnight', ['2026-11-10', '2026-11-23']],
     ['the last seven days', ['2026-11-17', '2026-11-23']],
     ['the last 3 months', ['2026-08-24', '2026-11-23']],
     ['this quarter', ['2026-10-01', '2026-11-23']],

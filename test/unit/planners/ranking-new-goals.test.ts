@@ -5,7 +5,8 @@
  */
 import { validatePlan } from '../../../src/domain/validation';
 import { toolSpecFromJsonSchema, type ToolSpec } from '../../../src/domain/tool-spec';
-import { analyzeGoalByRules } from '../../../src/planners/analyze/rules-analyzer';
+import { analyzeGoalByRules, asksForData } from '../../../src/planners/analyze/rules-analyzer';
+import { coverageCritic } from '../../../src/planners/critique/rule-critics';
 import { RankingPlanner } from '../../../src/planners/generate/ranking-planner';
 import { goalConstraints } from '../../../src/planners/goal-constraints';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
@@ -79,9 +80,11 @@ describe('a tool joins a plan only on a strong match, not on one shared word', (
     expect(plan.missing_capabilities.join(' ')).not.toContain('move_file');
   });
 
-  test('"file", a word of many tools\' names, brings none of them in: the question is answered by a search and a read', () => {
+  test('"file", a word of many tools\' names, brings none of them in: the folder\'s listing answers "what files are in it"', () => {
     const plan = planOver('What files are in the meetings folder?', FILES, 'files');
-    expect(stepsOf(plan).map((s) => s.tool)).toEqual(['search_files', 'read_multiple_files']);
+    expect(stepsOf(plan)).toEqual([
+      { tool: 'list_directory', params: { path: '/srv/notes/meetings' }, depends_on: [] },
+    ]);
     expect(plan.status).toBe('FEASIBLE');
   });
 
@@ -93,7 +96,7 @@ describe('a tool joins a plan only on a strong match, not on one shared word', (
   test('a goal whose verb only weakly names a reading tool ("Read my todo list") is answered by a search and a read', () => {
     const plan = planOver('Read my todo list', FILES, 'files');
     expect(stepsOf(plan).map((s) => [s.tool, s.params.pattern])).toEqual([
-      ['search_files', '**/*todo*{,/**}'],
+      ['search_files', '**/*.*'],
       ['read_multiple_files', undefined],
     ]);
   });
@@ -447,11 +450,10 @@ describe('clauses', () => {
     ]);
   });
 
-  test('a file search looks for a plural in the singular, and for "to-dos" as one word', () => {
+  test('a glob search for what files say lists every file, the key words noted with "to-dos" as one word', () => {
     const plan = planOver('Which of my to-dos are already done?', FILES, 'files');
-    expect(stepsOf(plan).map((s) => s.params.pattern)).toEqual(['**/*{todo,already,done}*{,/**}', undefined]);
-    const budgets = planOver('Show me the budgets', FILES, 'files');
-    expect(stepsOf(budgets).map((s) => s.params.pattern)).toEqual(['**/*budget*{,/**}', undefined]);
+    expect(stepsOf(plan).map((s) => s.params.pattern)).toEqual(['**/*.*', undefined]);
+    expect(plan.assumptions.join('\n')).toContain('"todos already done"');
   });
 });
 
@@ -526,6 +528,93 @@ describe('values an example spells, and flags on a tag of the noun', () => {
     ]);
     expect(stepsOf(planOver('Show the paid sales of last week', ORDERS, 'shop'))).toEqual([
       { tool: 'orders', params: { is_paid: true, since: '2026-11-16', until: '2026-11-22' }, depends_on: [] },
+    ]);
+  });
+});
+
+describe('verbs of gathering ("collect", "pull together", "compile") ask for data, as "get" does', () => {
+  test('"Collect the code that parses due dates" is what workspace-context does: FEASIBLE, nothing missing', () => {
+    const plan = planOver(
+      'Collect the code that parses due dates in the tasks CLI, no more than 800 tokens',
+      WORKSPACE_CATALOG,
+      'workspace',
+    );
+    expect(plan.status).toBe('FEASIBLE');
+    expect(stepsOf(plan).map((s) => [s.tool, s.params.max_context_tokens])).toEqual([['workspace-context', 800]]);
+  });
+
+  test('over the library, "Compile the overdue loans and pin them on the notice board" misses the pinning only', () => {
+    const plan = planOver('Compile the overdue loans and pin them on the notice board', LIBRARY_CATALOG, 'library');
+    expect(plan.status).toBe('PARTIAL');
+    expect(plan.missing_capabilities).toEqual(['Pin them on the notice board']);
+    expect(stepsOf(plan)).toEqual([{ tool: 'loans', params: { status: 'overdue' }, depends_on: [] }]);
+  });
+
+  test('a clause that only holds a constraint on what was asked ("keep it under 1200 tokens") asks for no action', () => {
+    const plan = planOver(
+      'We need an overdue filter on the list command. Gather whatever code is relevant, keep it under 1200 tokens',
+      WORKSPACE_CATALOG,
+      'workspace',
+    );
+    expect(plan.status).toBe('FEASIBLE');
+    expect(stepsOf(plan).map((s) => [s.tool, s.params.max_context_tokens])).toEqual([['workspace-context', 1200]]);
+    const books = planOver('Show the science books, keep it above 300 pages', LIBRARY_CATALOG, 'library');
+    expect(books.status).toBe('FEASIBLE');
+    expect(stepsOf(books)).toEqual([{ tool: 'books', params: { genre: 'science', min_pages: 300 }, depends_on: [] }]);
+  });
+});
+
+describe('what the user says they want', () => {
+  test('beside a step given the goal in words, "I\'d like the done command to take several ids" is no action left undone', async () => {
+    const goal =
+      "I'd like the done command to take several task ids at once; collect the relevant code, at most 1500 tokens";
+    const plan = planOver(goal, WORKSPACE_CATALOG, 'workspace');
+    expect(plan.status).toBe('FEASIBLE');
+    expect(stepsOf(plan)[0]!.params.goal).toBe(goal);
+    const review = await coverageCritic.review(plan, { request: request(goal), catalog: WORKSPACE_CATALOG });
+    expect(review.critiques).toEqual([]);
+  });
+
+  test('without such a step, a wish no tool does stays missing ("I want to renew my membership": IMPOSSIBLE)', () => {
+    const plan = planOver('I want to renew my membership', LIBRARY_CATALOG, 'library');
+    expect(plan.status).toBe('IMPOSSIBLE');
+    expect(plan.missing_capabilities).toEqual(['I want to renew my membership']);
+    // A wish for something to be bought is no question about data either, though a tool knows "recycling".
+    const bins = rankingPlan('We need 50 new recycling bins from our supplier');
+    expect(bins.status).toBe('IMPOSSIBLE');
+    expect(stepsOf(bins)).toEqual([]);
+  });
+
+  test('a wish for a thing asks for data ("I need Priya Raman\'s email address"); a wish for something done does not', () => {
+    expect(asksForData("I need Priya Raman's email address")).toBe(true);
+    expect(asksForData("We'd like the list of carriers sent to Berlin")).toBe(true);
+    expect(asksForData('I want to order 50 new bins')).toBe(false);
+    expect(asksForData('I need a new folder for the Q3 invoices')).toBe(false);
+    expect(asksForData("I'd like the done command to take several task ids")).toBe(false);
+    expect(stepsOf(planOver("I need Priya Raman's email address", FILES, 'files')).map((s) => s.tool)).toEqual([
+      'search_files',
+      'read_multiple_files',
+    ]);
+  });
+});
+
+describe('a place inside an action no tool does is where that action would happen, not data to fetch', () => {
+  test.each([
+    ['Book a flight to München for the site visit in July', WASTE_CATALOG, 'waste'],
+    ['Order a taxi to Leipzig for the reading club', LIBRARY_CATALOG, 'library'],
+  ])('"%s": IMPOSSIBLE, the action named missing, no lookup of the place', (goal, catalog, name) => {
+    const plan = planOver(goal, catalog, name);
+    expect(plan.status).toBe('IMPOSSIBLE');
+    expect(plan.missing_capabilities).toEqual([goal]);
+    expect(stepsOf(plan)).toEqual([]);
+  });
+
+  test('a place in a question is still what is there ("Who lives in Leipzig?" → members in Leipzig)', () => {
+    expect(stepsOf(planOver('Who lives in Leipzig?', LIBRARY_CATALOG, 'library'))).toEqual([
+      { tool: 'members', params: { city: 'Leipzig' }, depends_on: [] },
+    ]);
+    expect(stepsOf(rankingPlan('What is in Hannover?'))).toEqual([
+      { tool: 'facilities', params: { location: 'Hannover' }, depends_on: [] },
     ]);
   });
 });

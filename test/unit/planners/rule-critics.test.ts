@@ -50,7 +50,7 @@ describe('critics', () => {
   });
 
   test('coverage: a step whose tool shares a word with the action covers it, though the rules matched no tool', async () => {
-    const gather = 'Gather the files about passwords';
+    const gather = 'Rank the files about passwords';
     const plan = PlanSchema.parse({
       ...rankingPlan(goal),
       tasks: [
