@@ -169,7 +169,8 @@ export function unaccountedValues(
   const steps = flattenSteps(plan);
   const values = new Set(tokenize(JSON.stringify(steps.map((s) => s.params))).map((t) => t.stem));
   const dateWords = new Set(temporal_references.flatMap((r) => tokenize(r.phrase).map((t) => t.lower)));
-  const missing = new Set(plan.missing_capabilities.flatMap(stems));
+  // Numbers too: "no filter by weight over 5000 kg" holds the goal's 5000.
+  const missing = new Set(plan.missing_capabilities.flatMap((c) => tokenize(c).map((t) => t.stem)));
   const toolNames = new Set(usedTools(plan, catalog).flatMap((t) => [...toolTerms(t).names]));
   const setParams = new Set(steps.flatMap((s) => Object.keys(s.params).map((p) => `${s.tool}.${p}`)));
   // A filter word is accounted for where a step sets its filter ("contaminated": has_contaminants), an enum value

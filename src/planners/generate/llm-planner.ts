@@ -104,6 +104,33 @@ function draftShortfall(
   return sound && leftOut.length === 0 ? undefined : leftOut;
 }
 
+/**
+ * Why a validating draft stands against the model's correction, or undefined when the correction is taken. Giving up
+ * is no correction: a small model says IMPOSSIBLE where it cannot place a value, though the draft's tools do the goal.
+ * Nor is a correction asked to place left-out values that places none of them, or drops one the draft held: the
+ * model rewrote what the rules had right.
+ */
+function draftStands(
+  draft: Plan,
+  revised: Plan,
+  leftOut: readonly string[],
+  { request, catalog }: PlanGenerationInput,
+  context: ValidationContext,
+  temporal_references: readonly TemporalReference[],
+): string | undefined {
+  if (validatePlan(draft, context).length > 0) return undefined;
+  if (revised.status === 'IMPOSSIBLE')
+    return "the model answered IMPOSSIBLE to a draft whose steps validate: the ranking planner's draft stands";
+  if (leftOut.length === 0) return undefined;
+  const stillOut = new Set(unaccountedValues(revised, request, catalog, temporal_references));
+  const placed = leftOut.filter((value) => !stillOut.has(value));
+  const dropped = [...stillOut].filter((value) => !leftOut.includes(value));
+  if (placed.length > 0 && dropped.length === 0) return undefined;
+  return dropped.length > 0
+    ? `the model's correction left out ${dropped.map((v) => `"${v}"`).join(', ')}, which the draft held: the ranking planner's draft stands`
+    : "the model's correction placed none of the values the draft left out: the ranking planner's draft stands";
+}
+
 /** An IMPOSSIBLE answer to a goal that names catalog tools: the model gave up on a part it can do. */
 function toolsLeftOutIssue(tools: readonly string[]): ValidationIssue {
   const names = tools.map((t) => `"${t}"`).join(', ');
@@ -200,25 +227,27 @@ export class LlmPlanner implements Planner {
         const revision = verdict ? revisionOf(text) : text;
         const revised =
           revision === 'keep' ? undefined : parsePlanReply(revision, planStamp, catalog, draft ?? refinement?.previous);
-        // Giving up on a draft whose steps validate is no correction: a small model says IMPOSSIBLE where it cannot
-        // place a value, though the draft's tools do the goal.
-        const givenUp = revised?.status === 'IMPOSSIBLE' && draft && validatePlan(draft, context).length === 0;
+        const standing =
+          revised && draft
+            ? draftStands(draft, revised, leftOut ?? [], input, context, temporal_references)
+            : undefined;
         const replied =
-          revised && !givenUp
+          revised && !standing
             ? revised
             : {
                 ...draft!,
                 metadata: { ...draft!.metadata, ...planStamp.metadata },
                 assumptions: [
                   ...draft!.assumptions,
-                  givenUp
-                    ? "the model answered IMPOSSIBLE to a draft whose steps validate: the ranking planner's draft stands"
-                    : "the model checked the ranking planner's draft and kept it",
+                  standing ?? "the model checked the ranking planner's draft and kept it",
                 ],
               };
         const parsed = groundedPlan(withActionsAccounted(replied, request, catalog), grounding, catalog);
-        const leftOut = namedToolsLeftOut(parsed, request, tools);
-        const issues = [...validatePlan(parsed, context), ...(leftOut.length > 0 ? [toolsLeftOutIssue(leftOut)] : [])];
+        const toolsLeftOut = namedToolsLeftOut(parsed, request, tools);
+        const issues = [
+          ...validatePlan(parsed, context),
+          ...(toolsLeftOut.length > 0 ? [toolsLeftOutIssue(toolsLeftOut)] : []),
+        ];
         if (issues.length > 0) throw new PlanValidationError(issues);
         return parsed;
       },

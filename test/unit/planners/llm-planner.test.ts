@@ -288,6 +288,45 @@ describe('LlmPlanner with a draft planner, asked only where the rules find their
     expect(plan.assumptions.at(-1)).toMatch(/the model answered IMPOSSIBLE to a draft whose steps validate/);
   });
 
+  const overWeight = 'Show the shipments of last week over 5000 kg';
+  /** A correction of the draft for `overWeight`: its shipments step as the draft has it, with `changes`. */
+  const correctionOfDraft = async (changes: { status: string; missing_capabilities: string[] }) => {
+    const { plan: draft } = await new RankingPlanner().generate({
+      request: request(overWeight),
+      requirements: analyze(overWeight),
+      catalog,
+      stamp: STAMP,
+    });
+    const [step] = draft.tasks.flatMap((t) => t.steps);
+    return JSON.stringify({
+      ...changes,
+      steps: [{ title: 'Fetch the shipments', tool: step!.tool, params: step!.params, depends_on: [] }],
+    });
+  };
+
+  it('a correction that places a value the draft left out (here as a capability no tool has) is the plan', async () => {
+    const placed = { status: 'PARTIAL', missing_capabilities: ['a threshold of 5000 kg'] };
+    await harness.start({ script: [await correctionOfDraft(placed)] });
+    const { plan, llm_calls } = await planFor(overWeight);
+
+    expect(llm_calls).toHaveLength(1);
+    expect(plan.status).toBe('PARTIAL');
+    expect(plan.missing_capabilities).toEqual(['a threshold of 5000 kg']);
+  });
+
+  it('a correction that places none of the values the draft left out leaves the draft standing, saying so', async () => {
+    const unplaced = { status: 'PARTIAL', missing_capabilities: ['a chart of the shipments'] };
+    await harness.start({ script: [await correctionOfDraft(unplaced)] });
+    const { plan, llm_calls } = await planFor(overWeight);
+
+    expect(llm_calls).toHaveLength(1);
+    expect(plan.status).toBe('FEASIBLE');
+    expect(plan.missing_capabilities).toEqual([]);
+    expect(plan.assumptions.at(-1)).toMatch(
+      /placed none of the values the draft left out: the ranking planner's draft stands/,
+    );
+  });
+
   it("the draft is the rules' plan on the rules' analysis: a capability the model's analysis made up is not called missing", async () => {
     await harness.start({ script: [] });
     const madeUp = { ...requirements, required_capabilities: [...requirements.required_capabilities, 'travel_budget'] };
