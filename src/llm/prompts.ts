@@ -293,13 +293,14 @@ export function premortemUserPrompt(request: PlanningRequest, plan: Plan): strin
 // ---- the system prompt of every role ----
 
 /**
- * The one system prompt of every role for a catalog: the catalog, then the roles in the order a run meets them
- * (analysis, planning, review). Byte-identical whatever the role, so a prompt cache that holds only the last prompt
- * (llama.cpp's slot) serves all of it from one call to the next and only the user message is read anew; the warm-up
- * (./warm-up.ts) sends it once at a worker's start.
+ * The one system prompt of every role for a catalog: the catalog, then the planner's, the critic's and the analyst's
+ * rules and formats. Byte-identical whatever the role, so a prompt cache that holds only the last prompt (llama.cpp's
+ * slot) serves all of it from one call to the next and only the user message is read anew; the warm-up
+ * (./warm-up.ts) sends it once at a worker's start. The analyst's section comes last, nearest the request: placed
+ * before the planner's, Qwen2.5-Coder-1.5B copied the plan example's made-up tools and dates into its analysis.
  */
 export function systemPrompt(catalog: readonly ToolSpec[]): string {
-  return `${toolsPreamble(catalog)}${ANALYST_ROLE}\n\n${PLANNER_ROLE}\n\n${CRITIC_ROLE}`;
+  return `${toolsPreamble(catalog)}${PLANNER_ROLE}\n\n${CRITIC_ROLE}\n\n${ANALYST_ROLE}`;
 }
 
 // ---- correction turn (appended after the model's unusable reply) ----

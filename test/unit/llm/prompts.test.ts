@@ -70,20 +70,20 @@ describe('the system prompt', () => {
     });
   });
 
-  it("holds the catalog first, then every role's rules and reply format in the order a run meets them", () => {
+  it("holds the catalog first, then every role's rules and reply format, the analyst's last", () => {
     for (const tools of [catalog, FILES_CATALOG]) {
       const system = systemPrompt(tools);
       const catalogEnd = Math.max(...tools.map((t) => system.indexOf(`### ${t.name}\n${t.description}`)));
       const sections = [
-        '# Role: analyst',
-        '## Analyst rules',
-        '## Requirements format',
         '# Role: planner',
         '## Planner rules',
         '## Plan format',
         '# Role: pre-mortem critic',
         '## Critic rules',
         '## Critique format',
+        '# Role: analyst',
+        '## Analyst rules',
+        '## Requirements format',
       ].map((heading) => system.indexOf(heading));
       expect(Math.min(...tools.map((t) => system.indexOf(`### ${t.name}`)))).toBeGreaterThan(0);
       expect(sections[0]).toBeGreaterThan(catalogEnd);
