@@ -103,7 +103,7 @@ export interface PlannerConfig {
   llmPremortem: LlmCallMode;
   /** PLANNER_LLM_PLAN: 'auto' keeps the rules' draft without a model call where it holds every value of the goal. */
   llmPlan: LlmCallMode;
-  /** PLANNER_LLM_WARM_UP: a worker with an LLM sends the planner's stable prompt prefix once at start. */
+  /** PLANNER_LLM_WARM_UP: a worker with an LLM sends the stable system prompt of its LLM calls once at start. */
   llmWarmUp: boolean;
   planCache: PlanCacheConfig;
   temporal: TemporalSettings;

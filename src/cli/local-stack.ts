@@ -62,7 +62,7 @@ export interface RunningWorkers {
 }
 
 /**
- * Sends the planner's stable prompt prefix of the default catalog to the LLM once (src/llm/warm-up.ts), through the
+ * Sends the system prompt every LLM role shares for the default catalog to the LLM once (src/llm/warm-up.ts), through the
  * client the planning activities call (`planning.llm`, built once in src/activities/llm-dependencies.ts), so the first
  * run's planning call finds it in the provider's prompt cache. Undefined when the planner has no LLM.
  */
@@ -73,7 +73,7 @@ export function warmUp(planning: Pick<PlanningDependencies, 'llm' | 'catalogs'>)
     const result = await warmPromptCache(llm.client, catalogs.get(DEFAULT_CATALOG));
     return 'error' in result
       ? `LLM prompt cache not warmed: ${result.error}`
-      : `LLM prompt cache warmed with the planner's prefix for catalog ${DEFAULT_CATALOG}: ${result.prompt_tokens} prompt tokens (${result.cached_tokens} already cached) in ${(result.ms / 1000).toFixed(1)} s`;
+      : `LLM prompt cache warmed with the shared system prompt for catalog ${DEFAULT_CATALOG}: ${result.prompt_tokens} prompt tokens (${result.cached_tokens} already cached) in ${(result.ms / 1000).toFixed(1)} s`;
   });
 }
 

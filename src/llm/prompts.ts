@@ -1,8 +1,9 @@
 /**
- * Every prompt the LLM side sends. Each conversation is [system, user]: the system message is the STABLE PREFIX
- * (the tool catalog sorted by name, the same for every role, then the role, rules and JSON format with an example)
- * and depends only on the catalog, so prompt caches serve it across requests; everything about one request (goal,
- * now, dates, requirements, constraints, refinement) goes in the user message after it.
+ * Every prompt the LLM side sends. Each conversation is [system, user]: the system message is the STABLE PREFIX,
+ * ONE text for every role (the tool catalog sorted by name, then each role's rules and JSON format with an example,
+ * in a fixed order) that depends only on the catalog, so prompt caches serve it across requests and across roles;
+ * the user message after it names the role and holds everything about one request (goal, now, dates, requirements,
+ * constraints, refinement).
  */
 import type { TemporalReference } from '../domain/dates';
 import { flattenSteps, type Plan } from '../domain/plan';
@@ -93,14 +94,9 @@ function conversationSection(request: PlanningRequest): string[] {
   return [`Conversation so far:\n${request.context.map((m) => `${m.role}: ${m.content}`).join('\n')}`];
 }
 
-/**
- * Every system prompt opens with the same text, the catalog: a local server's cache (llama.cpp keeps the last
- * prompt's prefix) and hosted prompt caches then reuse it from one call to the next, whatever the role, and only
- * the role's rules and the request are read anew. On this machine that prefix is about 1,300 tokens, 30-50 s of
- * prompt processing per call.
- */
+/** The catalog, then which role to follow: the roles' sections come after it. */
 function toolsPreamble(catalog: readonly ToolSpec[]): string {
-  return `An orchestrator for AI agents carries goals through analysis, planning and review, then runs the plan's steps with the tools below.\n\n${catalogSection(catalog)}\n\n# Your task\n\n`;
+  return `An orchestrator for AI agents carries goals through analysis, planning and review, then runs the plan's steps with the tools below.\n\n${catalogSection(catalog)}\n\n# Your task\n\nYou take one of three roles, each described below with its rules and its reply format: the analyst, the planner and the pre-mortem critic. The user's message names the role you take for it, then gives its data: follow the rules and the format of that role only.\n\n`;
 }
 
 /** Rule 9's sentences: each step kind offered to the LLM planner, as its draft says (src/step-kinds). */
@@ -108,12 +104,13 @@ const STEP_KIND_RULES = STEP_KINDS.flatMap((k) => (k.draft ? [k.draft.rule] : []
 
 // ---- planner ----
 
-export function plannerSystemPrompt(catalog: readonly ToolSpec[]): string {
-  return `${toolsPreamble(catalog)}You are the planner of an orchestrator for AI agents. You turn a goal into an executable plan: a JSON object whose steps call the tools listed above under "Tools". You never run anything yourself.
+const PLANNER_ROLE = `# Role: planner
 
-## Rules
+As the planner of an orchestrator for AI agents, you turn a goal into an executable plan: a JSON object whose steps call the tools listed above under "Tools". You never run anything yourself.
 
-1. Reply with one JSON object in the format below and nothing else, written on one line as in the example (no line breaks, no indentation).
+## Planner rules
+
+1. Reply with one JSON object in the plan format below and nothing else, written on one line as in the example (no line breaks, no indentation).
 2. Every step calls one tool listed above under "Tools" ("tool" is its exact name; never invent one) with "params" that match the tool's JSON Schema: all required params, no unknown params, the right types.
 3. Steps are numbered from 0 in the order you write them. "depends_on" lists the numbers of earlier steps that must finish before a step starts.
 4. To use the result of an earlier step N, put a template in a param value AND list N in depends_on:
@@ -135,7 +132,6 @@ ${JSON.stringify(PLAN_EXAMPLE)}
 
 A PARTIAL plan (the goal also asked to email the orders, and no tool sends email):
 ${JSON.stringify(PARTIAL_EXAMPLE)}`;
-}
 
 export interface PlannerPromptInput {
   request: PlanningRequest;
@@ -189,6 +185,7 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
   const { request, requirements, temporal_references, refinement, workspace, draft } = input;
   const { temporal_references: _dates, ...analysis } = requirements;
   const sections = [
+    'Role: planner (follow the planner rules and the plan format above).',
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
     datesSection(temporal_references),
@@ -222,12 +219,13 @@ export function plannerUserPrompt(input: PlannerPromptInput): string {
 
 // ---- requirements analysis ----
 
-export function analyzerSystemPrompt(catalog: readonly ToolSpec[]): string {
-  return `${toolsPreamble(catalog)}You analyse goals for an orchestrator of AI agents before they are planned. You do not plan or run anything: you say what a goal requires, or ask what it means.
+const ANALYST_ROLE = `# Role: analyst
 
-## Rules
+As the analyst, you analyse goals for an orchestrator of AI agents before they are planned. You do not plan or run anything: you say what a goal requires, or ask what it means.
 
-1. Reply with one JSON object in the format below and nothing else, written on one line as in the example (no line breaks, no indentation).
+## Analyst rules
+
+1. Reply with one JSON object in the requirements format below and nothing else, written on one line as in the example (no line breaks, no indentation).
 2. "is_clear" is false when the goal is vague or ambiguous: when reasonable readings lead to different work (which data, which records, which period, which action). Then "clarification" holds one "question", 2 to 5 concrete "options" (each a complete reading the user can pick as is) and "default_option", the 0-based index of the most likely option. When the goal is clear, "is_clear" is true and "clarification" is null.
 3. "steps" are the abstract requirement steps in order, in words: name the service or data and the operation, never concrete values and never templates (no \${...}). Each step names an operation and the data of THIS goal, with its filters in words (the period, not its dates); one step per distinct operation, each written once.
 4. "required_capabilities" names what the goal needs, with the tool names above where one fits; name a missing capability plainly.
@@ -238,13 +236,13 @@ export function analyzerSystemPrompt(catalog: readonly ToolSpec[]): string {
 
 Example (an unclear goal; its tools are made up):
 ${JSON.stringify(REQUIREMENTS_EXAMPLE)}`;
-}
 
 export function analyzerUserPrompt(
   request: PlanningRequest,
   temporal_references: readonly TemporalReference[],
 ): string {
   return [
+    'Role: analyst (follow the analyst rules and the requirements format above).',
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
     datesSection(temporal_references),
@@ -263,10 +261,11 @@ export const PREMORTEM_EXAMPLE = {
   suggestion: 'Set status to "open".',
 } as const;
 
-export function premortemSystemPrompt(catalog: readonly ToolSpec[]): string {
-  return `${toolsPreamble(catalog)}You are a pre-mortem critic for plans of an orchestrator of AI agents. Imagine the plan you are given was run and FAILED. Work out the most likely reasons it failed and report each one as a critique.
+const CRITIC_ROLE = `# Role: pre-mortem critic
 
-## Rules
+As the pre-mortem critic for plans of an orchestrator of AI agents, imagine the plan you are given was run and FAILED. Work out the most likely reasons it failed and report each one as a critique.
+
+## Critic rules
 
 1. Reply with one JSON object {"critiques": [...]} and nothing else, written on one line (no line breaks, no indentation).
 2. Look for: params that do not match the tool's schema or the goal, wrong or missing date ranges, a step using data an earlier step does not return, a template whose step is missing from depends_on, steps that break on an empty result, parts of the goal no step covers, irreversible actions (delete, send, pay) without a human check, assumptions that may be false.
@@ -280,15 +279,28 @@ Example (for a made-up plan for "open orders of last week" whose step 1.1 passes
 ${JSON.stringify({ critiques: [PREMORTEM_EXAMPLE] })}
 
 For a sound plan: {"critiques": []}`;
-}
 
 export function premortemUserPrompt(request: PlanningRequest, plan: Plan): string {
   return [
+    'Role: pre-mortem critic (follow the critic rules and the critique format above).',
     `Goal: ${request.goal}`,
     `Now: ${request.now}`,
     `Plan version ${plan.version} (steps are numbered 0.. in this order; "id" is what step_id names):\n${JSON.stringify(reviewedPlan(plan))}`,
     'Imagine this plan failed. Reply with the critiques as one JSON object.',
   ].join('\n\n');
+}
+
+// ---- the system prompt of every role ----
+
+/**
+ * The one system prompt of every role for a catalog: the catalog, then the planner's, the critic's and the analyst's
+ * rules and formats. Byte-identical whatever the role, so a prompt cache that holds only the last prompt (llama.cpp's
+ * slot) serves all of it from one call to the next and only the user message is read anew; the warm-up
+ * (./warm-up.ts) sends it once at a worker's start. The analyst's section comes last, nearest the request: placed
+ * before the planner's, Qwen2.5-Coder-1.5B copied the plan example's made-up tools and dates into its analysis.
+ */
+export function systemPrompt(catalog: readonly ToolSpec[]): string {
+  return `${toolsPreamble(catalog)}${PLANNER_ROLE}\n\n${CRITIC_ROLE}\n\n${ANALYST_ROLE}`;
 }
 
 // ---- correction turn (appended after the model's unusable reply) ----

@@ -1,11 +1,11 @@
 /**
- * Warm start: a worker with an LLM sends the planner's stable prompt prefix for its default catalog once, asking for
+ * Warm start: a worker with an LLM sends the system prompt every role shares for its default catalog once, asking for
  * one token back, so the provider's prompt cache (llama.cpp's slot, vLLM's prefix cache, hosted prompt caches) holds
- * it before the first run and the first plan is not the slow one. Best effort: a failure is reported, never thrown.
+ * it before the first run and the first analysis, plan or pre-mortem is not the slow one. Best effort: a failure is reported, never thrown.
  */
 import type { ToolSpec } from '../domain/tool-spec';
 import type { ChatModel } from './chat';
-import { plannerSystemPrompt } from './prompts';
+import { systemPrompt } from './prompts';
 
 export interface WarmUp {
   ms: number;
@@ -21,7 +21,7 @@ export async function warmPromptCache(
   try {
     const { usage } = await client.complete(
       [
-        { role: 'system', content: plannerSystemPrompt(catalog) },
+        { role: 'system', content: systemPrompt(catalog) },
         { role: 'user', content: 'Reply with {}.' },
       ],
       { temperature: 0, maxTokens: 1 },

@@ -44,7 +44,7 @@ export interface PlanCacheKeyInput {
 }
 
 /**
- * The digest of everything the planner's prompt is made of (src/llm/prompts.ts plannerSystemPrompt and
+ * The digest of everything the planner's prompt is made of (src/llm/prompts.ts systemPrompt and
  * plannerUserPrompt): whatever a run can put into the prompt must be in the key, or one run could have its plan served
  * to another that never said it (a `system` message in the context, say). The catalog's specs make the system
  * prompt; the ranking planner's draft is left out because it follows from the rest; the model and the release

@@ -38,11 +38,11 @@ export type ScriptedReply =
   | { content: string; delay_ms?: number; usage?: Partial<ScriptedUsage> }
   | { status: number; message?: string; delay_ms?: number };
 
-/** Which of the planner's prompts (src/llm/prompts.ts) a request carries, told by its system prompt. */
+/** Which of the planner's prompts (src/llm/prompts.ts) a request carries, told by the role its user message names. */
 export function promptKind(body: ChatRequestBody): 'analysis' | 'plan' | 'premortem' {
-  const system = body.messages[0]?.content ?? '';
-  if (system.includes('pre-mortem')) return 'premortem';
-  return system.includes('You analyse goals') ? 'analysis' : 'plan';
+  const user = body.messages[1]?.content ?? '';
+  if (user.startsWith('Role: pre-mortem critic')) return 'premortem';
+  return user.startsWith('Role: analyst') ? 'analysis' : 'plan';
 }
 
 /**

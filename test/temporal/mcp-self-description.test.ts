@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { getStateQuery } from '../../src/api';
-import { plannerSystemPrompt } from '../../src/llm/prompts';
+import { systemPrompt } from '../../src/llm/prompts';
 import { projectRoot } from '../../src/project-root';
 import { createMcpPack, mcpToolSpec, type McpPack } from '../../src/tools/mcp';
 import { planningWorkflow } from '../../src/workflows';
@@ -66,7 +66,7 @@ test("server-filesystem's allowed directory is in its tools' descriptions and is
   // The listing tool itself takes nothing: it says nothing more.
   expect(specOf(files, 'list_allowed_directories').description).not.toContain(note);
 
-  const prompt = plannerSystemPrompt(files.tools.map((t) => t.spec));
+  const prompt = systemPrompt(files.tools.map((t) => t.spec));
   expect(prompt).toContain(note);
   expect(prompt).toContain(`"path":{"type":"string","examples":[${JSON.stringify(folder)}]}`);
 });

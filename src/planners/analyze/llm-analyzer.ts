@@ -25,7 +25,7 @@ import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
 import { askForJson } from '../../llm/json-conversation';
 import { requirementsReplySchema } from '../../llm/reply-schemas';
-import { analyzerSystemPrompt, analyzerUserPrompt } from '../../llm/prompts';
+import { systemPrompt, analyzerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 
 export const ANALYSIS_TEMPERATURE = 0;
@@ -106,7 +106,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
       transcript,
     } = await askForJson(this.client, {
       messages: [
-        { role: 'system', content: analyzerSystemPrompt(catalog) },
+        { role: 'system', content: systemPrompt(catalog) },
         { role: 'user', content: analyzerUserPrompt(request, resolved) },
       ],
       temperature: ANALYSIS_TEMPERATURE,

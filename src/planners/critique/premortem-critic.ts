@@ -19,7 +19,7 @@ import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
 import { askForJson } from '../../llm/json-conversation';
 import { critiquesReplySchema } from '../../llm/reply-schemas';
-import { PREMORTEM_EXAMPLE, premortemSystemPrompt, premortemUserPrompt } from '../../llm/prompts';
+import { PREMORTEM_EXAMPLE, systemPrompt, premortemUserPrompt } from '../../llm/prompts';
 import { groundCritiques } from './grounding';
 
 export const PREMORTEM_CRITIC_ID = 'llm-premortem';
@@ -66,7 +66,7 @@ export class PremortemCritic implements Critic {
       transcript,
     } = await askForJson(this.client, {
       messages: [
-        { role: 'system', content: premortemSystemPrompt(catalog) },
+        { role: 'system', content: systemPrompt(catalog) },
         { role: 'user', content: premortemUserPrompt(request, plan) },
       ],
       temperature: PREMORTEM_TEMPERATURE,

@@ -36,7 +36,7 @@ import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
 import { askForJson } from '../../llm/json-conversation';
 import { DRAFT_VERDICTS, draftReviewReplySchema, planReplySchema } from '../../llm/reply-schemas';
-import { plannerSystemPrompt, plannerUserPrompt } from '../../llm/prompts';
+import { systemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
 import type { TemporalReference } from '../../domain/dates';
 import { groundingOf } from '../goal-constraints';
@@ -206,7 +206,7 @@ export class LlmPlanner implements Planner {
     const verdict = draft !== undefined && this.calls === 'always';
     const asked = askForJson(this.client, {
       messages: [
-        { role: 'system', content: plannerSystemPrompt(catalog) },
+        { role: 'system', content: systemPrompt(catalog) },
         {
           role: 'user',
           content: plannerUserPrompt({

@@ -245,7 +245,7 @@ describe('PremortemCritic', () => {
     expect(result.llm_calls).toHaveLength(1);
     const body = harness.server.requests[0]!.body;
     expect(body.temperature).toBe(PREMORTEM_TEMPERATURE);
-    expect(body.messages[0]!.content).toContain('Imagine the plan you are given was run and FAILED');
+    expect(body.messages[0]!.content).toContain('imagine the plan you are given was run and FAILED');
     expect(body.messages[1]!.content).toContain(
       '{"id":"1.2","title":"Fetch their contaminants","tool":"contaminants-detected"',
     ); // a lean view of the plan, ids included

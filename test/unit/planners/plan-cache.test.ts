@@ -5,7 +5,7 @@ import { MemoryIdempotencyLedger } from '../../../src/store/idempotency';
 import { WASTE_CATALOG } from '../../../src/tools/waste/catalog';
 import { temporalReferencesFor } from '../../../src/domain/date-ranges';
 import { effectiveGoal } from '../../../src/domain/request';
-import { plannerSystemPrompt, plannerUserPrompt } from '../../../src/llm/prompts';
+import { systemPrompt, plannerUserPrompt } from '../../../src/llm/prompts';
 import { analyze, rankingPlan, request } from '../../support/planning';
 
 const GOAL = "Get last week's contaminated shipments";
@@ -26,7 +26,7 @@ function promptOf(input: PlanCacheKeyInput): string {
   const { request: req, requirements } = input;
   const temporal_references = temporalReferencesFor(effectiveGoal(req), req.now, requirements.temporal_references);
   const workspace = input.workspaceText === undefined ? undefined : { text: input.workspaceText };
-  return `${plannerSystemPrompt(input.catalog)}\n${plannerUserPrompt({ request: req, requirements, temporal_references, workspace })}`;
+  return `${systemPrompt(input.catalog)}\n${plannerUserPrompt({ request: req, requirements, temporal_references, workspace })}`;
 }
 
 describe('planCacheKey', () => {
