@@ -162,12 +162,11 @@ export class LlmPlanner implements Planner {
     this.cacheIdentity = `${client.model}; draft ${draft ? `${draft.kind}, calls ${this.calls}` : 'none'}; durable-planner ${packageVersion()}`;
   }
 
-  /** The draft's plan for a first plan, unless it has no step to offer (IMPOSSIBLE) or the draft planner fails. */
-  private async draftFor(input: PlanGenerationInput): Promise<Plan | undefined> {
+  /** The draft planner's plan for a first plan, unless the draft planner fails. */
+  private async rulesPlanFor(input: PlanGenerationInput): Promise<Plan | undefined> {
     if (!this.draft || input.refinement) return undefined;
     try {
-      const { plan } = await this.draft.generate({ ...input, llm: undefined });
-      return plan.status === 'IMPOSSIBLE' ? undefined : plan;
+      return (await this.draft.generate({ ...input, llm: undefined })).plan;
     } catch {
       return undefined; // the model plans from the goal alone, as without a draft
     }
@@ -193,7 +192,9 @@ export class LlmPlanner implements Planner {
     const allowed = request.constraints.allowed_tools;
     const tools = allowed ? catalog.filter((t) => allowed.includes(t.name)) : catalog;
 
-    const draft = await this.draftFor(input);
+    const rulesPlan = await this.rulesPlanFor(input);
+    // An IMPOSSIBLE plan has no step to offer as a draft: the model plans from the goal.
+    const draft = rulesPlan?.status === 'IMPOSSIBLE' ? undefined : rulesPlan;
     const leftOut = draft && this.calls === 'auto' ? draftShortfall(draft, input, context, temporal_references) : [];
     if (draft && leftOut === undefined)
       return {
@@ -256,15 +257,17 @@ export class LlmPlanner implements Planner {
       const { value: plan, llm_calls, transcript } = await asked;
       return { plan, llm_calls, transcript };
     } catch (err) {
-      // The model's attempts ran out on a goal the rules could plan: their draft stands, saying so, its calls charged.
-      if (!(draft && err instanceof PlanningExhaustedError) || validatePlan(draft, context).length > 0) throw err;
+      // The model's attempts ran out where the rules had a plan (a draft, or IMPOSSIBLE naming what is missing): the
+      // rules' plan stands, saying so, the calls charged.
+      if (!(rulesPlan && err instanceof PlanningExhaustedError) || validatePlan(rulesPlan, context).length > 0)
+        throw err;
       const llm_calls = (err.details?.llm_calls ?? []) as LlmCallUsage[];
       return {
         plan: {
-          ...draft,
+          ...rulesPlan,
           assumptions: [
-            ...draft.assumptions,
-            `the model's replies did not validate (${err.message.replace(/\s+/g, ' ').slice(0, 300)}): the ranking planner's draft is the plan`,
+            ...rulesPlan.assumptions,
+            `the model's replies did not validate (${err.message.replace(/\s+/g, ' ').slice(0, 300)}): the ranking planner's plan stands`,
           ],
         },
         llm_calls,

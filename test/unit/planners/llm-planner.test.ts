@@ -112,8 +112,18 @@ describe('LlmPlanner with a draft planner, asked about every draft (PLANNER_LLM_
     expect(plan.metadata.planner).toBe('ranking');
     expect(plan.tasks.flatMap((t) => t.steps.map((s) => s.tool))).toEqual(['shipments', 'contaminants-detected']);
     expect(plan.assumptions.at(-1)).toMatch(
-      /^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's draft is the plan$/,
+      /^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's plan stands$/,
     );
+  });
+
+  it('when every reply fails validation on a goal the rules find IMPOSSIBLE, their IMPOSSIBLE plan stands, naming what is missing', async () => {
+    await harness.start({ script: ['not json', 'still not json', '{"nor": "this"}'] });
+    const goal = 'Order 50 new recycling bins from our supplier';
+    const { plan, llm_calls } = await withDraft({ request: request(goal), requirements: analyze(goal) });
+    expect(llm_calls).toHaveLength(3);
+    expect(plan.status).toBe('IMPOSSIBLE');
+    expect(plan.missing_capabilities.join(' ')).toMatch(/order/i);
+    expect(plan.assumptions.at(-1)).toMatch(/the ranking planner's plan stands$/);
   });
 
   it("a revision the model wrote without task labels keeps the draft's two tasks and the dependency between them", async () => {
