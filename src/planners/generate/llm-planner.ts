@@ -3,8 +3,9 @@
  * capabilities, steps with title, tool, params and dependencies; see src/domain/plan-draft.ts) under a structured
  * output whose schema allows only the catalog's tools with their params. The system fills ids, defaults and the
  * estimate. A reply that is not JSON, does not match the format or fails validatePlan is sent back with its errors
- * in the same conversation (see askForJson); after the attempts run out planning fails with PLAN-009. A full plan
- * (with `tasks`) is accepted too, from providers that ignore the schema and models that know the old format.
+ * in the same conversation (see askForJson); after the attempts run out the rules' own plan of a first plan stands
+ * where it validates, else planning fails with PLAN-009. A full plan (with `tasks`) is accepted too, from providers
+ * that ignore the schema and models that know the old format.
  *
  * A first plan starts from the ranking planner's draft. With `calls: 'auto'` (PLANNER_LLM_PLAN) a draft that holds
  * every value the goal states, validates and accounts for the goal's actions is the plan, without a call: on two CPU
