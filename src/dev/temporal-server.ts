@@ -103,7 +103,23 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   });
 }
 
+/** How often a start is tried again when the server exits at once, e.g. a port found free was taken before it bound. */
+const START_ATTEMPTS = 3;
+
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(options);
+    } catch (err) {
+      if (!(err instanceof ServerExitedError) || attempt >= START_ATTEMPTS) throw err;
+      options.log?.(`Temporal dev server exited at start (${err.message}); trying again with fresh ports`);
+    }
+  }
+}
+
+class ServerExitedError extends Error {}
+
+async function startDevServerOnce(options: DevServerOptions): Promise<DevServer> {
   const cli = ensureTemporalCli(options.binaries, options.log);
   const port = options.port ?? (await freePort());
   const uiPort = options.uiPort ?? (await freePort());
@@ -143,6 +159,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await waitForTemporal(address, 60_000, () => !exited);
   } catch (err) {
     child.kill('SIGKILL');
+    if (exited) throw new ServerExitedError(`${String((err as Error).message)}${lastLogLine(options.logFile)}`);
     throw err;
   }
   if (options.detached) child.unref();
@@ -162,6 +179,17 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       }
     },
   };
+}
+
+/** The server's last words, so an exit at start says why (a port in use, a locked database). */
+function lastLogLine(logFile: string | undefined): string {
+  if (!logFile) return '';
+  try {
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n');
+    return `: ${lines[lines.length - 1].slice(0, 400)}`;
+  } catch {
+    return '';
+  }
 }
 
 export const LOCAL_DEV_PORT = 7233;

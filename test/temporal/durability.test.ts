@@ -3,6 +3,7 @@
  * that stored it.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -69,6 +70,18 @@ describe('durability of the Temporal plumbing', () => {
       await worker.stop();
       await client.connection.close();
       await server.stop();
+    }
+  });
+
+  test('a dev server that cannot bind its port says why, after trying again', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'port-taken-'));
+    try {
+      await expect(startDevServerIn(dir, port)).rejects.toThrow(/exited before it was ready.*address already in use/);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
     }
   });
 });
