@@ -4,10 +4,12 @@
  * resolver's (see temporalReferencesFor), not the model's.
  *
  * The rules have the last word on vagueness both ways, because small models misjudge it: a goal that names no tool,
- * place or date and only asks to see data ("Check the reports") is asked about even when the model calls it clear,
- * and a goal the user has already answered about is not asked about again once the rules find it plannable. The
- * model's own question, about a goal the rules find clear, is asked only when an option names something of the goal
- * or the catalog: a small model copies the prompt's example ("Orders that are overdue") for any goal.
+ * place or date and only asks to see data ("Check the reports") is asked about with the rules' question, without a
+ * call; a goal that names something to plan by (a tool, place, name, date, constraint) is not asked about, and
+ * neither is one the user has already answered about once the rules find it plannable. The model's own question is
+ * asked only about a goal that names nothing to plan by yet is not vague by the rules, and only when an option names
+ * something of the goal or the catalog: a small model copies the prompt's example ("Orders that are overdue") for
+ * any goal.
  */
 import { effectiveGoal } from '../../domain/request';
 import {
@@ -19,7 +21,7 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/text';
 import { toolTerms } from '../catalog-match';
-import { analyzeGoalByRules, clarificationNeeded } from './rules-analyzer';
+import { analyzeGoalByRules, clarificationNeeded, isOrderedAction, isPinned } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
@@ -43,31 +45,38 @@ function namesGoalOrCatalog(question: Clarification, goal: string, catalog: read
 
 /**
  * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague; clear when they
- * find a goal the user has answered about plannable, or when the model's question names nothing of the goal or the
- * catalog (`grounded` false).
+ * find a goal plannable that the user has answered about or that names something to plan by (`pinned`), or when the
+ * model's question names nothing of the goal or the catalog (`grounded` false).
  */
 function clarityOf(
   answer: Requirements,
   rulesQuestion: Clarification | null,
-  answered: boolean,
-  grounded: boolean,
+  overrule: { answered: boolean; pinned: boolean; grounded: boolean },
 ): Pick<Requirements, 'is_clear' | 'clarification'> {
   if (answer.is_clear && rulesQuestion) return { is_clear: false, clarification: rulesQuestion };
-  if (!answer.is_clear && !rulesQuestion && (answered || !grounded)) return { is_clear: true, clarification: null };
+  if (!answer.is_clear && !rulesQuestion && (overrule.answered || overrule.pinned || !overrule.grounded))
+    return { is_clear: true, clarification: null };
   return { is_clear: answer.is_clear, clarification: answer.clarification };
 }
 
 /**
- * Why the rules' requirements are enough without the model, or undefined: a first request (no conversation yet)
- * whose goal the rules find clear, asking for data (a query) from tools it names, with every capability it needs a
- * tool of the catalog. Vague goals, answers to questions and actions no tool matches still go to the model.
+ * Why the rules' requirements are enough without the model, or undefined. Only a first request (no conversation
+ * yet) qualifies, and then: a goal the rules find vague (their question is asked whatever the model says); or a clear
+ * goal that names something to plan by, each capability of which is a tool of the catalog or an action no tool does
+ * ("Order 50 new bins": what a plan names as missing). A capability that is a question or a request for data no tool
+ * matched ("What is the travel budget?") goes to the model, which may find the tools that answer it.
  */
 export function rulesSuffice(rules: Requirements, { request, catalog }: RequirementsAnalysisInput): string | undefined {
-  if (!rules.is_clear || request.context.length > 0 || rules.intent.type !== 'query') return undefined;
+  if (request.context.length > 0) return undefined;
+  if (!rules.is_clear)
+    return 'the rules find the goal too vague to plan: their question is asked, no LLM analysis call';
+  if (!isPinned(effectiveGoal(request), catalog, request.now)) return undefined;
   const tools = new Set(catalog.map((t) => t.name));
   const needs = rules.required_capabilities;
-  if (needs.length === 0 || needs.some((c) => !tools.has(c))) return undefined;
-  return `the rules analysed the goal alone (a clear query of ${needs.join(', ')}): no LLM analysis call`;
+  if (needs.length === 0 || needs.some((c) => !tools.has(c) && !isOrderedAction(c))) return undefined;
+  const missing = needs.filter((c) => !tools.has(c));
+  const of = [...needs.filter((c) => tools.has(c)), ...missing.map((c) => `"${c}", which no tool does`)].join(', ');
+  return `the rules analysed the goal alone (${of}): no LLM analysis call`;
 }
 
 export class LlmAnalyzer implements RequirementsAnalyzer {
@@ -100,6 +109,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
     const resolved = temporalReferencesFor(goal, request.now);
     const rulesQuestion = clarificationNeeded({ request, catalog }, this.lexiconOf(request.tool_catalog));
     const answered = request.context.some((m) => m.role === 'user');
+    const pinned = isPinned(goal, catalog, request.now);
     const {
       value: requirements,
       llm_calls,
@@ -122,7 +132,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         const grounded = answer.clarification !== null && namesGoalOrCatalog(answer.clarification, goal, catalog);
         return {
           ...answer,
-          ...clarityOf(answer, rulesQuestion, answered, grounded),
+          ...clarityOf(answer, rulesQuestion, { answered, pinned, grounded }),
           steps,
           temporal_references,
           complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter },

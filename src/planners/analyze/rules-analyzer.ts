@@ -196,24 +196,31 @@ function constrainedWords(text: string, nowIso: string, catalog: readonly ToolSp
 const ASKS_TO_SEE = openingWith(...fetching, ...inspecting, ...seeingOrTelling);
 
 /**
- * Too little to plan: empty, or naming no tool, place, name, date or folder the catalog can list ("the archive
- * folder") while saying nothing more than two meaningful words ("Add validation") or than a wish to see some data
- * ("Get me the data on the bad stuff"). Readings of such a goal lead to different work, so it is asked about,
- * whoever analyses it.
+ * Whether the goal names something to plan by: a tool, place, name, date, constraint or a folder the catalog can
+ * list ("the archive folder"). A proper noun after the first word ("for Hamburg", "by EcoTrans") names something, as
+ * a place does.
  */
-function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
+export function isPinned(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
   const tokens = tokenize(text);
-  if (text.trim().length === 0) return true;
-  // A proper noun after the first word ("for Hamburg", "by EcoTrans") names something, as a place does.
-  const namesSomething = tokens.slice(1).some((t) => t.text.length > 1 && /^\p{Lu}/u.test(t.text));
-  const pinned =
-    namesSomething ||
+  return (
+    tokens.slice(1).some((t) => t.text.length > 1 && /^\p{Lu}/u.test(t.text)) ||
     matchCatalog(tokens, catalog).tools.length > 0 ||
     findLocations(tokens).length > 0 ||
     resolveTemporalReferences(text, nowIso).length > 0 ||
     goalConstraints(text, nowIso, catalog).length > 0 ||
-    folderListing(text, catalog) !== undefined;
-  return !pinned && (contentTokens(tokens).length <= 2 || ASKS_TO_SEE.test(text.trim()));
+    folderListing(text, catalog) !== undefined
+  );
+}
+
+/**
+ * Too little to plan: empty, or pinned by nothing (isPinned) while saying nothing more than two meaningful words
+ * ("Add validation") or than a wish to see some data ("Get me the data on the bad stuff"). Readings of such a goal
+ * lead to different work, so it is asked about, whoever analyses it.
+ */
+function isVague(text: string, catalog: readonly ToolSpec[], nowIso: string): boolean {
+  if (text.trim().length === 0) return true;
+  if (isPinned(text, catalog, nowIso)) return false;
+  return contentTokens(tokenize(text)).length <= 2 || ASKS_TO_SEE.test(text.trim());
 }
 
 /** The question to ask before planning, when the goal (with the answers given so far) is too vague to plan; else null. */
@@ -328,6 +335,14 @@ const STATES_WISH = /^(i|we)(['’]d|\s+would|\s+want|\s+need|\s+wish|\s+like|\s
  */
 export function statesWish(clause: string): boolean {
   return STATES_WISH.test(clause.trim());
+}
+
+/**
+ * Whether a capability the rules found is an order for an action ("Order 50 new bins", "Email the list to the
+ * team"), not a question, a request for data or a wish, which reading the catalog's data may still answer.
+ */
+export function isOrderedAction(capability: string): boolean {
+  return !asksForData(capability) && !QUESTION_START.test(capability) && !statesWish(capability);
 }
 
 /**

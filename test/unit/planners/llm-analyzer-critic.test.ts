@@ -141,12 +141,30 @@ describe('LlmAnalyzer', () => {
     });
     expect(answered.requirements).toMatchObject({ is_clear: true, clarification: null });
 
-    // Without an answer the model's question stands.
+    // Without an answer, about a goal that names nothing to plan by, the model's question stands.
     const unanswered = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
-      request: request('Get contaminated shipments'),
+      request: request('Make the monthly cleanup smoother for everyone'),
       catalog,
     });
     expect(unanswered.requirements).toMatchObject({ is_clear: false, clarification });
+  });
+
+  it.each([
+    ['a tool and a period', 'Get contaminated shipments from last week', catalog],
+    ['a name', 'Order 50 new recycling bins from Hansa Containers', catalog],
+    ['a place, on a second catalog', 'Which loans are overdue in Leipzig?', LIBRARY_CATALOG],
+  ])("does not ask the model's question about a goal that names %s to plan by", async (_what, goal, tools) => {
+    const clarification = {
+      question: 'Which shipments or loans do you mean?',
+      options: ['Contaminated shipments', 'Overdue loans'],
+      default_option: 0,
+    };
+    await harness.start({ script: [analysisReply({ is_clear: false, clarification })] });
+    const { requirements } = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
+      request: request(goal),
+      catalog: tools,
+    });
+    expect(requirements).toMatchObject({ is_clear: true, clarification: null });
   });
 
   it("does not ask the model's question about a clear goal when no option names anything of the goal or the catalog (a copy of the prompt's example)", async () => {
@@ -346,14 +364,48 @@ describe('fewer LLM calls where the rules are sure (calls: auto, the default)', 
     expect(result.note).toContain('loans');
   });
 
+  it('asks a goal the rules find vague their own question, with no call', async () => {
+    await harness.start({ script: [] });
+    const result = await new LlmAnalyzer(harness.client).analyze({ request: request('Do the waste thing'), catalog });
+    expect(result.llm_calls).toEqual([]);
+    expect(result.requirements.is_clear).toBe(false);
+    expect(result.requirements.clarification?.options.length).toBeGreaterThan(1);
+    expect(result.note).toMatch(/too vague to plan/);
+  });
+
   it.each([
-    ['a vague goal', 'Do the waste thing', {}],
-    ['an action no tool does', 'List the composting sites and email them to the compliance team', {}],
+    [
+      'the waste catalog',
+      'Order 50 new recycling bins from our supplier',
+      catalog,
+      'Order 50 new recycling bins from our supplier',
+    ],
+    [
+      'a second catalog',
+      'Renew the loans of members in Leipzig and text each of them',
+      LIBRARY_CATALOG,
+      'Text each of them',
+    ],
+  ])(
+    'names an action no tool does as missing by the rules alone, with no call, on %s',
+    async (_what, goal, tools, action) => {
+      await harness.start({ script: [] });
+      const result = await new LlmAnalyzer(harness.client).analyze({ request: request(goal), catalog: tools });
+      expect(result.llm_calls).toEqual([]);
+      expect(result.requirements.required_capabilities).toContain(action);
+      expect(result.note).toContain(`"${action}", which no tool does`);
+    },
+  );
+
+  it.each([
     [
       'an answer to a question',
       'Show contaminated shipments',
       { context: [{ role: 'user' as const, content: 'yesterday' }] },
     ],
+    ['a question no tool matched, which reading data may answer', 'What is the travel budget for Q3 2026?', {}],
+    ['a request for data no tool matched', 'List the composting sites and email them to the compliance team', {}],
+    ['a goal that names nothing to plan by yet is not vague', 'Make the monthly cleanup smoother for everyone', {}],
   ])('still asks the model about %s', async (_what, goal, options) => {
     await harness.start({ script: [analysisReply()] });
     const result = await new LlmAnalyzer(harness.client).analyze({ request: request(goal, options), catalog });
