@@ -74,7 +74,8 @@ describe('durability of the Temporal plumbing', () => {
   });
 
   test('a dev server that cannot bind its port says why, after trying again', async () => {
-    const blocker = net.createServer();
+    // It hangs up at once: a client's connection attempts must not keep it open.
+    const blocker = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as net.AddressInfo;
     const dir = mkdtempSync(path.join(os.tmpdir(), 'port-taken-'));
