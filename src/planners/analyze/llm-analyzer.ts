@@ -5,10 +5,10 @@
  *
  * The rules have the last word on vagueness both ways, because small models misjudge it: a goal that names no tool,
  * place or date and only asks to see data ("Check the reports") is asked about with the rules' question, without a
- * call; a goal that names something to plan by (a tool, place, name, date, constraint) is not asked about, and
- * neither is one the user has already answered about once the rules find it plannable. The model's own question is
- * asked only about a goal that names nothing to plan by yet is not vague by the rules, and only when an option names
- * something of the goal or the catalog: a small model copies the prompt's example ("Orders that are overdue") for
+ * call; a goal that names something to plan by (a tool, place, name, date, constraint) or is a question of its own
+ * ("When is the contract due?") is not asked about, and neither is one the user has already answered about once the
+ * rules find it plannable. The model's own question is asked only about a request that names nothing to plan by yet
+ * is not vague by the rules, and only when an option names something of the goal or the catalog: a small model copies the prompt's example ("Orders that are overdue") for
  * any goal.
  */
 import { effectiveGoal } from '../../domain/request';
@@ -21,7 +21,7 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/text';
 import { toolTerms } from '../catalog-match';
-import { analyzeGoalByRules, clarificationNeeded, isOrderedAction, isPinned } from './rules-analyzer';
+import { analyzeGoalByRules, asksQuestion, clarificationNeeded, isOrderedAction, isPinned } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
@@ -45,16 +45,17 @@ function namesGoalOrCatalog(question: Clarification, goal: string, catalog: read
 
 /**
  * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague; clear when they
- * find a goal plannable that the user has answered about or that names something to plan by (`pinned`), or when the
- * model's question names nothing of the goal or the catalog (`grounded` false).
+ * find a goal plannable that the user has answered about or that says what it wants (`specific`: it names something
+ * to plan by or is a question), or when the model's question names nothing of the goal or the catalog (`grounded`
+ * false).
  */
 function clarityOf(
   answer: Requirements,
   rulesQuestion: Clarification | null,
-  overrule: { answered: boolean; pinned: boolean; grounded: boolean },
+  overrule: { answered: boolean; specific: boolean; grounded: boolean },
 ): Pick<Requirements, 'is_clear' | 'clarification'> {
   if (answer.is_clear && rulesQuestion) return { is_clear: false, clarification: rulesQuestion };
-  if (!answer.is_clear && !rulesQuestion && (overrule.answered || overrule.pinned || !overrule.grounded))
+  if (!answer.is_clear && !rulesQuestion && (overrule.answered || overrule.specific || !overrule.grounded))
     return { is_clear: true, clarification: null };
   return { is_clear: answer.is_clear, clarification: answer.clarification };
 }
@@ -109,7 +110,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
     const resolved = temporalReferencesFor(goal, request.now);
     const rulesQuestion = clarificationNeeded({ request, catalog }, this.lexiconOf(request.tool_catalog));
     const answered = request.context.some((m) => m.role === 'user');
-    const pinned = isPinned(goal, catalog, request.now);
+    const specific = isPinned(goal, catalog, request.now) || asksQuestion(goal);
     const {
       value: requirements,
       llm_calls,
@@ -132,7 +133,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
         const grounded = answer.clarification !== null && namesGoalOrCatalog(answer.clarification, goal, catalog);
         return {
           ...answer,
-          ...clarityOf(answer, rulesQuestion, { answered, pinned, grounded }),
+          ...clarityOf(answer, rulesQuestion, { answered, specific, grounded }),
           steps,
           temporal_references,
           complexity_indicators: { ...answer.complexity_indicators, has_temporal_filter },

@@ -118,12 +118,18 @@ function clarification(goal: string, catalog: readonly ToolSpec[], lexicon: Clar
   };
 }
 
+/** Whether the goal is a question ("When is the contract due?", "Which sites …"): it says what it wants to know. */
+export function asksQuestion(goal: string): boolean {
+  const text = goal.trim();
+  return text.endsWith('?') || QUESTION_START.test(text);
+}
+
 function detectIntent(goal: string, toolsNamed: number): { type: Intent; confidence: number } {
   const text = goal.trim();
   if (text.length === 0) return { type: 'command', confidence: 0 };
   if (CONFIRMATION.test(text)) return { type: 'confirmation', confidence: 0.9 };
   if (/^\d+$/.test(text)) return { type: 'clarification', confidence: 0.8 };
-  const asks = text.endsWith('?') || QUESTION_START.test(text);
+  const asks = asksQuestion(text);
   if (toolsNamed > 0 && (asks || QUERY_START.test(text))) return { type: 'query', confidence: 0.9 };
   if (asks) return { type: 'question', confidence: 0.85 };
   if (toolsNamed > 0) return { type: 'query', confidence: 0.7 };

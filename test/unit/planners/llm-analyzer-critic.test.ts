@@ -150,10 +150,12 @@ describe('LlmAnalyzer', () => {
   });
 
   it.each([
-    ['a tool and a period', 'Get contaminated shipments from last week', catalog],
-    ['a name', 'Order 50 new recycling bins from Hansa Containers', catalog],
-    ['a place, on a second catalog', 'Which loans are overdue in Leipzig?', LIBRARY_CATALOG],
-  ])("does not ask the model's question about a goal that names %s to plan by", async (_what, goal, tools) => {
+    ['it names a tool and a period', 'Get contaminated shipments from last week', catalog],
+    ['it names a name', 'Order 50 new recycling bins from Hansa Containers', catalog],
+    ['it names a place, on a second catalog', 'Which loans are overdue in Leipzig?', LIBRARY_CATALOG],
+    ['a question naming nothing the rules plan by', 'When is the shredder maintenance contract due?', catalog],
+    ['a question on a second catalog', 'What do our regular visitors think about the quiet room?', LIBRARY_CATALOG],
+  ])("does not ask the model's question about a goal that says what it wants: %s", async (_what, goal, tools) => {
     const clarification = {
       question: 'Which shipments or loans do you mean?',
       options: ['Contaminated shipments', 'Overdue loans'],
