@@ -7,9 +7,9 @@
  * place or date and only asks to see data ("Check the reports") is asked about with the rules' question, without a
  * call; a goal that names something to plan by (a tool, place, name, date, constraint) or is a question of its own
  * ("When is the contract due?") is not asked about, and neither is one the user has already answered about once the
- * rules find it plannable. The model's own question is asked only about a request that names nothing to plan by yet
- * is not vague by the rules, and only when an option names something of the goal or the catalog: a small model copies the prompt's example ("Orders that are overdue") for
- * any goal.
+ * rules find it plannable. The model's own question is asked only about a request that is no question and names
+ * nothing to plan by, yet is not vague by the rules, and only when an option names something of the goal or the
+ * catalog: a small model copies the prompt's example ("Orders that are overdue") for any goal.
  */
 import { effectiveGoal } from '../../domain/request';
 import {
