@@ -358,12 +358,13 @@ async function refusals(activity: ActivityRecord, readStored: RunGoalOptions['re
     .array(z.object({ role: z.string(), content: z.string() }))
     .safeParse(await readStored(activity.transcript_ref).catch(() => undefined));
   if (!transcript.success) return [];
-  // After the request: each refused reply (assistant), then the turn naming its errors (user).
-  return transcript.data
-    .slice(2, -1)
-    .flatMap((m) =>
-      m.role === 'user' ? m.content.split('\n').filter((line) => line.startsWith('[')) : [`reply: ${m.content}`],
-    );
+  // After the request: each refused reply (assistant), then the turn naming its errors (user); a last reply with no
+  // turn after it was accepted (a conversation given up on ends with the errors of its last reply, never sent).
+  const turns = transcript.data.slice(2);
+  if (turns.at(-1)?.role === 'assistant') turns.pop();
+  return turns.flatMap((m) =>
+    m.role === 'user' ? m.content.split('\n').filter((line) => line.startsWith('[')) : [`reply: ${m.content}`],
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

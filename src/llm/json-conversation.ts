@@ -29,6 +29,20 @@ const LAST_REPLY_CHARS = 600;
 /** How much warmer the attempt after a repeated reply is (a model at temperature 0 repeats itself exactly). */
 const REPEAT_TEMPERATURE_STEP = 0.4;
 
+/** Opens the last turn of a conversation given up on: the errors of its last reply, which no call carried. */
+export const NOT_SENT = 'Not sent (the attempts ran out); the last reply was refused for:';
+
+/** The conversations PLAN-009 errors gave up on, off their details (which go into workflow history). */
+const givenUp = new WeakMap<PlanningExhaustedError, ChatMessage[]>();
+
+/**
+ * The conversation `askForJson` gave up on when `error` is its PLAN-009: the request, every refused reply each
+ * followed by its errors, the last turn opening with NOT_SENT. A caller with a fallback keeps it for the audit.
+ */
+export function refusedConversation(error: unknown): ChatMessage[] | undefined {
+  return error instanceof PlanningExhaustedError ? givenUp.get(error) : undefined;
+}
+
 /** The errors a bad reply produces; anything else thrown by `parse` is a bug and propagates unchanged. */
 type OutputError = PlanParseError | PlanSchemaError | PlanValidationError;
 
@@ -95,13 +109,19 @@ export async function askForJson<T>(client: ChatModel, conversation: JsonConvers
       rejected.add(key);
       if (repeated) repeats += 1;
       if (attempt >= maxAttempts || repeats >= 2) {
-        throw withDetails(new PlanningExhaustedError(attempt, error), {
+        const exhausted = withDetails(new PlanningExhaustedError(attempt, error), {
           attempt_errors,
           llm_calls,
           // What the model last said, shortened: an operator (or the eval) sees what it was refused for.
           last_reply: reply.content.slice(0, LAST_REPLY_CHARS),
           ...(repeats > 0 ? { repeated_replies: repeats } : {}),
         });
+        givenUp.set(exhausted, [
+          ...messages,
+          { role: 'assistant', content: reply.content },
+          { role: 'user', content: [NOT_SENT, ...lines].join('\n') },
+        ]);
+        throw exhausted;
       }
       temperature = repeated
         ? Math.min(2, Math.max(temperature, baseTemperature) + REPEAT_TEMPERATURE_STEP)

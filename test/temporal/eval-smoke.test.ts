@@ -198,6 +198,34 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     }
   });
 
+  it("records every refused reply where the rules' plan stood after the model's attempts ran out, the last one's errors too", async () => {
+    const goal = SMOKE.find((g) => g.id.startsWith('f01'))!;
+    const refusing = await startScriptedLlmServer({
+      reply: (body) => (promptKind(body) === 'plan' ? 'not json' : reply(body)),
+    });
+    const planner = await startTestPlanner(fixtures.pack(), { prefix: 'eval-given-up', env: refusing.env });
+    const store = new LocalContentStore(planner.storeDir);
+    try {
+      const result = await runGoal(goal, {
+        client: fixtures.client(),
+        taskQueue: planner.taskQueue,
+        timeoutMs: 60_000,
+        pollMs: 200,
+        readStored: (ref) => store.get(ref),
+      });
+      // The rules' plan completed the goal; the three refused calls are on record with why each was refused.
+      expect(result).toMatchObject({
+        expected: true,
+        plan_generations: [expect.objectContaining({ llm_calls: 3, ok: true })],
+      });
+      expect(result.rejections.filter((line) => line === 'reply: not json')).toHaveLength(3);
+      expect(result.rejections.filter((line) => line.startsWith('[PLAN-00'))).toHaveLength(3);
+    } finally {
+      await planner.stop();
+      await refusing.close();
+    }
+  });
+
   it('judges a wrong status, an unnamed missing capability and an unfinished run as misses', () => {
     const goal = (g: Partial<GoldenGoal>): GoldenGoal => ({
       id: 'x',

@@ -35,7 +35,7 @@ import type { LlmCallUsage } from '../../domain/llm-calls';
 import type { PlanGenerationInput, PlanGenerationResult, Planner } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
-import { askForJson } from '../../llm/json-conversation';
+import { askForJson, refusedConversation } from '../../llm/json-conversation';
 import { DRAFT_VERDICTS, draftReviewReplySchema, planReplySchema } from '../../llm/reply-schemas';
 import { systemPrompt, plannerUserPrompt } from '../../llm/prompts';
 import { temporalReferencesFor } from '../../domain/date-ranges';
@@ -259,11 +259,13 @@ export class LlmPlanner implements Planner {
       return { plan, llm_calls, transcript };
     } catch (err) {
       // The model's attempts ran out where the rules had a plan (a draft, or IMPOSSIBLE naming what is missing): the
-      // rules' plan stands, saying so, the calls charged.
+      // rules' plan stands, saying so, the calls charged, the refused conversation kept for the audit.
       if (!(rulesPlan && err instanceof PlanningExhaustedError) || validatePlan(rulesPlan, context).length > 0)
         throw err;
       const llm_calls = (err.details?.llm_calls ?? []) as LlmCallUsage[];
+      const transcript = refusedConversation(err);
       return {
+        ...(transcript ? { transcript } : {}),
         plan: {
           ...rulesPlan,
           assumptions: [

@@ -20,6 +20,7 @@ import {
   parsePlanReply,
 } from '../../../src/planners/generate/llm-planner';
 import { PLAN_EXAMPLE, REQUIREMENTS_EXAMPLE } from '../../../src/llm/prompts';
+import { NOT_SENT } from '../../../src/llm/json-conversation';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
 import { FILES_CATALOG } from '../../support/files-catalog';
 import { LLM_GOAL, LlmHarness, MODEL, planReply, requirements, validSteps } from '../../support/llm';
@@ -114,6 +115,23 @@ describe('LlmPlanner with a draft planner, asked about every draft (PLANNER_LLM_
     expect(plan.assumptions.at(-1)).toMatch(
       /^the model's replies did not validate \(planning failed after 3 attempt\(s\).*\): the ranking planner's plan stands$/,
     );
+  });
+
+  it('when the draft stands, the result keeps the refused conversation for the audit: each reply, then why it was refused', async () => {
+    await harness.start({ script: ['not json', 'still not json', '{"nor": "this"}'] });
+    const { transcript } = await withDraft();
+    const turns = transcript!.slice(2);
+    expect(turns.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(turns.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([
+      'not json',
+      'still not json',
+      '{"nor": "this"}',
+    ]);
+    // The last reply's errors were never sent: the turn says so, and names them.
+    expect(turns.at(-1)!.content.startsWith(NOT_SENT)).toBe(true);
+    expect(turns.at(-1)!.content).toMatch(/^\[PLAN-00\d\]/m);
+    // Three calls were made, and the last turn is the only one no call carried.
+    expect(harness.messages(2)).toEqual(transcript!.slice(0, -2));
   });
 
   it('when every reply fails validation on a goal the rules find IMPOSSIBLE, their IMPOSSIBLE plan stands, naming what is missing', async () => {
