@@ -156,74 +156,59 @@ describe('the eval harness on its smoke goals (scripted LLM)', () => {
     expect(results.reduce((sum, r) => sum + r.llm_calls, 0)).toBe(llm.calls);
   });
 
-  it('records why plan replies were sent back: each refused reply and its errors, read from the stored conversation', async () => {
+  /** Runs the smoke goal f01 on a planner whose scripted model answers plan prompts with `planReply`. */
+  async function runF01(prefix: string, planReply: (body: ChatRequestBody) => string | undefined) {
     const goal = SMOKE.find((g) => g.id.startsWith('f01'))!;
+    const scripted = await startScriptedLlmServer({ reply: (body) => planReply(body) ?? reply(body) });
+    const planner = await startTestPlanner(fixtures.pack(), { prefix, env: scripted.env });
+    const store = new LocalContentStore(planner.storeDir);
+    try {
+      return await runGoal(goal, {
+        client: fixtures.client(),
+        taskQueue: planner.taskQueue,
+        timeoutMs: 60_000,
+        pollMs: 200,
+        readStored: (ref) => store.get(ref),
+      });
+    } finally {
+      await planner.stop();
+      await scripted.close();
+    }
+  }
+
+  it('records why plan replies were sent back: each refused reply and its errors, read from the stored conversation', async () => {
     let planCalls = 0;
     const invented = JSON.stringify({
       status: 'FEASIBLE',
       missing_capabilities: [],
       steps: [step('Facilities', 'facility-finder', { city: 'Hannover' })],
     });
-    const corrected = await startScriptedLlmServer({
-      reply: (body) => (promptKind(body) === 'plan' && planCalls++ === 0 ? invented : reply(body)),
+    const result = await runF01('eval-rej', (body) =>
+      promptKind(body) === 'plan' && planCalls++ === 0 ? invented : undefined,
+    );
+    expect(result).toMatchObject({
+      expected: true,
+      plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })],
     });
-    const planner = await startTestPlanner(fixtures.pack(), {
-      prefix: 'eval-rej',
-      env: corrected.env,
-    });
-    const store = new LocalContentStore(planner.storeDir);
-    try {
-      const result = await runGoal(goal, {
-        client: fixtures.client(),
-        taskQueue: planner.taskQueue,
-        timeoutMs: 60_000,
-        pollMs: 200,
-        readStored: (ref) => store.get(ref),
-      });
-      expect(result).toMatchObject({
-        expected: true,
-        plan_generations: [expect.objectContaining({ llm_calls: 2, ok: true })],
-      });
-      expect(result.rejections).toEqual([
-        `reply: ${invented}`,
-        expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/),
-        expect.stringMatching(
-          /^\[UNBOUND_CONSTRAINT\] the goal says "Hannover", but no step passes "Hannover" \(fix: .*facilities\.location/,
-        ),
-      ]);
-      expect(result.activities[0]).not.toHaveProperty('transcript_ref');
-    } finally {
-      await planner.stop();
-      await corrected.close();
-    }
+    expect(result.rejections).toEqual([
+      `reply: ${invented}`,
+      expect.stringMatching(/^\[UNKNOWN_TOOL\] .*facility-finder/),
+      expect.stringMatching(
+        /^\[UNBOUND_CONSTRAINT\] the goal says "Hannover", but no step passes "Hannover" \(fix: .*facilities\.location/,
+      ),
+    ]);
+    expect(result.activities[0]).not.toHaveProperty('transcript_ref');
   });
 
   it("records every refused reply where the rules' plan stood after the model's attempts ran out, the last one's errors too", async () => {
-    const goal = SMOKE.find((g) => g.id.startsWith('f01'))!;
-    const refusing = await startScriptedLlmServer({
-      reply: (body) => (promptKind(body) === 'plan' ? 'not json' : reply(body)),
+    const result = await runF01('eval-given-up', (body) => (promptKind(body) === 'plan' ? 'not json' : undefined));
+    // The rules' plan completed the goal; the three refused calls are on record with why each was refused.
+    expect(result).toMatchObject({
+      expected: true,
+      plan_generations: [expect.objectContaining({ llm_calls: 3, ok: true })],
     });
-    const planner = await startTestPlanner(fixtures.pack(), { prefix: 'eval-given-up', env: refusing.env });
-    const store = new LocalContentStore(planner.storeDir);
-    try {
-      const result = await runGoal(goal, {
-        client: fixtures.client(),
-        taskQueue: planner.taskQueue,
-        timeoutMs: 60_000,
-        pollMs: 200,
-        readStored: (ref) => store.get(ref),
-      });
-      // The rules' plan completed the goal; the three refused calls are on record with why each was refused.
-      expect(result).toMatchObject({
-        expected: true,
-        plan_generations: [expect.objectContaining({ llm_calls: 3, ok: true })],
-      });
-      expect(result.rejections.filter((line) => line === 'reply: not json')).toHaveLength(3);
-      expect(result.rejections.filter((line) => line.startsWith('[PLAN-00'))).toHaveLength(3);
-    } finally {
-      await planner.stop();
-      await refusing.close();
-    }
+    expect(result.rejections.filter((line) => line === 'reply: not json')).toHaveLength(3);
+    expect(result.rejections.filter((line) => line.startsWith('[PLAN-00'))).toHaveLength(3);
   });
 
   it('judges a wrong status, an unnamed missing capability and an unfinished run as misses', () => {
