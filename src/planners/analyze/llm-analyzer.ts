@@ -6,10 +6,12 @@
  * The rules have the last word on vagueness both ways, because small models misjudge it: a goal that names no tool,
  * place or date and only asks to see data ("Check the reports") is asked about with the rules' question, without a
  * call; a goal that names something to plan by (a tool, place, name, date, constraint) or is a question of its own
- * ("When is the contract due?") is not asked about, and neither is one the user has already answered about once the
- * rules find it plannable. The model's own question is asked only about a request that is no question and names
- * nothing to plan by, yet is not vague by the rules, and only when an option names something of the goal or the
- * catalog: a small model copies the prompt's example ("Orders that are overdue") for any goal.
+ * ("When is the contract due?") or orders an action no tool does ("Reboot the build server": a plan names it
+ * missing, and no answer makes a tool appear) is not asked about, and neither is one the user has already answered
+ * about once the rules find it plannable. The model's own question is asked only about a request that is none of
+ * these, yet is not vague by the rules ("I'd like a clearer picture of how things are going"), and only when an option
+ * names something of the goal or the catalog: a small model copies the prompt's example ("Orders that are overdue")
+ * for any goal.
  */
 import { effectiveGoal } from '../../domain/request';
 import {
@@ -21,7 +23,7 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/text';
 import { toolTerms } from '../catalog-match';
-import { analyzeGoalByRules, asksQuestion, clarificationNeeded, isOrderedAction, isPinned } from './rules-analyzer';
+import { actionsNoToolDoes, analyzeGoalByRules, asksQuestion, clarificationNeeded, isPinned } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
@@ -46,7 +48,7 @@ function namesGoalOrCatalog(question: Clarification, goal: string, catalog: read
 /**
  * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague; clear when they
  * find a goal plannable that the user has answered about or that says what it wants (`specific`: it names something
- * to plan by or is a question), or when the model's question names nothing of the goal or the catalog (`grounded`
+ * to plan by, is a question or orders an action no tool does), or when the model's question names nothing of the goal or the catalog (`grounded`
  * false).
  */
 function clarityOf(
@@ -74,8 +76,8 @@ export function rulesSuffice(rules: Requirements, { request, catalog }: Requirem
   if (!isPinned(effectiveGoal(request), catalog, request.now)) return undefined;
   const tools = new Set(catalog.map((t) => t.name));
   const needs = rules.required_capabilities;
-  if (needs.length === 0 || needs.some((c) => !tools.has(c) && !isOrderedAction(c))) return undefined;
-  const missing = needs.filter((c) => !tools.has(c));
+  const missing = actionsNoToolDoes(rules, catalog);
+  if (needs.length === 0 || needs.some((c) => !tools.has(c) && !missing.includes(c))) return undefined;
   const of = [...needs.filter((c) => tools.has(c)), ...missing.map((c) => `"${c}", which no tool does`)].join(', ');
   return `the rules analysed the goal alone (${of}): no LLM analysis call`;
 }
@@ -100,8 +102,8 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
 
   async analyze(input: RequirementsAnalysisInput): Promise<RequirementsAnalysisResult> {
     const { request, catalog, llm } = input;
+    const rules = analyzeGoalByRules(input, this.lexiconOf(request.tool_catalog));
     if (this.calls === 'auto') {
-      const rules = analyzeGoalByRules(input, this.lexiconOf(request.tool_catalog));
       const note = rulesSuffice(rules, input);
       if (note) return { requirements: rules, llm_calls: [], note };
     }
@@ -110,7 +112,8 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
     const resolved = temporalReferencesFor(goal, request.now);
     const rulesQuestion = clarificationNeeded({ request, catalog }, this.lexiconOf(request.tool_catalog));
     const answered = request.context.some((m) => m.role === 'user');
-    const specific = isPinned(goal, catalog, request.now) || asksQuestion(goal);
+    const specific =
+      isPinned(goal, catalog, request.now) || asksQuestion(goal) || actionsNoToolDoes(rules, catalog).length > 0;
     const {
       value: requirements,
       llm_calls,

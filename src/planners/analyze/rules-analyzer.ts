@@ -347,8 +347,17 @@ export function statesWish(clause: string): boolean {
  * Whether a capability the rules found is an order for an action ("Order 50 new bins", "Email the list to the
  * team"), not a question, a request for data or a wish, which reading the catalog's data may still answer.
  */
-export function isOrderedAction(capability: string): boolean {
+function isOrderedAction(capability: string): boolean {
   return !asksForData(capability) && !QUESTION_START.test(capability) && !statesWish(capability);
+}
+
+/** The capabilities the rules found that are orders for an action no tool of the catalog does ("Reboot the build server"). */
+export function actionsNoToolDoes(
+  rules: Pick<Requirements, 'required_capabilities'>,
+  catalog: readonly ToolSpec[],
+): string[] {
+  const tools = new Set(catalog.map((t) => t.name));
+  return rules.required_capabilities.filter((c) => !tools.has(c) && isOrderedAction(c));
 }
 
 /**

@@ -14,6 +14,7 @@ import { runCritics } from '../../../src/planners/critique/run-critics';
 import type { Critic } from '../../../src/planners/types';
 import { LIBRARY_CATALOG } from '../../support/library-catalog';
 import { WASTE_CATALOG as catalog } from '../../../src/tools/waste/catalog';
+import { WORKSPACE_CATALOG } from '../../../src/tools/workspace';
 import { LLM_GOAL, LlmHarness, planReply } from '../../support/llm';
 import { request, STAMP } from '../../support/planning';
 
@@ -141,9 +142,9 @@ describe('LlmAnalyzer', () => {
     });
     expect(answered.requirements).toMatchObject({ is_clear: true, clarification: null });
 
-    // Without an answer, about a goal that names nothing to plan by, the model's question stands.
+    // Without an answer, about a wish that names nothing to plan by, the model's question stands.
     const unanswered = await new LlmAnalyzer(harness.client, { calls: 'always' }).analyze({
-      request: request('Make the monthly cleanup smoother for everyone'),
+      request: request("I'd like a clearer picture of how things are going"),
       catalog,
     });
     expect(unanswered.requirements).toMatchObject({ is_clear: false, clarification });
@@ -155,10 +156,13 @@ describe('LlmAnalyzer', () => {
     ['it names a place, on a second catalog', 'Which loans are overdue in Leipzig?', LIBRARY_CATALOG],
     ['a question naming nothing the rules plan by', 'When is the shredder maintenance contract due?', catalog],
     ['a question on a second catalog', 'What do our regular visitors think about the quiet room?', LIBRARY_CATALOG],
+    ['an order for an action no tool does', 'Make the monthly cleanup smoother for everyone', catalog],
+    ['an order no tool does, on a second catalog', 'Water the plants in the reading room', LIBRARY_CATALOG],
+    ['an order no tool does, on a third catalog', 'Reboot the build server', WORKSPACE_CATALOG],
   ])("does not ask the model's question about a goal that says what it wants: %s", async (_what, goal, tools) => {
     const clarification = {
-      question: 'Which shipments or loans do you mean?',
-      options: ['Contaminated shipments', 'Overdue loans'],
+      question: 'Which shipments, loans or logs do you mean?',
+      options: ['Contaminated shipments', 'Overdue loans', 'Build server logs'],
       default_option: 0,
     };
     await harness.start({ script: [analysisReply({ is_clear: false, clarification })] });
@@ -408,6 +412,7 @@ describe('fewer LLM calls where the rules are sure (calls: auto, the default)', 
     ['a question no tool matched, which reading data may answer', 'What is the travel budget for Q3 2026?', {}],
     ['a request for data no tool matched', 'List the composting sites and email them to the compliance team', {}],
     ['a goal that names nothing to plan by yet is not vague', 'Make the monthly cleanup smoother for everyone', {}],
+    ['a wish that names nothing to plan by', "I'd like a clearer picture of how things are going", {}],
   ])('still asks the model about %s', async (_what, goal, options) => {
     await harness.start({ script: [analysisReply()] });
     const result = await new LlmAnalyzer(harness.client).analyze({ request: request(goal, options), catalog });

@@ -618,3 +618,18 @@ describe('a place inside an action no tool does is where that action would happe
     ]);
   });
 });
+
+describe('an order that names nothing to plan by and no tool does is planned, not asked about', () => {
+  test.each([
+    ['Make the monthly cleanup smoother for everyone', WASTE_CATALOG, 'waste'],
+    ['Water the plants in the reading room', LIBRARY_CATALOG, 'library'],
+    ['Reboot the build server', WORKSPACE_CATALOG, 'workspace'],
+    ['Print the meeting notes', FILES, 'files'],
+  ])('"%s": no question, IMPOSSIBLE with the order named missing', (goal, catalog, name) => {
+    const requirements = analyzeGoalByRules({ request: request(goal, { tool_catalog: name }), catalog });
+    expect(requirements).toMatchObject({ is_clear: true, clarification: null });
+    const plan = planOver(goal, catalog, name);
+    expect(plan.status).toBe('IMPOSSIBLE');
+    expect(plan.missing_capabilities).toEqual([goal]);
+  });
+});
