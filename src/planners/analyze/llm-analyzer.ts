@@ -23,7 +23,7 @@ import {
 import type { ToolSpec } from '../../domain/tool-spec';
 import { contentTokens, tokenize } from '../../domain/text';
 import { toolTerms } from '../catalog-match';
-import { actionsNoToolDoes, analyzeGoalByRules, asksQuestion, clarificationNeeded, isPinned } from './rules-analyzer';
+import { actionsNoToolDoes, analyzeGoalByRules, asksQuestion, isPinned } from './rules-analyzer';
 import type { RequirementsAnalysisInput, RequirementsAnalysisResult, RequirementsAnalyzer } from '../types';
 import type { ChatModel } from '../../llm/chat';
 import type { LlmCallMode } from '../../config';
@@ -48,8 +48,8 @@ function namesGoalOrCatalog(question: Clarification, goal: string, catalog: read
 /**
  * The model's clarity unless the rules overrule it: `rulesQuestion` when they find the goal vague; clear when they
  * find a goal plannable that the user has answered about or that says what it wants (`specific`: it names something
- * to plan by, is a question or orders an action no tool does), or when the model's question names nothing of the goal or the catalog (`grounded`
- * false).
+ * to plan by, is a question or orders an action no tool does), or when the model's question names nothing of the
+ * goal or the catalog (`grounded` false).
  */
 function clarityOf(
   answer: Requirements,
@@ -110,7 +110,7 @@ export class LlmAnalyzer implements RequirementsAnalyzer {
     // The user's answers in the conversation count too: "last week" may come as the answer to a clarification.
     const goal = effectiveGoal(request);
     const resolved = temporalReferencesFor(goal, request.now);
-    const rulesQuestion = clarificationNeeded({ request, catalog }, this.lexiconOf(request.tool_catalog));
+    const rulesQuestion = rules.clarification;
     const answered = request.context.some((m) => m.role === 'user');
     const specific =
       isPinned(goal, catalog, request.now) || asksQuestion(goal) || actionsNoToolDoes(rules, catalog).length > 0;
